@@ -1,0 +1,83 @@
+// Environments that mirror Gymnasium: same ids, kwargs, spaces, seeds and episodes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "meadow/scene.hpp"
+
+namespace meadow {
+
+// Observations and actions are flat lists of numbers. A Discrete value is one element holding
+// the index; a Box value holds its components, already rounded to the space's dtype
+// (float32 observations hold exactly the float32 value Gymnasium returns).
+using Values = std::vector<double>;
+
+struct Space {
+  enum class Kind { Discrete, Box };
+  Kind kind = Kind::Discrete;
+  int64_t n = 0;                  // Discrete: number of values
+  int64_t start = 0;              // Discrete: first value
+  std::vector<double> low, high;  // Box bounds, one per component (flattened)
+  std::vector<int64_t> shape;     // Box shape
+  std::string dtype = "int64";    // "int64", "float32", "float64"
+
+  bool contains(const Values& v) const;
+  std::string describe() const;  // "Discrete(2)", "Box([-1.], [1.], (1,), float32)"
+};
+
+// Gymnasium's info dict: scalars are one-element lists.
+using Info = std::map<std::string, std::vector<double>>;
+
+struct ResetResult {
+  Values obs;
+  Info info;
+};
+
+struct StepResult {
+  Values obs;
+  double reward = 0;
+  bool terminated = false;
+  bool truncated = false;
+  Info info;
+};
+
+// Keyword arguments as Gymnasium takes them, e.g. {{"map_name","8x8"},{"is_slippery",false}}.
+using Kwargs = nlohmann::json;
+
+class Env {
+ public:
+  virtual ~Env() = default;
+  // seed = nullopt keeps the current RNG stream (or seeds from entropy on first use).
+  virtual ResetResult reset(std::optional<uint64_t> seed = std::nullopt) = 0;
+  // Throws meadow::Error for an action outside action_space() or a step before reset().
+  virtual StepResult step(const Values& action) = 0;
+  virtual const Space& observation_space() const = 0;
+  virtual const Space& action_space() const = 0;
+  // What the current state looks like, at Gymnasium's render size.
+  virtual Scene scene() const = 0;
+  virtual std::string id() const = 0;
+};
+
+struct EnvSpec {
+  std::string id;
+  std::optional<int> max_episode_steps;  // TimeLimit applied by make()
+  std::optional<double> reward_threshold;
+  Kwargs default_kwargs = Kwargs::object();
+  std::string summary;
+};
+
+const std::vector<EnvSpec>& env_registry();
+
+// Builds a registered env with its TimeLimit and order checks. Unknown ids, unknown kwargs
+// and kwargs of the wrong type throw meadow::Error naming the problem.
+std::unique_ptr<Env> make(std::string_view id, const Kwargs& kwargs = Kwargs::object());
+
+}  // namespace meadow

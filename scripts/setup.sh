@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian package meadow-mind needs, then configures and builds.
+# Idempotent: safe to run again. Usage: scripts/setup.sh [build-dir] [cmake args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libopenblas-dev libopenblas0-pthread libhwy-dev
+  libbox2d-dev libcairo2-dev libgif-dev libpng-dev
+  nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libcurl4-openssl-dev
+  python3 python3-numpy
+  clang-format
+  wamerican wordnet
+)
+# Node.js (for the reference tokenizer test) ships with the machine image; only add
+# Debian's if none is present, since Debian's npm conflicts with a newer nodejs.
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs npm)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+build="${1:-build}"
+shift || true
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+cmake --build "$build" -j"$(nproc)"

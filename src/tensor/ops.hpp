@@ -1,0 +1,71 @@
+// Compute kernels the model runtime is built from. Activations are float32, row-major,
+// one row per token. Weights stay in their GGUF type and are read in place.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "meadow/gguf.hpp"
+
+namespace meadow::tensor {
+
+// A 2-D weight as stored in GGUF: `rows` rows (output features) of `cols` elements each
+// (input features, ggml dims[0]), in any supported type.
+struct Weights {
+  gguf::TensorType type = gguf::TensorType::F32;
+  const void* data = nullptr;
+  int64_t rows = 0;
+  int64_t cols = 0;
+};
+
+Weights weights_of(const gguf::TensorInfo& t);  // checks the tensor is 2-D (or 1-D: rows=1)
+
+// Work is split over this many threads (OpenBLAS is told the same count).
+struct Threads {
+  int n = 1;
+};
+
+// y = x · Wᵀ : x is [n, cols], y is [n, rows]. Any weight type.
+void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th);
+// Only the listed weight rows (e.g. the option letters' vocab rows): y is [n, k].
+void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,
+                 float* y, Threads th);
+// One weight row decoded to float32 (embedding lookup).
+void dequantize_row(const Weights& w, int64_t row, float* out);
+
+// y[t] = x[t] / rms(x[t]) * g, for n rows of d.
+void rmsnorm(const float* x, const float* g, float* y, int64_t n, int64_t d, float eps);
+// x[t, i] += b[i]
+void add_bias(float* x, const float* b, int64_t n, int64_t d);
+// out = silu(gate) * up, elementwise over n values.
+void swiglu(const float* gate, const float* up, float* out, int64_t n);
+
+enum class RopeStyle {
+  Normal,  // pairs (2i, 2i+1) — llama / llada
+  Neox,    // pairs (i, i + d/2) — qwen2 / dream
+};
+// Rotates x [n_tokens, n_heads, head_dim] in place; pos[t] is token t's position.
+void rope(float* x, int64_t n_tokens, int64_t n_heads, int64_t head_dim, const int32_t* pos,
+          float base, RopeStyle style);
+
+// Which keys each query may see. Query t (global position q0 + t) sees key j when
+//   Full:   j < n_kv
+//   Causal: j <= q0 + t
+//   PrefixOnly rows: used for bidirectional prefix caching; the caller runs the prefix alone.
+enum class AttnMask { Full, Causal };
+
+// Scaled dot-product attention with grouped-query heads.
+// q: [n_q, n_head, hd]; k, v: [n_kv, n_head_kv, hd]; out: [n_q, n_head, hd].
+// q0 is the position of the first query within the key sequence (for Causal).
+void attention(const float* q, int64_t n_q, int64_t q0, const float* k, const float* v,
+               int64_t n_kv, int64_t n_head, int64_t n_head_kv, int64_t hd, AttnMask mask,
+               float* out, Threads th);
+
+// In-place softmax over n values.
+void softmax(float* x, int64_t n);
+
+// One line naming the SIMD target chosen at run time and the BLAS kernel/threads in use.
+std::string cpu_report();
+
+}  // namespace meadow::tensor
