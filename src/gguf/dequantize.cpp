@@ -1,0 +1,123 @@
+// Decoding of every supported tensor type to float32, following ggml's reference
+// dequantize_row_* definitions (element order and arithmetic order both matter for
+// bit-exact results). Plain loops; the compiler vectorizes the inner ones.
+#include <cstring>
+#include <string>
+
+#include "gguf/blocks.hpp"
+#include "gguf/half.hpp"
+#include "meadow/error.hpp"
+#include "meadow/gguf.hpp"
+
+namespace meadow::gguf {
+namespace {
+
+using namespace blocks;
+
+void dequant_f16(const uint8_t* src, float* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = half_to_float(load_u16(src + 2 * i));
+}
+
+void dequant_bf16(const uint8_t* src, float* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_float(load_u16(src + 2 * i));
+}
+
+void dequant_q8_0(const uint8_t* src, float* dst, int64_t nb) {
+  for (int64_t b = 0; b < nb; ++b, src += kQ8_0Bytes, dst += kQ8_0Elems) {
+    const float d = half_to_float(load_u16(src));
+    const auto* q = reinterpret_cast<const int8_t*>(src + 2);
+    for (int j = 0; j < kQ8_0Elems; ++j) dst[j] = float(q[j]) * d;
+  }
+}
+
+void dequant_q4_0(const uint8_t* src, float* dst, int64_t nb) {
+  for (int64_t b = 0; b < nb; ++b, src += kQ4_0Bytes, dst += kQ4_0Elems) {
+    const float d = half_to_float(load_u16(src));
+    const uint8_t* qs = src + 2;
+    for (int j = 0; j < kQ4_0Elems / 2; ++j) {
+      dst[j] = float((qs[j] & 0x0f) - 8) * d;
+      dst[j + kQ4_0Elems / 2] = float((qs[j] >> 4) - 8) * d;
+    }
+  }
+}
+
+void dequant_q4_k(const uint8_t* src, float* dst, int64_t nb) {
+  for (int64_t b = 0; b < nb; ++b, src += kQ4_KBytes) {
+    const float d = half_to_float(load_u16(src));
+    const float dmin = half_to_float(load_u16(src + 2));
+    const uint8_t* scales = src + kQ4_KScalesAt;
+    const uint8_t* qs = src + kQ4_KQsAt;
+    // Four 64-element groups; each uses 32 bytes of qs: low nibbles are the first sub-block,
+    // high nibbles the second.
+    for (int g = 0; g < 4; ++g, qs += 32, dst += 64) {
+      int sc0, m0, sc1, m1;
+      q4k_scale_min(scales, 2 * g, sc0, m0);
+      q4k_scale_min(scales, 2 * g + 1, sc1, m1);
+      const float d0 = d * float(sc0), min0 = dmin * float(m0);
+      const float d1 = d * float(sc1), min1 = dmin * float(m1);
+      for (int l = 0; l < 32; ++l) dst[l] = d0 * float(qs[l] & 0x0f) - min0;
+      for (int l = 0; l < 32; ++l) dst[32 + l] = d1 * float(qs[l] >> 4) - min1;
+    }
+  }
+}
+
+void dequant_q6_k(const uint8_t* src, float* dst, int64_t nb) {
+  for (int64_t b = 0; b < nb; ++b, src += kQ6_KBytes) {
+    const float d = half_to_float(load_u16(src + kQ6_KDAt));
+    const uint8_t* ql = src;
+    const uint8_t* qh = src + kQ6_KQhAt;
+    const auto* sc = reinterpret_cast<const int8_t*>(src + kQ6_KScalesAt);
+    // Two 128-element halves; each uses 64 bytes of ql, 32 of qh and 8 scales. Element
+    // 32*k + l of a half takes ql[l] (k=0,2) or ql[32+l] (k=1,3), low nibble for k<2, high
+    // for k>=2, plus bits 2k..2k+1 of qh[l]; its scale is sc[l/16 + 2k].
+    for (int h = 0; h < 2; ++h, ql += 64, qh += 32, sc += 8, dst += 128) {
+      for (int l = 0; l < 32; ++l) {
+        const int is = l / 16;
+        const int q0 = ((ql[l] & 0x0f) | (((qh[l] >> 0) & 3) << 4)) - 32;
+        const int q1 = ((ql[l + 32] & 0x0f) | (((qh[l] >> 2) & 3) << 4)) - 32;
+        const int q2 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+        const int q3 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+        dst[l] = d * float(sc[is]) * float(q0);
+        dst[l + 32] = d * float(sc[is + 2]) * float(q1);
+        dst[l + 64] = d * float(sc[is + 4]) * float(q2);
+        dst[l + 96] = d * float(sc[is + 6]) * float(q3);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void dequantize(TensorType t, const void* src, float* dst, int64_t n) {
+  if (n < 0) throw Error("dequantize: negative element count " + std::to_string(n));
+  row_bytes(t, static_cast<uint64_t>(n));  // throws unless n is a whole number of blocks
+  if (n == 0) return;
+  const auto* s = static_cast<const uint8_t*>(src);
+  const int64_t nb = n / block_elements(t);
+  switch (t) {
+    case TensorType::F32:
+      std::memcpy(dst, s, size_t(n) * 4);
+      return;
+    case TensorType::F16:
+      dequant_f16(s, dst, n);
+      return;
+    case TensorType::BF16:
+      dequant_bf16(s, dst, n);
+      return;
+    case TensorType::Q8_0:
+      dequant_q8_0(s, dst, nb);
+      return;
+    case TensorType::Q4_0:
+      dequant_q4_0(s, dst, nb);
+      return;
+    case TensorType::Q4_K:
+      dequant_q4_k(s, dst, nb);
+      return;
+    case TensorType::Q6_K:
+      dequant_q6_k(s, dst, nb);
+      return;
+  }
+  throw Error(std::string("dequantize: unsupported tensor type ") + type_name(t));
+}
+
+}  // namespace meadow::gguf

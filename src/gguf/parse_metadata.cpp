@@ -1,0 +1,170 @@
+// Metadata key/value section of a GGUF file: typed scalars, strings and (nested) arrays.
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "gguf/parse.hpp"
+#include "gguf/value_type.hpp"
+
+namespace meadow::gguf {
+namespace {
+
+ValueType read_type(Cursor& c, const char* what) {
+  const auto raw = c.read<uint32_t>(what);
+  if (!is_known_value_type(raw)) c.fail_here("unknown value type " + std::to_string(raw));
+  return static_cast<ValueType>(raw);
+}
+
+// Decodes one fixed-size scalar whose bytes were already bounds-checked.
+Value decode_scalar(ValueType t, const uint8_t* p, const Cursor& c) {
+  auto load = [p](auto v) {
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  Value v;
+  v.type = t;
+  switch (t) {
+    case ValueType::U8:
+      v.data = uint64_t{load(uint8_t{})};
+      break;
+    case ValueType::I8:
+      v.data = int64_t{load(int8_t{})};
+      break;
+    case ValueType::U16:
+      v.data = uint64_t{load(uint16_t{})};
+      break;
+    case ValueType::I16:
+      v.data = int64_t{load(int16_t{})};
+      break;
+    case ValueType::U32:
+      v.data = uint64_t{load(uint32_t{})};
+      break;
+    case ValueType::I32:
+      v.data = int64_t{load(int32_t{})};
+      break;
+    case ValueType::U64:
+      v.data = uint64_t{load(uint64_t{})};
+      break;
+    case ValueType::I64:
+      v.data = int64_t{load(int64_t{})};
+      break;
+    case ValueType::F32:
+      v.data = double{load(float{})};
+      break;
+    case ValueType::F64:
+      v.data = double{load(double{})};
+      break;
+    case ValueType::BOOL: {
+      const uint8_t b = *p;
+      if (b > 1) c.fail_here("invalid bool byte " + std::to_string(b) + " (must be 0 or 1)");
+      v.data = b == 1;
+      break;
+    }
+    case ValueType::STRING:
+    case ValueType::ARRAY:
+      break;  // not scalars; callers never pass them
+  }
+  return v;
+}
+
+Value read_value(Cursor& c, ValueType t, int depth);
+
+Value read_array(Cursor& c, int depth) {
+  if (depth >= kMaxArrayDepth) {
+    c.fail_here("arrays nested deeper than " + std::to_string(kMaxArrayDepth) + " levels");
+  }
+  const ValueType elem = read_type(c, "array element type");
+  const auto count = c.read<uint64_t>("array length");
+  // Smallest wire size of one element: a string is at least its length field, an array at
+  // least its type and length fields.
+  const uint64_t min_bytes = elem == ValueType::STRING  ? 8
+                             : elem == ValueType::ARRAY ? 12
+                                                        : scalar_bytes(elem);
+  if (count > c.remaining() / min_bytes) {
+    c.fail_here("truncated: array of " + std::to_string(count) + " " + value_type_name(elem) +
+                " items needs at least " + std::to_string(min_bytes) + " bytes each at byte " +
+                std::to_string(c.pos()) + " but the file has " + std::to_string(c.size()) +
+                " bytes");
+  }
+  if (count > kMaxArrayItems) {
+    c.fail_here("array of " + std::to_string(count) + " items exceeds the limit of " +
+                std::to_string(kMaxArrayItems));
+  }
+  auto arr = std::make_shared<Array>();
+  arr->type = elem;
+  arr->items.reserve(count);  // bounded by the bytes that remain, checked above
+  if (min_bytes > 0 && elem != ValueType::STRING && elem != ValueType::ARRAY) {
+    const uint8_t* p = c.take(count * min_bytes, "array items");
+    for (uint64_t i = 0; i < count; ++i)
+      arr->items.push_back(decode_scalar(elem, p + i * min_bytes, c));
+  } else {
+    for (uint64_t i = 0; i < count; ++i) arr->items.push_back(read_value(c, elem, depth + 1));
+  }
+  Value v;
+  v.type = ValueType::ARRAY;
+  v.data = std::move(arr);
+  return v;
+}
+
+Value read_value(Cursor& c, ValueType t, int depth) {
+  if (t == ValueType::STRING) {
+    Value v;
+    v.type = t;
+    v.data = c.read_string("string");
+    return v;
+  }
+  if (t == ValueType::ARRAY) return read_array(c, depth);
+  const uint8_t* p = c.take(scalar_bytes(t), value_type_name(t));
+  return decode_scalar(t, p, c);
+}
+
+}  // namespace
+
+std::vector<KeyValue> parse_metadata(Cursor& c, uint64_t n_kv) {
+  std::vector<KeyValue> kv;
+  kv.reserve(n_kv);  // the caller checked n_kv against the remaining bytes
+  for (uint64_t i = 0; i < n_kv; ++i) {
+    c.set_context("metadata entry " + std::to_string(i));
+    KeyValue e;
+    e.key = c.read_string("key");
+    c.set_context("metadata key '" + e.key + "'");
+    const ValueType t = read_type(c, "value type");
+    e.value = read_value(c, t, 0);
+    kv.push_back(std::move(e));
+  }
+  c.set_context("");
+  // Duplicates are found after parsing so the check needs no extra lifetime bookkeeping.
+  std::vector<const std::string*> keys;
+  keys.reserve(kv.size());
+  for (const auto& e : kv) keys.push_back(&e.key);
+  std::sort(keys.begin(), keys.end(), [](auto* a, auto* b) { return *a < *b; });
+  for (size_t i = 1; i < keys.size(); ++i) {
+    if (*keys[i] == *keys[i - 1]) c.fail("duplicate metadata key '" + *keys[i] + "'");
+  }
+  return kv;
+}
+
+uint64_t parse_alignment(const std::vector<KeyValue>& kv, const Cursor& c) {
+  for (const auto& e : kv) {
+    if (e.key != "general.alignment") continue;
+    const auto* u = std::get_if<uint64_t>(&e.value.data);
+    const auto* i = std::get_if<int64_t>(&e.value.data);
+    uint64_t a = 0;
+    if (u) {
+      a = *u;
+    } else if (i && *i > 0) {
+      a = static_cast<uint64_t>(*i);
+    } else if (!i) {
+      c.fail(std::string("general.alignment has type ") + value_type_name(e.value.type) +
+             ", expected an unsigned integer");
+    }
+    if (a == 0 || (a & (a - 1)) != 0) {
+      c.fail("general.alignment " + (i ? std::to_string(*i) : std::to_string(a)) +
+             " is not a power of two");
+    }
+    return a;
+  }
+  return 32;
+}
+
+}  // namespace meadow::gguf
