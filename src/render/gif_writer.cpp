@@ -1,0 +1,216 @@
+// Animated GIF writer on giflib 5.2, streaming: each add() encodes and writes one frame.
+#include <gif_lib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "meadow/render.hpp"
+#include "render/frame_check.hpp"
+#include "render/palette.hpp"
+
+namespace meadow {
+
+namespace {
+
+using render_detail::Palette;
+
+struct GifCloser {
+  void operator()(GifFileType* g) const {
+    int err = 0;
+    EGifCloseFile(g, &err);  // frees g even when writing the trailer fails
+  }
+};
+struct MapFreer {
+  void operator()(ColorMapObject* m) const { GifFreeMapObject(m); }
+};
+using GifPtr = std::unique_ptr<GifFileType, GifCloser>;
+using MapPtr = std::unique_ptr<ColorMapObject, MapFreer>;
+
+// giflib wants a power-of-two colour count, at least 2.
+MapPtr make_map(const std::vector<Rgb>& colors) {
+  int size = 2;
+  while (size < static_cast<int>(colors.size())) size *= 2;
+  std::vector<GifColorType> table(size, GifColorType{0, 0, 0});
+  for (size_t i = 0; i < colors.size(); ++i) table[i] = {colors[i].r, colors[i].g, colors[i].b};
+  return MapPtr(GifMakeMapObject(size, table.data()));
+}
+
+struct Rect {
+  int x = 0, y = 0, w = 0, h = 0;
+};
+
+// Smallest rectangle holding every pixel that differs between a and b (w == 0 if none).
+Rect changed_rect(const Frame& a, const Frame& b) {
+  int x0 = a.width, y0 = a.height, x1 = -1, y1 = -1;
+  for (int y = 0; y < a.height; ++y) {
+    const uint8_t* ra = a.rgb.data() + static_cast<size_t>(y) * a.width * 3;
+    const uint8_t* rb = b.rgb.data() + static_cast<size_t>(y) * b.width * 3;
+    if (std::memcmp(ra, rb, static_cast<size_t>(a.width) * 3) == 0) continue;
+    y0 = std::min(y0, y), y1 = y;
+    for (int x = 0; x < a.width; ++x)
+      if (std::memcmp(ra + 3 * x, rb + 3 * x, 3) != 0) x0 = std::min(x0, x), x1 = std::max(x1, x);
+  }
+  if (y1 < 0) return {};
+  return {x0, y0, x1 - x0 + 1, y1 - y0 + 1};
+}
+
+std::vector<uint32_t> region_pixels(const Frame& f, const Rect& r) {
+  std::vector<uint32_t> px;
+  px.reserve(static_cast<size_t>(r.w) * r.h);
+  for (int y = r.y; y < r.y + r.h; ++y)
+    for (int x = r.x; x < r.x + r.w; ++x)
+      px.push_back(
+          render_detail::pack_at(f.rgb.data() + (static_cast<size_t>(y) * f.width + x) * 3));
+  return px;
+}
+
+}  // namespace
+
+struct GifWriter::State {
+  std::string path;
+  GifOptions options;
+  GifPtr gif;
+  int frames = 0;
+  Frame previous;
+  Palette global;          // the first frame's palette, reused while it covers a frame's colours
+  long long total_ms = 0;  // delay asked for so far
+  long long total_cs = 0;  // delay written so far, in GIF's 1/100 s
+
+  [[noreturn]] void fail(const std::string& what) const {
+    const int code = gif ? gif->Error : 0;
+    const char* msg = code ? GifErrorString(code) : nullptr;
+    throw Error("gif " + path + ": " + what + (msg ? std::string(": ") + msg : std::string()));
+  }
+  void check(int rc, const char* what) const {
+    if (rc == GIF_ERROR) fail(what);
+  }
+
+  void put_loop_extension() {
+    if (options.loop_count < 0) return;
+    const int n = std::min(options.loop_count, 65535);
+    unsigned char app[] = {'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0'};
+    unsigned char sub[] = {1, static_cast<unsigned char>(n & 0xFF),
+                           static_cast<unsigned char>(n >> 8)};
+    check(EGifPutExtensionLeader(gif.get(), APPLICATION_EXT_FUNC_CODE), "loop extension");
+    check(EGifPutExtensionBlock(gif.get(), sizeof app, app), "loop extension");
+    check(EGifPutExtensionBlock(gif.get(), sizeof sub, sub), "loop extension");
+    check(EGifPutExtensionTrailer(gif.get()), "loop extension");
+  }
+
+  // Carries the rounding error so that the shown time tracks the asked time.
+  int next_delay_cs(int delay_ms) {
+    total_ms += delay_ms;
+    const long long target = (total_ms + 5) / 10;
+    const long long cs = std::clamp<long long>(target - total_cs, 0, 65535);
+    total_cs += cs;
+    return static_cast<int>(cs);
+  }
+
+  void put_image(const Frame& f, const Rect& r, int delay_ms) {
+    GraphicsControlBlock gcb{};
+    gcb.DisposalMode = DISPOSE_DO_NOT;  // later frames paint over this one
+    gcb.UserInputFlag = false;
+    gcb.DelayTime = next_delay_cs(delay_ms);
+    gcb.TransparentColor = NO_TRANSPARENT_COLOR;
+    GifByteType ext[4];
+    EGifGCBToExtension(&gcb, ext);
+    check(EGifPutExtension(gif.get(), GRAPHICS_EXT_FUNC_CODE, sizeof ext, ext), "frame delay");
+
+    const std::vector<uint32_t> px = region_pixels(f, r);
+    std::vector<uint8_t> indices;
+    MapPtr local;
+    if (!render_detail::index_pixels(global, px, indices)) {
+      Palette pal = render_detail::make_palette(px);
+      render_detail::index_pixels(pal, px, indices);
+      local = make_map(pal.colors);
+      if (!local) fail("cannot make a colour map");
+    }
+    check(EGifPutImageDesc(gif.get(), r.x, r.y, r.w, r.h, false, local.get()), "image descriptor");
+    check(EGifPutLine(gif.get(), indices.data(), static_cast<int>(indices.size())), "image data");
+  }
+};
+
+GifWriter::GifWriter(const std::string& path, const GifOptions& options)
+    : state_(std::make_unique<State>()) {
+  state_->path = path;
+  state_->options = options;
+  int err = 0;
+  state_->gif.reset(EGifOpenFileName(path.c_str(), false, &err));
+  if (!state_->gif) {
+    const int saved_errno = errno;
+    std::string why = GifErrorString(err) ? GifErrorString(err) : "unknown giflib error";
+    if (err == E_GIF_ERR_OPEN_FAILED) why = std::strerror(saved_errno);
+    throw Error("gif: cannot open " + path + " for writing: " + why);
+  }
+  EGifSetGifVersion(state_->gif.get(), true);  // GIF89a: needed for delays and looping
+}
+
+GifWriter::~GifWriter() {
+  if (!state_ || !state_->gif) return;
+  state_->gif.reset();
+  if (state_->frames == 0) std::remove(state_->path.c_str());
+}
+
+GifWriter::GifWriter(GifWriter&&) noexcept = default;
+GifWriter& GifWriter::operator=(GifWriter&&) noexcept = default;
+
+void GifWriter::add(const Frame& frame, int delay_ms) {
+  State& s = *state_;
+  if (!s.gif) throw Error("gif " + s.path + ": add() after close()");
+  render_detail::check_frame(frame, "gif " + s.path);
+  if (delay_ms < 0) throw Error("gif " + s.path + ": negative delay " + std::to_string(delay_ms));
+
+  if (s.frames == 0) {
+    const Rect all{0, 0, frame.width, frame.height};
+    if (frame.width > 65535 || frame.height > 65535) s.fail("frame larger than 65535 pixels");
+    s.global = render_detail::make_palette(region_pixels(frame, all));
+    MapPtr map = make_map(s.global.colors);
+    if (!map) s.fail("cannot make a colour map");
+    s.check(EGifPutScreenDesc(s.gif.get(), frame.width, frame.height, 8, 0, map.get()),
+            "screen descriptor");
+    s.put_loop_extension();
+    s.put_image(frame, all, delay_ms);
+  } else {
+    if (frame.width != s.previous.width || frame.height != s.previous.height)
+      throw Error("gif " + s.path + ": frame " + std::to_string(s.frames) + " is " +
+                  std::to_string(frame.width) + "x" + std::to_string(frame.height) +
+                  " but the GIF is " + std::to_string(s.previous.width) + "x" +
+                  std::to_string(s.previous.height));
+    Rect r = changed_rect(s.previous, frame);
+    if (r.w == 0) r = {0, 0, 1, 1};  // nothing changed: a 1-pixel frame still carries the delay
+    s.put_image(frame, r, delay_ms);
+  }
+  s.previous = frame;
+  ++s.frames;
+}
+
+void GifWriter::close() {
+  State& s = *state_;
+  if (!s.gif) return;
+  if (s.frames == 0) {
+    s.gif.reset();
+    std::remove(s.path.c_str());
+    throw Error("gif " + s.path + ": no frames were added");
+  }
+  int err = 0;
+  const int rc = EGifCloseFile(s.gif.release(), &err);
+  if (rc == GIF_ERROR) {
+    const char* msg = GifErrorString(err);
+    throw Error("gif " + s.path + ": cannot finish the file: " + (msg ? msg : "unknown error"));
+  }
+}
+
+int GifWriter::frames() const {
+  return state_->frames;
+}
+const std::string& GifWriter::path() const {
+  return state_->path;
+}
+
+}  // namespace meadow
