@@ -1,0 +1,148 @@
+// The table of registered environments and make(): Gymnasium's ids, time limits and kwargs.
+#include <algorithm>
+
+#include "envs/checked_env.hpp"
+#include "envs/factories.hpp"
+#include "envs/kwargs.hpp"
+#include "meadow/error.hpp"
+
+namespace meadow {
+namespace {
+
+using envs::KwargRule;
+using Factory = std::unique_ptr<Env> (*)(const Kwargs&);
+
+struct Registration {
+  EnvSpec spec;
+  std::vector<KwargRule> kwargs;  // accepted besides render_mode and max_episode_steps
+  Factory factory;
+};
+
+const std::vector<Registration>& registrations() {
+  using namespace envs;
+  // One line per env: {id, max_episode_steps, reward_threshold, default kwargs, summary},
+  // accepted kwargs, factory. Values as registered in gymnasium/envs/__init__.py (1.4.0).
+  static const std::vector<Registration> table = {
+      {{"CartPole-v1", 500, 475.0, {}, "balance a pole on a cart"},
+       {{"sutton_barto_reward", kBool}},
+       make_cartpole},
+      {{"FrozenLake-v1",
+        100,
+        0.70,
+        {{"map_name", "4x4"}},
+        "cross a frozen lake to the goal, avoiding holes"},
+       {{"desc", kArray | kNull},
+        {"map_name", kString | kNull},
+        {"is_slippery", kBool},
+        {"success_rate", kNumber},
+        {"reward_schedule", kArray}},
+       make_frozen_lake},
+      {{"FrozenLake8x8-v1",
+        200,
+        0.85,
+        {{"map_name", "8x8"}},
+        "cross a frozen 8x8 lake to the goal, avoiding holes"},
+       {{"desc", kArray | kNull},
+        {"map_name", kString | kNull},
+        {"is_slippery", kBool},
+        {"success_rate", kNumber},
+        {"reward_schedule", kArray}},
+       make_frozen_lake},
+      {{"CliffWalking-v1", std::nullopt, std::nullopt, {}, "walk along a cliff edge to the goal"},
+       {{"is_slippery", kBool}},
+       make_cliff_walking},
+      {{"Taxi-v4", 200, 8.0, {}, "pick up a passenger and drop them at their destination"},
+       {{"is_rainy", kBool}, {"fickle_passenger", kBool}},
+       make_taxi},
+  };
+  return table;
+}
+
+std::string type_names(unsigned types) {
+  std::string s;
+  auto add = [&](unsigned bit, const char* name) {
+    if (types & bit) s += (s.empty() ? "" : " or ") + std::string(name);
+  };
+  add(envs::kBool, "a bool");
+  add(envs::kInt, "an integer");
+  add(envs::kNumber, "a number");
+  add(envs::kString, "a string");
+  add(envs::kArray, "a list");
+  add(envs::kNull, "null");
+  return s;
+}
+
+bool has_type(const nlohmann::json& v, unsigned types) {
+  using namespace envs;
+  if (v.is_boolean()) return types & kBool;
+  if (v.is_number_integer()) return types & (kInt | kNumber);
+  if (v.is_number()) return types & kNumber;
+  if (v.is_string()) return types & kString;
+  if (v.is_array()) return types & kArray;
+  if (v.is_null()) return types & kNull;
+  return false;
+}
+
+const Registration& find_registration(std::string_view id) {
+  for (const auto& r : registrations())
+    if (r.spec.id == id) return r;
+  std::string known;
+  for (const auto& r : registrations()) known += (known.empty() ? "" : ", ") + r.spec.id;
+  throw Error("unknown env id '" + std::string(id) + "'; known ids: " + known);
+}
+
+}  // namespace
+
+const std::vector<EnvSpec>& env_registry() {
+  static const std::vector<EnvSpec> specs = [] {
+    std::vector<EnvSpec> out;
+    for (const auto& r : registrations()) out.push_back(r.spec);
+    return out;
+  }();
+  return specs;
+}
+
+std::unique_ptr<Env> make(std::string_view id, const Kwargs& kwargs) {
+  const Registration& reg = find_registration(id);
+  if (!kwargs.is_null() && !kwargs.is_object())
+    throw Error(reg.spec.id + ": kwargs must be a JSON object");
+  Kwargs merged = reg.spec.default_kwargs.is_object() ? reg.spec.default_kwargs : Kwargs::object();
+  std::optional<int> max_steps = reg.spec.max_episode_steps;
+  if (kwargs.is_object()) {
+    for (const auto& [key, value] : kwargs.items()) {
+      if (key == "render_mode") {
+        // Every env can be drawn at any time through scene(); no window ("human") here.
+        if (!value.is_null() && value != "rgb_array")
+          throw Error(reg.spec.id + ": render_mode must be null or \"rgb_array\", got " +
+                      value.dump());
+        continue;
+      }
+      if (key == "max_episode_steps") {
+        if (value.is_null()) {
+          max_steps.reset();
+        } else if (value.is_number_integer() && value.get<int64_t>() > 0 &&
+                   value.get<int64_t>() <= INT32_MAX) {
+          max_steps = value.get<int>();
+        } else {
+          throw Error(reg.spec.id + ": max_episode_steps must be a positive integer or null, got " +
+                      value.dump());
+        }
+        continue;
+      }
+      auto rule = std::find_if(reg.kwargs.begin(), reg.kwargs.end(),
+                               [&](const KwargRule& r) { return r.name == key; });
+      if (rule == reg.kwargs.end()) {
+        std::string accepted = "render_mode, max_episode_steps";
+        for (const auto& r : reg.kwargs) accepted += ", " + r.name;
+        throw Error(reg.spec.id + ": unknown kwarg '" + key + "'; accepted: " + accepted);
+      }
+      if (!has_type(value, rule->types))
+        throw Error(reg.spec.id + ": kwarg '" + key + "' must be " + type_names(rule->types) +
+                    ", got " + value.dump());
+      merged[key] = value;
+    }
+  }
+  return std::make_unique<envs::CheckedEnv>(reg.factory(merged), max_steps);
+}
+
+}  // namespace meadow
