@@ -1,0 +1,54 @@
+"""Curriculum stages: one table of knobs per stage, from the easiest probe to the full task.
+
+Issue 4 measured that the "which condition matches" skill sits behind a long plateau that
+only short, easy examples cross quickly (2 options, exact words). Each stage widens one or
+two things at a time: 2 options -> 6; common exact words -> rare words (split into
+subwords) -> inflections / synonyms / reordering -> all templates, distractors, defaults,
+relational and bucketed-number rules, and the chat layout.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class Stage:
+    options: tuple[int, int] = (2, 2)        # min/max options per table
+    cond_words: tuple[int, int] = (1, 1)     # words per condition
+    conds_per_option: int = 1                # up to this many conditions joined by "or"
+    pool: float = 0.0                        # share of content words from the full wamerican list (rest: common words)
+    distractors: tuple[int, int] = (1, 2)    # distractor phrases in a situation
+    partial: float = 0.0                     # prob. a distractor holds part of another option's condition
+    variation: float = 0.0                   # prob. a matched word is inflected or replaced by a synonym
+    reorder: float = 0.0                     # prob. the condition's words are reordered in the situation
+    modifiers: float = 0.0                   # prob. of "slightly", "very", ... inserted
+    templates: int = 1                       # how many rule templates are in use (1 = only "If X, choose L.")
+    shuffled_letters: float = 0.0            # prob. letters are not A,B,C.. in order
+    default: float = 0.0                     # prob. the table has an "otherwise" option
+    relational: float = 0.0                  # prob. of a same/opposite/toward rule
+    bucket: float = 0.0                      # prob. of a bucketed-number / comparison rule
+    chat: float = 0.0                        # prob. of the chat layout (else the compact one)
+    case: float = 0.0                        # prob. per word of Title / UPPER case variation
+    situations: tuple[int, int] = (4, 8)     # situations packed per rule table
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage(),
+    Stage(options=(2, 3), cond_words=(1, 2), distractors=(1, 3), templates=3, shuffled_letters=0.1),
+    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
+          shuffled_letters=0.3, case=0.05, chat=0.2),
+    Stage(options=(2, 5), cond_words=(1, 3), conds_per_option=2, pool=0.8, distractors=(1, 4), partial=0.4,
+          variation=0.3, reorder=0.2, modifiers=0.3, templates=99, shuffled_letters=0.4, default=0.15,
+          relational=0.1, bucket=0.1, chat=0.5, case=0.08),
+    Stage(options=(2, 6), cond_words=(1, 3), conds_per_option=3, pool=0.9, distractors=(0, 5), partial=0.5,
+          variation=0.4, reorder=0.3, modifiers=0.4, templates=99, shuffled_letters=0.5, default=0.2,
+          relational=0.15, bucket=0.15, chat=0.8, case=0.1, situations=(3, 8)),
+)
+
+
+def stage(n: int) -> Stage:
+    return STAGES[max(0, min(n, len(STAGES) - 1))]
+
+
+def with_chat(s: Stage, chat: float) -> Stage:
+    return replace(s, chat=chat)

@@ -1,0 +1,55 @@
+"""Prompt layouts: the constant PREFIX (system + rule + options) and the per-decision SUFFIX.
+
+The runtime caches the prefix's K/V once per task and runs each situation as a suffix, so
+the prefix attends only to itself. Training packs several suffixes after one prefix with
+the same pattern (see train/batching.py). Prefix and suffix are tokenized separately and
+their ids concatenated; the runtime's prompt builder (src/mind) must do the same, with the
+strings below, and put the answer slot (1..3 <|mask|> tokens) right after the suffix.
+
+chat layout (what the runtime uses):
+    <|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\nRule: {rule}\nOptions:\n{A) text\n...}
+    --- prefix ends / suffix starts ---
+    Situation: {situation}<|im_end|>\n<|im_start|>assistant\n<|mask|>...
+compact layout (early curriculum only: shorter sequences, same structure without chat tokens):
+    Rule: {rule}\nOptions:\n{A) text\n...}
+    --- prefix ends / suffix starts ---
+    Situation: {situation}\nAnswer:<|mask|>...
+The answer slot's targets are: the letter, then <|im_end|>, then <|endoftext|>.
+"""
+from __future__ import annotations
+
+import random
+
+from . import templates as T
+
+IM_START, IM_END, EOT, MASK = "<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|mask|>"
+SPECIAL_TOKENS = (EOT, IM_START, IM_END, MASK)
+
+
+def options_block(rng: random.Random, options) -> str:
+    fmt = rng.choice(T.OPTION_LINES)
+    return "".join(fmt.replace("{L}", o.letter).replace("{T}", o.text) + "\n" for o in options)
+
+
+def chat_prefix(system: str, rule: str, options_text: str) -> str:
+    return f"{IM_START}system\n{system}{IM_END}\n{IM_START}user\nRule: {rule}\nOptions:\n{options_text}"
+
+
+def chat_suffix(situation: str) -> str:
+    return f"Situation: {situation}{IM_END}\n{IM_START}assistant\n"
+
+
+def compact_prefix(rule: str, options_text: str) -> str:
+    return f"Rule: {rule}\nOptions:\n{options_text}"
+
+
+def compact_suffix(situation: str) -> str:
+    return f"Situation: {situation}\nAnswer:"
+
+
+def render(rng: random.Random, table, situations: list[str], chat: bool) -> tuple[str, list[str]]:
+    opts = options_block(rng, table.options)
+    if chat:
+        system = T.DEFAULT_SYSTEM if rng.random() < 0.6 else rng.choice(T.SYSTEM_PROMPTS)
+        return chat_prefix(system, table.rule, opts), [chat_suffix(s) for s in situations]
+    return compact_prefix(table.rule, opts), [compact_suffix(s) for s in situations]

@@ -1,0 +1,313 @@
+"""Sampling of rule tables and of situations that select exactly one option.
+
+A Table is what goes in the constant prefix (rule sentence(s) + lettered options); its
+`situation(rng)` draws one situation sentence and the letter it selects. Three kinds:
+  match      - conditions made of content words; the situation holds one condition among
+               distractors (partial matches of other conditions never count);
+  bucket     - "the X is high" style conditions a perceiver writes for bucketed numbers, and
+               comparisons ("the X is higher than the Y");
+  relational - same way / opposite way / toward / away from a named thing: the answer is
+               the option whose text holds the situation's direction word (or its opposite).
+Every choice goes through the caller's random.Random, so a seed fixes the corpus.
+"""
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass, field
+from typing import Callable
+
+from . import templates as T
+from . import wordlists as W
+from .curriculum import Stage
+
+LETTERS = "ABCDEF"
+
+
+def _template_words() -> set[str]:
+    import re
+    texts = (list(T.RULE_CLAUSES) + list(T.DEFAULT_CLAUSES) + list(T.SITUATION_LEADS) + list(T.MODIFIERS)
+             + list(T.SAME_RULES) + list(T.OPPOSITE_RULES) + list(T.TOWARD_RULES) + list(T.AWAY_RULES)
+             + list(T.MOVING_SITUATIONS) + list(T.PLACE_SITUATIONS) + list(T.SYSTEM_PROMPTS)
+             + [w for p in T.DIRECTION_PAIRS for w in p] + [w for s in T.SCALES for w in s]
+             + [w for c in T.COMPARATORS for w in c] + ["still", "wait", "stay", "nothing"])
+    out = set()
+    for t in texts:
+        out.update(re.findall(r"[a-z]+", t.lower()))
+    return out
+
+
+BANNED = _template_words() | W.RESERVED
+
+
+@functools.lru_cache(maxsize=None)
+def _pools() -> tuple[list[str], list[str]]:
+    return ([w for w in W.common_words() if w not in BANNED],
+            [w for w in W.dictionary_words() if w not in BANNED])
+
+
+class Pool:
+    """Draws distinct content words for one table."""
+
+    def __init__(self, rng: random.Random, stage: Stage):
+        self.rng, self.stage = rng, stage
+        self.used: set[str] = set()
+        self.common, self.full = _pools()
+
+    def word(self) -> str:
+        src = self.full if self.rng.random() < self.stage.pool else self.common
+        while True:
+            w = self.rng.choice(src)
+            if w not in self.used:
+                self.used.add(w)
+                # a synonym / inflection of a used word would make situations ambiguous
+                self.used.update(W.inflections(w))
+                self.used.update(W.wordnet_relations()[0].get(w, ()))
+                return w
+
+
+def vary_case(rng: random.Random, w: str, p: float) -> str:
+    """Case variation so "Pole" and "pole" are learned to match (the tokenizer keeps case)."""
+    r = rng.random()
+    if r < p:
+        return w.upper() if r < p * 0.15 else w[:1].upper() + w[1:]
+    return w
+
+
+def vary_word(rng: random.Random, w: str, stage: Stage) -> str:
+    """The same word as a situation may write it: inflected or a WordNet synonym."""
+    if rng.random() >= stage.variation:
+        return w
+    syn = W.wordnet_relations()[0].get(w, ())
+    inf = _stem_variants(w) or W.inflections(w)
+    if syn and rng.random() < 0.4:
+        return rng.choice(syn)
+    return rng.choice(inf) if inf else w
+
+
+def _stem_variants(w: str) -> list[str]:
+    """An already-inflected dictionary word varies by losing its suffix ("ferments" ->
+    "ferment"), not by stacking another one ("fermentsing")."""
+    for suf in ("ing", "ed", "es", "s"):
+        if w.endswith(suf) and len(w) - len(suf) >= 3 and not w.endswith("ss"):
+            return [w[:-len(suf)]]
+    return []
+
+
+@dataclass
+class Option:
+    letter: str
+    text: str
+    conds: list[list[str]] = field(default_factory=list)
+
+
+@dataclass
+class Table:
+    kind: str
+    rule: str
+    options: list[Option]                                 # listing order
+    situation: Callable[[random.Random], tuple[str, str]]  # -> (sentence, letter)
+
+
+def choose_letters(rng: random.Random, n: int, stage: Stage) -> list[str]:
+    if rng.random() < stage.shuffled_letters:
+        letters = sorted(rng.sample(LETTERS, n)) if rng.random() < 0.5 else list(LETTERS[:n])
+        if rng.random() < 0.5:
+            rng.shuffle(letters)
+        return letters
+    return list(LETTERS[:n])
+
+
+def _join_situation(rng: random.Random, phrases: list[str]) -> str:
+    rng.shuffle(phrases)
+    joiner = rng.choice(T.SITUATION_JOINERS)
+    s = rng.choice(T.SITUATION_LEADS) + joiner.join(phrases)
+    if rng.random() < 0.5:
+        s = s[:1].upper() + s[1:]
+    return s + ("." if rng.random() < 0.6 else "")
+
+
+def _render_cond(rng: random.Random, words: list[str], stage: Stage) -> str:
+    ws = [vary_case(rng, w, stage.case) for w in words]
+    return ("the " if rng.random() < 0.25 else "") + " ".join(ws)
+
+
+def _clause(rng: random.Random, stage: Stage, opt: Option, conds_text: str) -> str:
+    pool = T.RULE_CLAUSES[:stage.templates]
+    c = rng.choice(pool).replace("{C}", conds_text).replace("{L}", opt.letter).replace("{T}", opt.text)
+    return c[:1].upper() + c[1:] if rng.random() < 0.7 else c
+
+
+def _join_clauses(joiner: str, clauses: list[str]) -> str:
+    """Clauses stay separable: "; " replaces a final period, a space needs one."""
+    if joiner == "; ":
+        clauses = [c[:-1] if c.endswith(".") else c for c in clauses]
+    elif joiner == " ":
+        clauses = [c if c.endswith(".") else c + "." for c in clauses]
+    return joiner.join(clauses)
+
+
+def _option_text(rng: random.Random, pool: Pool) -> str:
+    r = rng.random()
+    if r < 0.4:
+        return pool.word()
+    if r < 0.7:
+        return pool.word() + " " + rng.choice(rng.choice(T.DIRECTION_PAIRS))
+    return pool.word() + " the " + pool.word()
+
+
+def match_table(rng: random.Random, stage: Stage) -> Table:
+    pool = Pool(rng, stage)
+    n = rng.randint(*stage.options)
+    letters = choose_letters(rng, n, stage)
+    opts = [Option(L, _option_text(rng, pool)) for L in letters]
+    default = None
+    if n >= 2 and rng.random() < stage.default:
+        default = rng.choice(opts)
+    for o in opts:
+        if o is default:
+            continue
+        for _ in range(rng.randint(1, stage.conds_per_option)):
+            o.conds.append([pool.word() for _ in range(rng.randint(*stage.cond_words))])
+    clauses = []
+    for o in opts:
+        if o is default:
+            continue
+        texts = [_render_cond(rng, c, stage) for c in o.conds]
+        joined = texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + rng.choice((" or ", ", ")) + texts[-1]
+        clauses.append(_clause(rng, stage, o, joined))
+    if rng.random() < 0.5:
+        rng.shuffle(clauses)
+    if default is not None:
+        d = rng.choice(T.DEFAULT_CLAUSES).replace("{L}", default.letter).replace("{T}", default.text)
+        clauses.append(d)
+    rule = _join_clauses(rng.choice(T.CLAUSE_JOINERS if stage.templates > 1 else (" ",)), clauses)
+
+    def situation(r: random.Random) -> tuple[str, str]:
+        target = r.choice(opts)
+        phrases = []
+        if target is not default:
+            words = [vary_word(r, w, stage) for w in r.choice(target.conds)]
+            if len(words) > 1 and r.random() < stage.reorder:
+                r.shuffle(words)
+            if r.random() < stage.modifiers:
+                words.insert(r.randint(0, len(words)), r.choice(T.MODIFIERS))
+            phrases.append(" ".join(vary_case(r, w, stage.case) for w in words))
+        others = [c for o in opts if o is not target for c in o.conds if len(c) > 1]
+        for _ in range(r.randint(*stage.distractors)):
+            if others and r.random() < stage.partial:
+                c = r.choice(others)
+                part = r.sample(c, r.randint(1, len(c) - 1))
+                phrases.append(" ".join(part + ([pool.word()] if r.random() < 0.5 else [])))
+            else:
+                phrases.append(" ".join(pool.word() for _ in range(r.randint(1, 2))))
+        if not phrases:
+            phrases.append(pool.word())
+        return _join_situation(r, phrases), target.letter
+
+    return Table("match", rule, opts, situation)
+
+
+def bucket_table(rng: random.Random, stage: Stage) -> Table:
+    pool = Pool(rng, stage)
+    if rng.random() < 0.3:
+        return _comparison_table(rng, stage, pool)
+    scale = rng.choice(T.SCALES)
+    nouns = [pool.word() for _ in range(rng.choice((1, 1, 2)))]
+    pairs = [(a, b) for a in nouns for b in scale]
+    n = max(2, min(rng.randint(*stage.options), len(pairs)))
+    chosen = rng.sample(pairs, n)
+    letters = choose_letters(rng, n, stage)
+    opts = [Option(L, _option_text(rng, pool), [[a, "is", b]]) for L, (a, b) in zip(letters, chosen)]
+    clauses = [_clause(rng, stage, o, "the " + o.conds[0][0] + " is " + o.conds[0][2]) for o in opts]
+    if rng.random() < 0.5:
+        rng.shuffle(clauses)
+    rule = _join_clauses(rng.choice(T.CLAUSE_JOINERS), clauses)
+    conds = set(chosen)
+
+    def situation(r: random.Random) -> tuple[str, str]:
+        target = r.choice(opts)
+        a, _, b = target.conds[0]
+        phrases = [f"the {vary_case(r, a, stage.case)} is {b}" + (f" ({r.uniform(-9, 9):.2f})" if r.random() < 0.3 else "")]
+        for other in nouns:
+            if other == a:
+                continue
+            free = [x for x in scale if (other, x) not in conds]
+            if free:
+                phrases.append(f"the {other} is {r.choice(free)}")
+        for _ in range(r.randint(0, max(0, stage.distractors[1] - 1))):
+            phrases.append(pool.word())
+        return _join_situation(r, phrases), target.letter
+
+    return Table("bucket", rule, opts, situation)
+
+
+def _comparison_table(rng: random.Random, stage: Stage, pool: Pool) -> Table:
+    more, less = rng.choice(T.COMPARATORS)
+    a, b = pool.word(), pool.word()
+    letters = choose_letters(rng, 2, stage)
+    opts = [Option(letters[0], _option_text(rng, pool), [[a, more, b]]),
+            Option(letters[1], _option_text(rng, pool), [[a, less, b]])]
+    clauses = [_clause(rng, stage, o, f"the {a} is {o.conds[0][1]} the {b}") for o in opts]
+    if rng.random() < 0.5:
+        rng.shuffle(clauses)
+    rule = _join_clauses(rng.choice(T.CLAUSE_JOINERS), clauses)
+
+    def situation(r: random.Random) -> tuple[str, str]:
+        target = r.choice(opts)
+        phrases = [f"the {vary_case(r, a, stage.case)} is {target.conds[0][1]} the {b}"]
+        phrases += [pool.word() for _ in range(r.randint(0, 2))]
+        return _join_situation(r, phrases), target.letter
+
+    return Table("bucket", rule, opts, situation)
+
+
+def relational_table(rng: random.Random, stage: Stage) -> Table:
+    pool = Pool(rng, stage)
+    mode = rng.choice(("same", "opposite", "toward", "away"))
+    n_pairs = 2 if rng.random() < 0.3 and stage.options[1] >= 4 else 1
+    pairs = rng.sample(T.DIRECTION_PAIRS, n_pairs)
+    verb, noun = pool.word(), pool.word()
+    dirs = [d for p in pairs for d in p]
+    neutral = rng.random() < 0.3 and len(dirs) + 1 <= stage.options[1]
+    n = len(dirs) + (1 if neutral else 0)
+    letters = choose_letters(rng, n, stage)
+    texts = [f"{verb} {d}" for d in dirs] + (["wait"] if neutral else [])
+    order = list(range(n))
+    rng.shuffle(order)
+    opts = [Option(letters[i], texts[k]) for i, k in enumerate(order)]
+    by_dir = {o.text.split()[-1]: o for o in opts}
+    pool_t = {"same": T.SAME_RULES, "opposite": T.OPPOSITE_RULES, "toward": T.TOWARD_RULES, "away": T.AWAY_RULES}[mode]
+    rule = rng.choice(pool_t).replace("{V}", verb).replace("{N}", noun)
+    rule = rule[:1].upper() + rule[1:]
+    if neutral:
+        w = by_dir["wait"]
+        rule += f" If the {noun} is still, choose {w.letter}."
+    opposite = {a: b for p in T.DIRECTION_PAIRS for a, b in (p, p[::-1])}
+    forms = T.MOVING_SITUATIONS if mode in ("same", "opposite") else T.PLACE_SITUATIONS
+
+    def situation(r: random.Random) -> tuple[str, str]:
+        phrases = []
+        if neutral and r.random() < 1.0 / n:
+            phrases.append(f"the {noun} is still")
+            letter = by_dir["wait"].letter
+        else:
+            d = r.choice(dirs)
+            phrases.append(r.choice(forms).replace("{N}", vary_case(r, noun, stage.case)).replace("{D}", d))
+            want = d if mode in ("same", "toward") else opposite[d]
+            letter = by_dir[want].letter
+        for _ in range(r.randint(0, max(0, stage.distractors[1] - 2))):
+            other = pool.word()
+            phrases.append(r.choice(forms).replace("{N}", other).replace("{D}", r.choice(dirs)))
+        return _join_situation(r, phrases), letter
+
+    return Table("relational", rule, opts, situation)
+
+
+def sample_table(rng: random.Random, stage: Stage) -> Table:
+    r = rng.random()
+    if r < stage.relational:
+        return relational_table(rng, stage)
+    if r < stage.relational + stage.bucket:
+        return bucket_table(rng, stage)
+    return match_table(rng, stage)
