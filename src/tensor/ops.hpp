@@ -68,4 +68,12 @@ void softmax(float* x, int64_t n);
 // One line naming the SIMD target chosen at run time and the BLAS kernel/threads in use.
 std::string cpu_report();
 
+// Call first thing in main(). Debian's OpenBLAS may pick a kernel older than the CPU supports
+// (e.g. "Prescott" on a VM with AVX-512: ~6x slower sgemm). OpenBLAS reads OPENBLAS_CORETYPE
+// only when it initialises, so when the detected core is weaker than the CPU's features allow
+// (and the user has not set OPENBLAS_CORETYPE) this re-executes /proc/self/exe with the right
+// core set. Returns only when no re-exec happened: true if the core in use matches the CPU,
+// false if it is slower and could not be fixed (a one-line warning went to stderr).
+bool ensure_fast_blas(int argc, char** argv);
+
 }  // namespace meadow::tensor

@@ -1,0 +1,29 @@
+// SIMD kernels chosen at run time (Highway dynamic dispatch): the same binary runs on
+// AVX2-only CPUs and uses AVX-512 where present.
+#pragma once
+
+#include <cstdint>
+
+#include "tensor/ops.hpp"
+
+namespace meadow::tensor::detail {
+
+// Decodes weight rows to float32: row i of the output (w.cols floats) is weight row
+// rows[i] (or r0 + i when rows is null), for i in [0, nr).
+void decode_rows(const Weights& w, const int32_t* rows, int64_t r0, int64_t nr, float* out);
+
+// y[t * ldy + j] = dot(x[t], weight row rows[j] (or j)) for t < n and j in [j0, j1),
+// reading the quantized blocks directly (no full-row float copy).
+void dot_rows(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1, const float* x,
+              int64_t n, float* y, int64_t ldy);
+
+float dot_f32(const float* a, const float* b, int64_t n);
+void axpy_f32(float a, const float* x, float* y, int64_t n);  // y += a * x
+void scale_f32(float a, float* y, int64_t n);                 // y *= a
+// out[i] = gate[i] / (1 + exp(-gate[i])) * up[i]
+void swiglu_f32(const float* gate, const float* up, float* out, int64_t n);
+
+// Name of the Highway target the dispatcher picked on this CPU (e.g. "AVX3", "AVX2").
+const char* simd_target_name();
+
+}  // namespace meadow::tensor::detail

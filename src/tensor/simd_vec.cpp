@@ -1,0 +1,76 @@
+// Elementwise float32 vector kernels (attention accumulation, SwiGLU), dispatched at run time.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tensor/simd_vec.cpp"
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <cmath>
+
+#include "tensor/simd_kernels.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace meadow::tensor::detail {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+void AxpyF32(float a, const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = int64_t(hn::Lanes(d));
+  const auto va = hn::Set(d, a);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    hn::StoreU(hn::MulAdd(va, hn::LoadU(d, x + i), hn::LoadU(d, y + i)), d, y + i);
+  }
+  for (; i < n; ++i) y[i] += a * x[i];
+}
+
+void ScaleF32(float a, float* y, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = int64_t(hn::Lanes(d));
+  const auto va = hn::Set(d, a);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(hn::Mul(va, hn::LoadU(d, y + i)), d, y + i);
+  for (; i < n; ++i) y[i] *= a;
+}
+
+void SwigluF32(const float* HWY_RESTRICT gate, const float* HWY_RESTRICT up,
+               float* HWY_RESTRICT out, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = int64_t(hn::Lanes(d));
+  const auto one = hn::Set(d, 1.0f);
+  // Clamp so exp(-g) stays finite; silu(g) is ~g (or ~0) well before the clamp matters.
+  const auto lo = hn::Set(d, -80.0f), hi = hn::Set(d, 80.0f);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto g = hn::LoadU(d, gate + i);
+    const auto e = hn::CallExp(d, hn::Neg(hn::Min(hn::Max(g, lo), hi)));
+    const auto silu = hn::Div(g, hn::Add(one, e));
+    hn::StoreU(hn::Mul(silu, hn::LoadU(d, up + i)), d, out + i);
+  }
+  for (; i < n; ++i) out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace meadow::tensor::detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace meadow::tensor::detail {
+
+HWY_EXPORT(AxpyF32);
+HWY_EXPORT(ScaleF32);
+HWY_EXPORT(SwigluF32);
+
+void axpy_f32(float a, const float* x, float* y, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(AxpyF32)(a, x, y, n);
+}
+void scale_f32(float a, float* y, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ScaleF32)(a, y, n);
+}
+void swiglu_f32(const float* gate, const float* up, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(SwigluF32)(gate, up, out, n);
+}
+
+}  // namespace meadow::tensor::detail
+#endif

@@ -1,0 +1,69 @@
+// rmsnorm, add_bias, swiglu, softmax against double loops.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "reference.hpp"
+#include "tensor/ops.hpp"
+
+namespace meadow::tensor {
+namespace {
+
+using testing::random_floats;
+
+TEST(Elementwise, RmsnormMatchesDefinition) {
+  const int64_t n = 3, d = 67;  // odd length exercises the SIMD tail
+  const auto x = random_floats(n * d, 1, 3.0f);
+  const auto g = random_floats(d, 2);
+  std::vector<float> y(static_cast<size_t>(n * d));
+  rmsnorm(x.data(), g.data(), y.data(), n, d, 1e-6f);
+  for (int64_t t = 0; t < n; ++t) {
+    double ss = 0;
+    for (int64_t i = 0; i < d; ++i) ss += double(x[t * d + i]) * x[t * d + i];
+    const double inv = 1.0 / std::sqrt(ss / d + 1e-6);
+    for (int64_t i = 0; i < d; ++i) {
+      const double want = x[t * d + i] * inv * g[i];
+      ASSERT_NEAR(y[t * d + i], want, 1e-5 * std::fabs(want) + 1e-6);
+    }
+  }
+}
+
+TEST(Elementwise, AddBiasAddsToEveryRow) {
+  const int64_t n = 2, d = 19;
+  auto x = random_floats(n * d, 3);
+  const auto x0 = x;
+  const auto b = random_floats(d, 4);
+  add_bias(x.data(), b.data(), n, d);
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t i = 0; i < d; ++i) ASSERT_FLOAT_EQ(x[t * d + i], x0[t * d + i] + b[i]);
+}
+
+TEST(Elementwise, SwigluMatchesDefinitionIncludingExtremes) {
+  auto gate = random_floats(101, 5, 4.0f);
+  gate[0] = 100.0f;
+  gate[1] = -100.0f;
+  gate[2] = 0.0f;
+  gate[3] = -20.0f;
+  const auto up = random_floats(101, 6);
+  std::vector<float> out(101);
+  swiglu(gate.data(), up.data(), out.data(), 101);
+  for (size_t i = 0; i < gate.size(); ++i) {
+    const double g = gate[i];
+    const double want = g / (1.0 + std::exp(-g)) * up[i];
+    ASSERT_NEAR(out[i], want, 2e-6 * std::fabs(want) + 1e-7) << "i=" << i << " g=" << g;
+  }
+}
+
+TEST(Elementwise, SoftmaxIsStableAndNormalised) {
+  std::vector<float> x{1000.0f, 999.0f, -1000.0f, 998.5f};
+  softmax(x.data(), int64_t(x.size()));
+  const double e1 = std::exp(-1.0), e2 = std::exp(-1.5), z = 1 + e1 + e2;
+  EXPECT_NEAR(x[0], 1 / z, 1e-6);
+  EXPECT_NEAR(x[1], e1 / z, 1e-6);
+  EXPECT_EQ(x[2], 0.0f);
+  EXPECT_NEAR(x[3], e2 / z, 1e-6);
+}
+
+}  // namespace
+}  // namespace meadow::tensor

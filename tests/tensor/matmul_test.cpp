@@ -1,0 +1,140 @@
+// matmul / matmul_rows / dequantize_row for every weight type against double loops over the
+// gguf reference dequantization.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "meadow/error.hpp"
+#include "meadow/gguf.hpp"
+#include "reference.hpp"
+#include "tensor/ops.hpp"
+
+namespace meadow::tensor {
+namespace {
+
+using gguf::TensorType;
+using testing::random_floats;
+
+struct Quantized {
+  std::vector<uint8_t> bytes;
+  std::vector<float> dequant;  // what the kernels must multiply by
+  Weights w;
+};
+
+Quantized make_weights(TensorType type, int64_t rows, int64_t cols, uint32_t seed) {
+  Quantized q;
+  const auto src = random_floats(rows * cols, seed, 0.5f);
+  q.bytes = gguf::quantize(type, src.data(), rows * cols);
+  q.dequant.resize(src.size());
+  gguf::dequantize(type, q.bytes.data(), q.dequant.data(), rows * cols);
+  q.w = Weights{type, q.bytes.data(), rows, cols};
+  return q;
+}
+
+class MatmulAllTypes : public ::testing::TestWithParam<TensorType> {};
+
+// n = 1..3 takes the dot-product path, n >= 8 the panel + sgemm path.
+TEST_P(MatmulAllTypes, MatchesReferenceForSmallAndLargeBatches) {
+  const int64_t rows = 37, cols = 768;
+  auto q = make_weights(GetParam(), rows, cols, 7);
+  for (int64_t n : {1, 3, 8, 19}) {
+    const auto x = random_floats(n * cols, 100 + uint32_t(n));
+    std::vector<float> y(size_t(n * rows), NAN);
+    matmul(q.w, x.data(), n, y.data(), Threads{2});
+    const auto ref = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t r = 0; r < rows; ++r) {
+        const double tol = testing::dot_tolerance(q.dequant, r, cols, x.data() + t * cols);
+        ASSERT_NEAR(y[t * rows + r], ref[t * rows + r], tol)
+            << "n=" << n << " t=" << t << " r=" << r;
+      }
+  }
+}
+
+TEST_P(MatmulAllTypes, RowsSubsetMatchesFullProduct) {
+  const int64_t rows = 50, cols = 512;
+  auto q = make_weights(GetParam(), rows, cols, 11);
+  const std::vector<int32_t> pick{49, 0, 17, 17, 3};
+  const int64_t k = int64_t(pick.size());
+  for (int64_t n : {2, 9}) {
+    const auto x = random_floats(n * cols, 5);
+    std::vector<float> y(size_t(n * k), NAN);
+    matmul_rows(q.w, pick.data(), k, x.data(), n, y.data(), Threads{2});
+    const auto ref = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t j = 0; j < k; ++j) {
+        const double tol = testing::dot_tolerance(q.dequant, pick[j], cols, x.data() + t * cols);
+        ASSERT_NEAR(y[t * k + j], ref[t * rows + pick[j]], tol) << "n=" << n << " j=" << j;
+      }
+  }
+}
+
+TEST_P(MatmulAllTypes, DequantizeRowEqualsFormatDecoding) {
+  const int64_t rows = 5, cols = 512;
+  auto q = make_weights(GetParam(), rows, cols, 3);
+  std::vector<float> row(static_cast<size_t>(cols));
+  for (int64_t r = 0; r < rows; ++r) {
+    dequantize_row(q.w, r, row.data());
+    for (int64_t c = 0; c < cols; ++c) {
+      const float want = q.dequant[r * cols + c];
+      ASSERT_NEAR(row[c], want, 1e-6f * std::fabs(want) + 1e-30f) << "r=" << r << " c=" << c;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, MatmulAllTypes,
+                         ::testing::Values(TensorType::F32, TensorType::F16, TensorType::BF16,
+                                           TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_K,
+                                           TensorType::Q6_K),
+                         [](const auto& info) { return std::string(gguf::type_name(info.param)); });
+
+// More rows than one decoded panel holds (panels are bounded scratch), one thread and two.
+TEST(Matmul, ManyPanelsAndThreadCounts) {
+  const int64_t rows = 4200, cols = 256, n = 9;
+  auto q = make_weights(TensorType::Q8_0, rows, cols, 21);
+  const auto x = random_floats(n * cols, 22);
+  const auto ref = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
+  for (int threads : {1, 2}) {
+    std::vector<float> y(size_t(n * rows), NAN);
+    matmul(q.w, x.data(), n, y.data(), Threads{threads});
+    for (int64_t t = 0; t < n; ++t)
+      for (int64_t r = 0; r < rows; ++r) {
+        const double tol = testing::dot_tolerance(q.dequant, r, cols, x.data() + t * cols);
+        ASSERT_NEAR(y[t * rows + r], ref[t * rows + r], tol) << "threads=" << threads;
+      }
+  }
+}
+
+TEST(Matmul, RejectsBadShapesAndRows) {
+  std::vector<uint8_t> bytes(34 * 4);
+  Weights w{TensorType::Q8_0, bytes.data(), 2, 48};  // 48 is not a multiple of 32
+  std::vector<float> x(48), y(2);
+  EXPECT_THROW(matmul(w, x.data(), 1, y.data(), Threads{1}), Error);
+  w.cols = 64;
+  const int32_t bad = 2;
+  EXPECT_THROW(matmul_rows(w, &bad, 1, x.data(), 1, y.data(), Threads{1}), Error);
+  EXPECT_THROW(dequantize_row(w, -1, y.data()), Error);
+}
+
+TEST(Weights, OfTensorInfoChecksShape) {
+  std::vector<uint8_t> bytes(2 * 34);
+  gguf::TensorInfo t;
+  t.name = "blk.0.attn_q.weight";
+  t.type = TensorType::Q8_0;
+  t.dims = {32, 2};
+  t.data = bytes.data();
+  t.nbytes = bytes.size();
+  const Weights w = weights_of(t);
+  EXPECT_EQ(w.rows, 2);
+  EXPECT_EQ(w.cols, 32);
+  t.dims = {32, 2, 2};
+  EXPECT_THROW(weights_of(t), Error);
+  t.dims = {32, 3};  // needs 3 blocks, has 2
+  EXPECT_THROW(weights_of(t), Error);
+  t.dims = {64};
+  EXPECT_EQ(weights_of(t).rows, 1);
+}
+
+}  // namespace
+}  // namespace meadow::tensor

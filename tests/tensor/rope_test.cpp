@@ -1,0 +1,58 @@
+// RoPE in both pair conventions against the rotation written out in double.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "reference.hpp"
+#include "tensor/ops.hpp"
+
+namespace meadow::tensor {
+namespace {
+
+std::vector<double> ref_rope(const std::vector<float>& x, int64_t n_tok, int64_t n_head, int64_t hd,
+                             const std::vector<int32_t>& pos, double base, RopeStyle style) {
+  std::vector<double> y(x.begin(), x.end());
+  for (int64_t t = 0; t < n_tok; ++t)
+    for (int64_t h = 0; h < n_head; ++h)
+      for (int64_t i = 0; i < hd / 2; ++i) {
+        const double th = pos[t] * std::pow(base, -2.0 * i / hd);
+        const int64_t a = style == RopeStyle::Normal ? 2 * i : i;
+        const int64_t b = style == RopeStyle::Normal ? 2 * i + 1 : i + hd / 2;
+        const int64_t o = (t * n_head + h) * hd;
+        y[o + a] = x[o + a] * std::cos(th) - x[o + b] * std::sin(th);
+        y[o + b] = x[o + a] * std::sin(th) + x[o + b] * std::cos(th);
+      }
+  return y;
+}
+
+TEST(Rope, BothStylesMatchReference) {
+  const int64_t n_tok = 4, n_head = 3, hd = 16;
+  const std::vector<int32_t> pos{0, 1, 7, 3000};
+  for (auto style : {RopeStyle::Normal, RopeStyle::Neox}) {
+    auto x = testing::random_floats(n_tok * n_head * hd, 9);
+    const auto want = ref_rope(x, n_tok, n_head, hd, pos, 10000.0, style);
+    rope(x.data(), n_tok, n_head, hd, pos.data(), 10000.0f, style);
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], want[i], 1e-5) << "i=" << i;
+  }
+}
+
+TEST(Rope, StylesDifferAndPositionZeroIsIdentity) {
+  const int64_t hd = 8;
+  const std::vector<int32_t> pos{0, 5};
+  auto a = testing::random_floats(2 * hd, 2);
+  auto b = a;
+  const auto x0 = a;
+  rope(a.data(), 2, 1, hd, pos.data(), 10000.0f, RopeStyle::Normal);
+  rope(b.data(), 2, 1, hd, pos.data(), 10000.0f, RopeStyle::Neox);
+  for (int64_t i = 0; i < hd; ++i) {
+    EXPECT_FLOAT_EQ(a[i], x0[i]);
+    EXPECT_FLOAT_EQ(b[i], x0[i]);
+  }
+  double diff = 0;
+  for (int64_t i = hd; i < 2 * hd; ++i) diff += std::fabs(a[i] - b[i]);
+  EXPECT_GT(diff, 1e-3);
+}
+
+}  // namespace
+}  // namespace meadow::tensor
