@@ -1,0 +1,91 @@
+// Byte-level BPE tokenizer (GPT-2 style) built from a GGUF vocabulary or a plain Vocab.
+//
+// Encoding follows Hugging Face's pipeline for these vocabularies: added tokens (control and
+// user-defined) are matched verbatim first (earliest position, longest match), the text
+// between them is NFC-normalized (qwen2 pre-tokenizer only, as Qwen's tokenizer.json does),
+// split by the pre-tokenizer regex of `pre`, mapped byte -> unicode (GPT-2 table) and merged
+// by BPE rank. Ids match the reference JavaScript tokenizer (@lenml/tokenizers) on Qwen's vocab.
+//
+// Invalid UTF-8 never throws: each invalid byte becomes its own byte token, and the valid runs
+// around it are tokenized as if they were separate texts. decode() returns those bytes back.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace meadow {
+
+namespace gguf {
+class File;
+}
+
+// llama.cpp's token types (tokenizer.ggml.token_type).
+enum class TokenType : int32_t {
+  undefined = 0,
+  normal = 1,
+  unknown = 2,
+  control = 3,       // special tokens (<|im_start|>, <|endoftext|>): matched only if parse_special
+  user_defined = 4,  // non-special added tokens (<think>): always matched verbatim
+  unused = 5,
+  byte = 6,
+};
+
+// Everything a tokenizer is built from. Fields mirror the GGUF tokenizer.* keys.
+struct Vocab {
+  std::string model = "gpt2";       // tokenizer.ggml.model; only "gpt2" (byte-level BPE)
+  std::vector<std::string> tokens;  // id -> token text (byte-level unicode for normal tokens)
+  std::vector<std::string> merges;  // "left right", highest priority first
+  std::vector<int32_t> types;       // id -> TokenType; empty means all normal
+  std::string pre = "default";      // tokenizer.ggml.pre: qwen2 | llama-bpe | default | gpt2 ...
+  std::optional<int32_t> bos, eos, pad, mask, unk, eot;
+  bool add_bos = false;       // tokenizer.ggml.add_bos_token (callers decide to prepend)
+  std::string chat_template;  // tokenizer.chat_template (Jinja source), may be empty
+};
+
+class Tokenizer {
+ public:
+  // Reads the tokenizer.* keys. Throws meadow::Error naming the file and the problem for a
+  // missing/ill-typed key, an unsupported model or pre-tokenizer, or inconsistent tables.
+  static Tokenizer from_gguf(const gguf::File& file);
+  // Same checks; messages start with "tokenizer: ".
+  static Tokenizer from_vocab(Vocab vocab);
+
+  // Text -> ids. parse_special: match control tokens written in the text (user-defined tokens
+  // are always matched). No BOS is added; see add_bos(). Thread-safe.
+  std::vector<int32_t> encode(std::string_view text, bool parse_special = true) const;
+  // Ids -> bytes. Control tokens are written as their text unless skip_special.
+  // Throws meadow::Error for an id outside [0, size()).
+  std::string decode(std::span<const int32_t> ids, bool skip_special = false) const;
+
+  std::optional<int32_t> find(std::string_view token) const;  // exact token text -> id
+  const std::string& token(int32_t id) const;                 // throws if out of range
+  TokenType type(int32_t id) const;                           // throws if out of range
+  int32_t size() const;
+
+  std::optional<int32_t> bos_id() const;
+  std::optional<int32_t> eos_id() const;
+  std::optional<int32_t> pad_id() const;
+  std::optional<int32_t> mask_id() const;
+  std::optional<int32_t> unk_id() const;
+  std::optional<int32_t> eot_id() const;
+  bool add_bos() const;
+  const std::string& pre() const;
+
+  // Raw Jinja source (may be empty) and the detected family name: "chatml", "llama3", "none"
+  // (see meadow/chat_template.hpp).
+  const std::string& chat_template() const;
+  std::string chat_template_name() const;
+
+  struct Impl;
+
+ private:
+  explicit Tokenizer(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;  // immutable after construction; copies share it
+};
+
+}  // namespace meadow

@@ -1,0 +1,314 @@
+#include "meadow/tokenizer.hpp"
+
+#include <array>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "meadow/error.hpp"
+#include "tokenizer/bpe.hpp"
+#include "tokenizer/byte_unicode.hpp"
+#include "tokenizer/normalize_nfc.hpp"
+#include "tokenizer/pretokenizer.hpp"
+#include "tokenizer/special_matcher.hpp"
+#include "tokenizer/utf8.hpp"
+
+namespace meadow {
+
+using tokenizer::PreFamily;
+
+namespace {
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using IdMap = std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>>;
+using PieceCache =
+    std::unordered_map<std::string, std::vector<int32_t>, StringHash, std::equal_to<>>;
+
+// Pieces longer than this are rare repeats; the cache is cleared when it reaches kCacheMax.
+constexpr size_t kCacheMaxPiece = 64;
+constexpr size_t kCacheMax = 1 << 16;
+
+[[noreturn]] void fail(const std::string& msg) {
+  throw Error("tokenizer: " + msg);
+}
+
+std::string quoted(std::string_view s) {
+  std::string out = "'";
+  out.append(s.substr(0, 40));
+  if (s.size() > 40) out += "...";
+  return out + "'";
+}
+
+}  // namespace
+
+struct Tokenizer::Impl {
+  Vocab vocab;  // merges are dropped once the merge table is built
+  IdMap id_of;
+  std::vector<std::string> bytes_of;  // id -> the bytes decode() writes
+  std::array<int32_t, 256> byte_token{};
+  tokenizer::MergeTable merges;
+  tokenizer::ByteUnicode table;
+  PreFamily family = PreFamily::gpt2;
+  tokenizer::PreTokenizer pre{PreFamily::gpt2};
+  bool nfc = false;            // Qwen's tokenizer.json normalizes to NFC before splitting
+  bool ignore_merges = false;  // Llama 3: a piece that is itself a token is taken whole
+  tokenizer::SpecialMatcher user_only, with_control;
+
+  mutable std::mutex cache_mu;
+  mutable PieceCache cache;
+
+  void encode_piece(std::string_view piece, std::vector<int32_t>& out) const;
+  void encode_valid(std::string_view text, std::vector<int32_t>& out) const;
+  void encode_plain(std::string_view text, std::vector<int32_t>& out) const;
+  int32_t byte_id(unsigned char b) const;
+};
+
+int32_t Tokenizer::Impl::byte_id(unsigned char b) const {
+  if (byte_token[b] >= 0) return byte_token[b];
+  if (vocab.unk) return *vocab.unk;
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02X", b);
+  fail(std::string("byte ") + hex +
+       " has no token in this vocabulary and there is no unknown token");
+}
+
+void Tokenizer::Impl::encode_piece(std::string_view piece, std::vector<int32_t>& out) const {
+  if (piece.size() == 1) {
+    out.push_back(byte_id(static_cast<unsigned char>(piece[0])));
+    return;
+  }
+  const bool cacheable = piece.size() <= kCacheMaxPiece;
+  if (cacheable) {
+    std::lock_guard lock(cache_mu);
+    if (auto it = cache.find(piece); it != cache.end()) {
+      out.insert(out.end(), it->second.begin(), it->second.end());
+      return;
+    }
+  }
+  std::vector<int32_t> ids;
+  if (ignore_merges) {
+    std::string text;
+    for (char c : piece) text += table.utf8_of_byte[static_cast<unsigned char>(c)];
+    if (auto it = id_of.find(text); it != id_of.end()) ids.push_back(it->second);
+  }
+  if (ids.empty()) {
+    ids.reserve(piece.size());
+    for (char c : piece) ids.push_back(byte_id(static_cast<unsigned char>(c)));
+    tokenizer::bpe_merge(merges, ids);
+  }
+  out.insert(out.end(), ids.begin(), ids.end());
+  if (cacheable) {
+    std::lock_guard lock(cache_mu);
+    if (cache.size() >= kCacheMax) cache.clear();
+    cache.try_emplace(std::string(piece), std::move(ids));
+  }
+}
+
+void Tokenizer::Impl::encode_valid(std::string_view text, std::vector<int32_t>& out) const {
+  if (text.empty()) return;
+  std::string normalized;
+  if (nfc && tokenizer::nfc(text, normalized)) text = normalized;
+  std::vector<tokenizer::PreTokenizer::Piece> pieces;
+  pre.split(text, pieces);
+  for (auto p : pieces) encode_piece(text.substr(p.begin, p.end - p.begin), out);
+}
+
+void Tokenizer::Impl::encode_plain(std::string_view text, std::vector<int32_t>& out) const {
+  // Valid runs go through the pipeline; each invalid byte becomes its byte token on its own.
+  size_t run = 0, i = 0;
+  while (i < text.size()) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t n = tokenizer::utf8_valid_length(text, i);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    encode_valid(text.substr(run, i - run), out);
+    out.push_back(byte_id(static_cast<unsigned char>(text[i])));
+    run = ++i;
+  }
+  encode_valid(text.substr(run), out);
+}
+
+Tokenizer Tokenizer::from_vocab(Vocab v) {
+  if (v.model != "gpt2") {
+    fail("unsupported tokenizer model " + quoted(v.model) + " (only 'gpt2' byte-level BPE)");
+  }
+  if (v.tokens.empty()) fail("vocabulary has no tokens");
+  if (v.tokens.size() > static_cast<size_t>(INT32_MAX)) fail("vocabulary too large");
+  const auto n = static_cast<int32_t>(v.tokens.size());
+  if (v.types.empty()) v.types.assign(v.tokens.size(), static_cast<int32_t>(TokenType::normal));
+  if (v.types.size() != v.tokens.size()) {
+    fail("token_type has " + std::to_string(v.types.size()) + " entries for " + std::to_string(n) +
+         " tokens");
+  }
+  for (size_t i = 0; i < v.types.size(); ++i) {
+    if (v.types[i] < 0 || v.types[i] > 6) {
+      fail("token " + std::to_string(i) + " has invalid type " + std::to_string(v.types[i]));
+    }
+  }
+  auto check_id = [&](const std::optional<int32_t>& id, const char* what) {
+    if (id && (*id < 0 || *id >= n)) {
+      fail(std::string(what) + " token id " + std::to_string(*id) +
+           " is outside the vocabulary of " + std::to_string(n));
+    }
+  };
+  check_id(v.bos, "bos");
+  check_id(v.eos, "eos");
+  check_id(v.pad, "padding");
+  check_id(v.mask, "mask");
+  check_id(v.unk, "unknown");
+  check_id(v.eot, "eot");
+
+  auto impl = std::make_shared<Impl>();
+  Impl& t = *impl;
+  try {
+    t.family = tokenizer::pre_family(v.pre);
+  } catch (const Error& e) {
+    fail(e.what());
+  }
+  t.pre = tokenizer::PreTokenizer(t.family);
+  t.nfc = t.family == PreFamily::qwen2;
+  t.ignore_merges = t.family == PreFamily::llama3;
+
+  t.id_of.reserve(v.tokens.size());
+  for (int32_t id = 0; id < n; ++id) t.id_of.try_emplace(v.tokens[id], id);
+
+  const tokenizer::ByteUnicode& table = t.table;
+  t.byte_token.fill(-1);
+  for (int b = 0; b < 256; ++b) {
+    if (auto it = t.id_of.find(table.utf8_of_byte[b]); it != t.id_of.end()) {
+      t.byte_token[b] = it->second;
+    }
+  }
+
+  t.bytes_of.resize(v.tokens.size());
+  for (int32_t id = 0; id < n; ++id) {
+    auto type = static_cast<TokenType>(v.types[id]);
+    const bool added = type == TokenType::control || type == TokenType::user_defined;
+    std::optional<std::string> bytes;
+    if (!added) bytes = table.decode(v.tokens[id]);
+    t.bytes_of[id] = bytes ? std::move(*bytes) : v.tokens[id];
+    if (type == TokenType::user_defined) t.user_only.add(v.tokens[id], id);
+    if (added || type == TokenType::unknown) t.with_control.add(v.tokens[id], id);
+  }
+  t.user_only.finish();
+  t.with_control.finish();
+
+  if (v.merges.size() > static_cast<size_t>(INT32_MAX)) fail("too many merges");
+  std::string joined;
+  for (size_t r = 0; r < v.merges.size(); ++r) {
+    const std::string& m = v.merges[r];
+    size_t sp = m.find(' ', 1);  // a leading space would be part of the left token
+    if (sp == std::string::npos || sp + 1 >= m.size()) {
+      fail("merge " + std::to_string(r) + " " + quoted(m) +
+           " is not two tokens separated by a space");
+    }
+    std::string_view left(m.data(), sp), right(m.data() + sp + 1, m.size() - sp - 1);
+    auto l = t.id_of.find(left), rt = t.id_of.find(right);
+    joined.assign(left).append(right);
+    auto res = t.id_of.find(joined);
+    for (auto [it, part] :
+         {std::pair{l, left}, std::pair{rt, right}, std::pair{res, std::string_view(joined)}}) {
+      if (it == t.id_of.end()) {
+        fail("merge " + std::to_string(r) + " " + quoted(m) + " references unknown token " +
+             quoted(part));
+      }
+    }
+    t.merges.add(l->second, rt->second, {static_cast<int32_t>(r), res->second});
+  }
+  v.merges.clear();
+  v.merges.shrink_to_fit();
+  t.vocab = std::move(v);
+  return Tokenizer(std::move(impl));
+}
+
+std::vector<int32_t> Tokenizer::encode(std::string_view text, bool parse_special) const {
+  const Impl& t = *impl_;
+  const tokenizer::SpecialMatcher& specials = parse_special ? t.with_control : t.user_only;
+  std::vector<int32_t> out;
+  out.reserve(text.size() / 3 + 1);
+  size_t pos = 0;
+  while (pos < text.size()) {
+    auto hit = specials.empty() ? tokenizer::SpecialMatcher::Hit{} : specials.find(text, pos);
+    size_t end = hit.pos == std::string_view::npos ? text.size() : hit.pos;
+    t.encode_plain(text.substr(pos, end - pos), out);
+    if (hit.pos == std::string_view::npos) break;
+    out.push_back(hit.id);
+    pos = hit.pos + hit.len;
+  }
+  return out;
+}
+
+std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special) const {
+  const Impl& t = *impl_;
+  std::string out;
+  for (int32_t id : ids) {
+    if (id < 0 || id >= size()) {
+      throw Error("tokenizer: cannot decode id " + std::to_string(id) + ": outside [0, " +
+                  std::to_string(size()) + ")");
+    }
+    if (skip_special && static_cast<TokenType>(t.vocab.types[id]) == TokenType::control) continue;
+    out += t.bytes_of[id];
+  }
+  return out;
+}
+
+std::optional<int32_t> Tokenizer::find(std::string_view token) const {
+  auto it = impl_->id_of.find(token);
+  if (it == impl_->id_of.end()) return std::nullopt;
+  return it->second;
+}
+
+const std::string& Tokenizer::token(int32_t id) const {
+  if (id < 0 || id >= size()) {
+    throw Error("tokenizer: token id " + std::to_string(id) + " outside [0, " +
+                std::to_string(size()) + ")");
+  }
+  return impl_->vocab.tokens[id];
+}
+
+TokenType Tokenizer::type(int32_t id) const {
+  token(id);  // range check
+  return static_cast<TokenType>(impl_->vocab.types[id]);
+}
+
+int32_t Tokenizer::size() const {
+  return static_cast<int32_t>(impl_->vocab.tokens.size());
+}
+std::optional<int32_t> Tokenizer::bos_id() const {
+  return impl_->vocab.bos;
+}
+std::optional<int32_t> Tokenizer::eos_id() const {
+  return impl_->vocab.eos;
+}
+std::optional<int32_t> Tokenizer::pad_id() const {
+  return impl_->vocab.pad;
+}
+std::optional<int32_t> Tokenizer::mask_id() const {
+  return impl_->vocab.mask;
+}
+std::optional<int32_t> Tokenizer::unk_id() const {
+  return impl_->vocab.unk;
+}
+std::optional<int32_t> Tokenizer::eot_id() const {
+  return impl_->vocab.eot;
+}
+bool Tokenizer::add_bos() const {
+  return impl_->vocab.add_bos;
+}
+const std::string& Tokenizer::pre() const {
+  return impl_->vocab.pre;
+}
+const std::string& Tokenizer::chat_template() const {
+  return impl_->vocab.chat_template;
+}
+
+}  // namespace meadow

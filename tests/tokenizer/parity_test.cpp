@@ -1,0 +1,80 @@
+// Our ids against the reference JavaScript tokenizer (@lenml/tokenizers with Qwen's
+// tokenizer.json), run live on tests/tokenizer/corpus.json.
+#include <gtest/gtest.h>
+#include <unicode/normalizer2.h>
+#include <unicode/unistr.h>
+
+#include <sstream>
+
+#include "meadow/tokenizer.hpp"
+#include "qwen_reference.hpp"
+
+namespace meadow {
+namespace {
+
+std::string ids_text(const std::vector<int32_t>& ids) {
+  std::ostringstream os;
+  for (size_t i = 0; i < ids.size(); ++i) os << (i ? "," : "") << ids[i];
+  return os.str();
+}
+
+std::string icu_nfc(const std::string& s) {
+  UErrorCode st = U_ZERO_ERROR;
+  const icu::Normalizer2* n = icu::Normalizer2::getNFCInstance(st);
+  icu::UnicodeString u = n->normalize(icu::UnicodeString::fromUTF8(s), st);
+  std::string out;
+  u.toUTF8String(out);
+  return out;
+}
+
+class QwenParity : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (test::reference_missing()) return;
+    tok_ = std::make_unique<Tokenizer>(Tokenizer::from_vocab(test::load_qwen_vocab()));
+    corpus_ = test::load_corpus();
+  }
+  static void TearDownTestSuite() { tok_.reset(); }
+  void SetUp() override {
+    if (auto why = test::reference_missing()) GTEST_SKIP() << *why;
+  }
+  static std::unique_ptr<Tokenizer> tok_;
+  static std::vector<std::string> corpus_;
+};
+std::unique_ptr<Tokenizer> QwenParity::tok_;
+std::vector<std::string> QwenParity::corpus_;
+
+TEST_F(QwenParity, CorpusIdsIdenticalToJavaScriptReference) {
+  ASSERT_GE(corpus_.size(), 500u);
+  auto expected = test::reference_ids(test::corpus_path());
+  ASSERT_EQ(expected.size(), corpus_.size());
+  size_t mismatches = 0;
+  for (size_t i = 0; i < corpus_.size(); ++i) {
+    auto got = tok_->encode(corpus_[i]);
+    if (got != expected[i]) {
+      if (++mismatches <= 10) {
+        ADD_FAILURE() << "string " << i << " \"" << corpus_[i] << "\"\n  ours: " << ids_text(got)
+                      << "\n  js:   " << ids_text(expected[i]);
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << "of " << corpus_.size() << " strings";
+}
+
+TEST_F(QwenParity, DecodeInvertsEncodeUpToNfc) {
+  for (const auto& s : corpus_) {
+    EXPECT_EQ(tok_->decode(tok_->encode(s)), icu_nfc(s)) << s;
+  }
+}
+
+TEST_F(QwenParity, VocabularyFacts) {
+  EXPECT_EQ(tok_->size(), 151669);
+  EXPECT_EQ(tok_->find("<|im_start|>"), 151644);
+  EXPECT_EQ(tok_->type(151644), TokenType::control);
+  EXPECT_EQ(tok_->type(*tok_->find("<think>")), TokenType::user_defined);
+  EXPECT_EQ(tok_->eos_id(), tok_->find("<|im_end|>"));
+  EXPECT_EQ(tok_->chat_template_name(), "chatml");
+}
+
+}  // namespace
+}  // namespace meadow
