@@ -1,9 +1,11 @@
 // Elementwise float32 vector kernels (attention accumulation, SwiGLU), dispatched at run time.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tensor/simd_vec.cpp"
-#include "hwy/contrib/math/math-inl.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+
+// Per-target header: must come after foreach_target.h / highway.h.
+#include "hwy/contrib/math/math-inl.h"
 
 #include <cmath>
 
