@@ -30,12 +30,17 @@ class Cursor {
 
   [[noreturn]] void fail(const std::string& problem) const { throw Error(path_ + ": " + problem); }
 
+  // Fails with "PATH: truncated: CONTEXT: problem".
+  [[noreturn]] void fail_truncated(const std::string& problem) const {
+    fail("truncated: " + (context_.empty() ? problem : context_ + ": " + problem));
+  }
+
   // Fails with a "truncated" message unless n more bytes exist; returns them and advances.
   const uint8_t* take(uint64_t n, const char* what) {
     if (n > remaining()) {
-      fail("truncated: " + context_ + (context_.empty() ? "" : ": ") + what + " at byte " +
-           std::to_string(pos_) + " needs " + std::to_string(n) + " bytes but the file has " +
-           std::to_string(size_) + " bytes");
+      fail_truncated(std::string(what) + " at byte " + std::to_string(pos_) + " needs " +
+                     std::to_string(n) + " bytes but the file has " + std::to_string(size_) +
+                     " bytes");
     }
     const uint8_t* p = base_ + pos_;
     pos_ += n;

@@ -81,10 +81,10 @@ Value read_array(Cursor& c, int depth) {
                              : elem == ValueType::ARRAY ? 12
                                                         : scalar_bytes(elem);
   if (count > c.remaining() / min_bytes) {
-    c.fail_here("truncated: array of " + std::to_string(count) + " " + value_type_name(elem) +
-                " items needs at least " + std::to_string(min_bytes) + " bytes each at byte " +
-                std::to_string(c.pos()) + " but the file has " + std::to_string(c.size()) +
-                " bytes");
+    c.fail_truncated("array of " + std::to_string(count) + " " + value_type_name(elem) +
+                     " items needs at least " + std::to_string(min_bytes) + " bytes each at byte " +
+                     std::to_string(c.pos()) + " but the file has " + std::to_string(c.size()) +
+                     " bytes");
   }
   if (count > kMaxArrayItems) {
     c.fail_here("array of " + std::to_string(count) + " items exceeds the limit of " +
