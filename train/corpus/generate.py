@@ -33,6 +33,7 @@ class Example:
     answers: list[str]  # one letter per suffix
     kind: str
     chat: bool
+    option_letters: list[str]  # the table's letters (the runtime restricts logits to these)
 
     def text(self) -> str:
         """Flat text (prefix, then each suffix with its answer), e.g. for tokenizer training."""
@@ -61,7 +62,7 @@ def make_example(rng: random.Random, st: Stage, filt: heldout.HeldOut | None = N
             answers.append(letter)
     chat = rng.random() < st.chat
     prefix, suffixes = layout.render(rng, table, sits, chat)
-    return Example(prefix, suffixes, answers, table.kind, chat)
+    return Example(prefix, suffixes, answers, table.kind, chat, [o.letter for o in table.options])
 
 
 def example(seed: int, stage: int, index: int) -> Example:

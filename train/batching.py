@@ -1,0 +1,80 @@
+"""Packing examples into training tensors with the prefix-cache attention pattern.
+
+One row = one rule table: prefix ids (segment 0, positions 0..P-1), then for each situation
+its suffix ids followed by an answer slot of k <|mask|> tokens (segment s, positions
+restarting at P). The slot's targets are (letter, <|im_end|>, <|endoftext|>)[:k]; k is drawn
+from 1..3 so the model answers for any slot length the runtime picks.
+"""
+from __future__ import annotations
+
+import random
+
+import torch
+
+from tokenizer.bpe import Tokenizer
+
+LETTERS = "ABCDEF"
+
+
+class Packer:
+    def __init__(self, tok: Tokenizer, max_len: int = 256, aux_mask: float = 0.0):
+        self.tok, self.max_len, self.aux_mask = tok, max_len, aux_mask
+        self.letter_ids = [tok.encode(L)[0] for L in LETTERS]
+        assert all(len(tok.encode(L)) == 1 for L in LETTERS)
+
+    def row(self, ex, rng: random.Random):
+        """-> (ids, pos, seg, targets [(position, token id, is_letter, unused, letter index)])"""
+        tok = self.tok
+        ids = tok.encode(ex.prefix)
+        P = len(ids)
+        pos = list(range(P))
+        seg = [0] * P
+        targets = []
+        for s, (suffix, ans) in enumerate(zip(ex.suffixes, ex.answers), start=1):
+            sids = tok.encode(suffix)
+            k = rng.randint(1, 3)
+            want = [tok.encode(ans)[0], tok.im_end, tok.eot][:k]
+            if len(ids) + len(sids) + k > self.max_len:
+                break
+            start = len(ids)
+            # optional extra masked-diffusion targets inside the situation text
+            if self.aux_mask > 0:
+                for j in range(1, len(sids)):
+                    if rng.random() < self.aux_mask:
+                        targets.append((start + j, sids[j], False, 0, -1))
+                        sids = sids[:j] + [tok.mask] + sids[j + 1:]
+            ids += sids + [tok.mask] * k
+            pos += list(range(P, P + len(sids) + k))
+            seg += [s] * (len(sids) + k)
+            for j, t in enumerate(want):
+                is_letter = j == 0
+                targets.append((start + len(sids) + j, t, is_letter, 0, LETTERS.index(ans) if is_letter else -1))
+        return ids, pos, seg, targets
+
+    def batch(self, examples, rng: random.Random):
+        rows = [self.row(ex, rng) for ex in examples]
+        T = max(len(r[0]) for r in rows)
+        B = len(rows)
+        ids = torch.full((B, T), self.tok.eot, dtype=torch.long)
+        pos = torch.zeros((B, T), dtype=torch.long)
+        seg = torch.full((B, T), -1, dtype=torch.long)
+        tb, tp, tt, letter_rows, letter_sets, letter_ans = [], [], [], [], [], []
+        for b, (i, p, s, targets) in enumerate(rows):
+            ids[b, : len(i)] = torch.tensor(i)
+            pos[b, : len(p)] = torch.tensor(p)
+            seg[b, : len(s)] = torch.tensor(s)
+            opts = examples[b].option_letters
+            for (position, t, is_letter, _, li) in targets:
+                if is_letter:
+                    letter_rows.append(len(tb))
+                    letter_sets.append([LETTERS.index(L) for L in opts])
+                    letter_ans.append(li)
+                tb.append(b)
+                tp.append(position - 1)  # Dream shift: token p is predicted at p-1
+                tt.append(t)
+        return {
+            "ids": ids, "pos": pos, "seg": seg,
+            "t_batch": torch.tensor(tb), "t_pos": torch.tensor(tp), "t_tok": torch.tensor(tt),
+            "letter_rows": torch.tensor(letter_rows), "letter_sets": letter_sets,
+            "letter_ans": torch.tensor(letter_ans),
+        }

@@ -1,0 +1,151 @@
+"""A small bidirectional transformer in the Qwen2 / Dream layout (the runtime's `dream` arch).
+
+Per layer: RMSNorm -> q/k/v (with biases) -> NeoX RoPE -> grouped-query attention under the
+prefix-cache mask -> output projection -> residual -> RMSNorm -> SwiGLU MLP -> residual.
+Final RMSNorm; output head tied to the embedding or separate. Dream convention: the logits
+of position i predict token i+1 (diffusion.shift_logits = true), so the answer token at
+position p is read from the hidden state at p-1.
+
+Attention pattern (what the runtime's prefix cache computes): every token carries a segment
+id; segment 0 is the constant prefix (system, rule, options) and attends only to itself;
+segment k >= 1 (one situation + its answer slot) attends to the prefix and to itself.
+Positions restart after the prefix for every segment, so a packed sequence of k situations
+gives exactly the logits of k separate cached decisions. Padding has segment -1.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+@dataclass
+class Config:
+    vocab: int = 4096
+    dim: int = 128
+    layers: int = 4
+    heads: int = 4
+    kv_heads: int = 2
+    ffn: int = 384
+    rope_theta: float = 10000.0
+    eps: float = 1e-6
+    context: int = 1024
+    tied: bool = True
+
+    @property
+    def head_dim(self) -> int:
+        return self.dim // self.heads
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim: int, eps: float):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def rope(x, pos, theta: float):
+    """NeoX-style rotary embedding: rotate the two halves of each head. x: [B,H,T,D], pos: [B,T]."""
+    d = x.shape[-1]
+    inv = theta ** (-torch.arange(0, d // 2, dtype=torch.float32, device=x.device) * 2.0 / d)
+    ang = pos.to(torch.float32)[:, None, :, None] * inv  # [B,1,T,D/2]
+    cos, sin = ang.cos(), ang.sin()
+    x1, x2 = x[..., : d // 2], x[..., d // 2:]
+    return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
+
+
+def attention_bias(seg):
+    """[B,1,T,T] additive mask: key j visible from query i iff seg[j] == 0 or seg[j] == seg[i]
+    (and j is not padding)."""
+    qi, kj = seg[:, :, None], seg[:, None, :]
+    ok = ((kj == 0) | (kj == qi)) & (kj >= 0)
+    ok = ok | torch.eye(seg.shape[1], dtype=torch.bool, device=seg.device)  # padding rows see themselves
+    return torch.zeros(ok.shape, dtype=torch.float32, device=seg.device).masked_fill(~ok, float("-inf"))[:, None]
+
+
+class Block(nn.Module):
+    def __init__(self, c: Config):
+        super().__init__()
+        self.c = c
+        hd = c.head_dim
+        self.attn_norm = RMSNorm(c.dim, c.eps)
+        self.q = nn.Linear(c.dim, c.heads * hd, bias=True)
+        self.k = nn.Linear(c.dim, c.kv_heads * hd, bias=True)
+        self.v = nn.Linear(c.dim, c.kv_heads * hd, bias=True)
+        self.o = nn.Linear(c.heads * hd, c.dim, bias=False)
+        self.ffn_norm = RMSNorm(c.dim, c.eps)
+        self.gate = nn.Linear(c.dim, c.ffn, bias=False)
+        self.up = nn.Linear(c.dim, c.ffn, bias=False)
+        self.down = nn.Linear(c.ffn, c.dim, bias=False)
+
+    def forward(self, x, pos, bias):
+        c = self.c
+        B, T, _ = x.shape
+        hd = c.head_dim
+        h = self.attn_norm(x)
+        q = self.q(h).view(B, T, c.heads, hd).transpose(1, 2)
+        k = self.k(h).view(B, T, c.kv_heads, hd).transpose(1, 2)
+        v = self.v(h).view(B, T, c.kv_heads, hd).transpose(1, 2)
+        q, k = rope(q, pos, c.rope_theta), rope(k, pos, c.rope_theta)
+        if c.kv_heads != c.heads:
+            rep = c.heads // c.kv_heads
+            k = k.repeat_interleave(rep, dim=1)
+            v = v.repeat_interleave(rep, dim=1)
+        att = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(hd)) + bias
+        y = torch.softmax(att, dim=-1) @ v
+        x = x + self.o(y.transpose(1, 2).reshape(B, T, c.heads * hd))
+        h = self.ffn_norm(x)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+class DreamModel(nn.Module):
+    def __init__(self, c: Config):
+        super().__init__()
+        self.c = c
+        self.embed = nn.Embedding(c.vocab, c.dim)
+        self.blocks = nn.ModuleList(Block(c) for _ in range(c.layers))
+        self.norm = RMSNorm(c.dim, c.eps)
+        self.out = None if c.tied else nn.Linear(c.dim, c.vocab, bias=False)
+        self.apply(self._init)
+        for b in self.blocks:  # scale residual writes down with depth (GPT-2 style)
+            nn.init.normal_(b.o.weight, std=0.02 / math.sqrt(2 * c.layers))
+            nn.init.normal_(b.down.weight, std=0.02 / math.sqrt(2 * c.layers))
+
+    @staticmethod
+    def _init(m):
+        if isinstance(m, nn.Linear):
+            nn.init.normal_(m.weight, std=0.02)
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Embedding):
+            nn.init.normal_(m.weight, std=0.02)
+
+    def hidden(self, tokens, pos, seg):
+        """Final-normed hidden states [B,T,dim]."""
+        x = self.embed(tokens)
+        bias = attention_bias(seg)
+        for b in self.blocks:
+            x = b(x, pos, bias)
+        return self.norm(x)
+
+    def head(self, h):
+        w = self.embed.weight if self.out is None else self.out.weight
+        return h @ w.t()
+
+    def logits(self, tokens, pos, seg):
+        """Shifted logits for every position, as the runtime reports them: row i predicts
+        token i (computed from hidden state i-1; row 0 repeats row 0's unshifted logits, as Dream does)."""
+        z = self.head(self.hidden(tokens, pos, seg))
+        return torch.cat([z[:, :1], z[:, :-1]], dim=1)
+
+    def n_params(self) -> int:
+        return sum(p.numel() for p in self.parameters())

@@ -1,0 +1,184 @@
+"""Train the embedded mind: masked-diffusion on the answer slot, curriculum, checkpoint/resume.
+
+    OPENBLAS_CORETYPE=SkylakeX python3 train/train.py --run train/runs/probe --minutes 10 \
+        --dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3
+
+Reproducible: the model init comes from torch.manual_seed(seed); example i of stage s is
+corpus.generate.example(seed, s, i); per-step choices use random.Random(f"{seed}:step:{n}").
+So a run resumed from its checkpoint (same --run dir, automatic) continues the same stream.
+Curriculum: start at --stage; when the eval accuracy on fresh tables of the current stage
+reaches --promote, move to the next stage; --mix-prev of each batch replays earlier stages.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+from batching import Packer  # noqa: E402
+from corpus.curriculum import STAGES  # noqa: E402
+from corpus.generate import example  # noqa: E402
+from model import Config, DreamModel  # noqa: E402
+from tokenizer.bpe import Tokenizer  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
+
+
+def parse(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--run", required=True, help="run directory (checkpoint, log); resumes if it holds one")
+    ap.add_argument("--tokenizer", default=os.path.join(HERE, "tokenizer", "vocab.json"))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--dim", type=int, default=64)
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--kv-heads", type=int, default=2)
+    ap.add_argument("--ffn", type=int, default=192)
+    ap.add_argument("--untied", action="store_true")
+    ap.add_argument("--batch", type=int, default=16, help="rule tables per step (each packs several situations)")
+    ap.add_argument("--max-len", type=int, default=256)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--wd", type=float, default=0.01)
+    ap.add_argument("--aux-mask", type=float, default=0.0, help="also mask this share of situation tokens")
+    ap.add_argument("--stage", type=int, default=0, help="starting curriculum stage")
+    ap.add_argument("--max-stage", type=int, default=len(STAGES) - 1)
+    ap.add_argument("--promote", type=float, default=0.9, help="eval accuracy that moves to the next stage")
+    ap.add_argument("--mix-prev", type=float, default=0.2)
+    ap.add_argument("--steps", type=int, default=10**9)
+    ap.add_argument("--minutes", type=float, default=1e9, help="stop after this wall time (this invocation)")
+    ap.add_argument("--eval-every", type=int, default=250)
+    ap.add_argument("--eval-tables", type=int, default=150)
+    ap.add_argument("--ckpt-every", type=int, default=500)
+    ap.add_argument("--threads", type=int, default=1)
+    return ap.parse_args(argv)
+
+
+def letter_accuracy(logits_rows, letter_ids, sets, answers):
+    """Accuracy of argmax restricted to each table's option letters (what the runtime reads)."""
+    z = logits_rows[:, letter_ids]  # [N, 6]
+    allowed = torch.full_like(z, float("-inf"))
+    for r, s in enumerate(sets):
+        allowed[r, s] = 0.0
+    return ((z + allowed).argmax(-1) == answers).float()
+
+
+def evaluate(model, packer, seed, stage, n_tables):
+    model.eval()
+    rng = random.Random(f"{seed}:eval:{stage}")
+    exs = [example(seed + EVAL_SEED_OFFSET, stage, i) for i in range(n_tables)]
+    hits, chance = [], []
+    with torch.no_grad():
+        for i in range(0, n_tables, 32):
+            chunk = exs[i:i + 32]
+            b = packer.batch(chunk, rng)
+            h = model.hidden(b["ids"], b["pos"], b["seg"])
+            rows = b["letter_rows"]
+            hz = h[b["t_batch"][rows], b["t_pos"][rows]]
+            hits.append(letter_accuracy(model.head(hz), packer.letter_ids, b["letter_sets"], b["letter_ans"]))
+            chance += [1.0 / len(s) for s in b["letter_sets"]]
+    model.train()
+    return torch.cat(hits).mean().item(), sum(chance) / len(chance)
+
+
+def save(path, state):
+    tmp = path + ".tmp"
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def main(argv=None) -> int:
+    a = parse(argv)
+    torch.set_num_threads(a.threads)
+    os.makedirs(a.run, exist_ok=True)
+    ckpt_path = os.path.join(a.run, "ckpt.pt")
+    tok = Tokenizer.load(a.tokenizer)
+    packer = Packer(tok, a.max_len, a.aux_mask)
+
+    if os.path.exists(ckpt_path):
+        st = torch.load(ckpt_path)
+        cfg = Config(**st["config"])
+        a.seed = st["seed"]
+        print(f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}", flush=True)
+    else:
+        st = None
+        cfg = Config(vocab=len(tok), dim=a.dim, layers=a.layers, heads=a.heads, kv_heads=a.kv_heads,
+                     ffn=a.ffn, tied=not a.untied)
+    torch.manual_seed(a.seed)
+    model = DreamModel(cfg)
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
+    step, stage, counters = 0, a.stage, {}
+    if st:
+        model.load_state_dict(st["model"])
+        opt.load_state_dict(st["opt"])
+        step, stage, counters = st["step"], st["stage"], st["counters"]
+    with open(os.path.join(a.run, "config.json"), "w") as f:
+        json.dump({"config": cfg.to_dict(), "args": vars(a), "tokenizer": os.path.abspath(a.tokenizer)}, f, indent=1)
+    log = open(os.path.join(a.run, "log.jsonl"), "a")
+    print(f"model: {model.n_params()} params {cfg.to_dict()}", flush=True)
+
+    def state():
+        return {"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "stage": stage,
+                "counters": counters, "config": cfg.to_dict(), "seed": a.seed,
+                "tokenizer": os.path.abspath(a.tokenizer)}
+
+    t0 = time.time()
+    t_last, steps_last = t0, step
+    losses, accs = [], []
+    while step < a.steps and time.time() - t0 < a.minutes * 60:
+        rng = random.Random(f"{a.seed}:step:{step}")
+        exs = []
+        for _ in range(a.batch):
+            s = stage if stage == 0 or rng.random() >= a.mix_prev else rng.randrange(stage)
+            idx = counters.get(str(s), 0)
+            counters[str(s)] = idx + 1
+            exs.append(example(a.seed, s, idx))
+        b = packer.batch(exs, rng)
+        lr = a.lr * min(1.0, (step + 1) / a.warmup)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        h = model.hidden(b["ids"], b["pos"], b["seg"])
+        z = model.head(h[b["t_batch"], b["t_pos"]])
+        loss = F.cross_entropy(z, b["t_tok"])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        rows = b["letter_rows"]
+        with torch.no_grad():
+            accs.append(letter_accuracy(z[rows].detach(), packer.letter_ids, b["letter_sets"], b["letter_ans"]).mean().item())
+        losses.append(loss.item())
+
+        if step % a.eval_every == 0:
+            acc, chance = evaluate(model, packer, a.seed, stage, a.eval_tables)
+            now = time.time()
+            rec = {"step": step, "stage": stage, "loss": sum(losses) / len(losses), "train_acc": sum(accs) / len(accs),
+                   "eval_acc": acc, "chance": chance, "steps_per_s": (step - steps_last) / (now - t_last),
+                   "minutes": (now - t0) / 60, "seq_len": b["ids"].shape[1]}
+            print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in rec.items()}), flush=True)
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+            losses, accs = [], []
+            t_last, steps_last = time.time(), step
+            if acc >= a.promote and stage < a.max_stage:
+                stage += 1
+                print(f"promoted to stage {stage}", flush=True)
+        if step % a.ckpt_every == 0:
+            save(ckpt_path, state())
+    save(ckpt_path, state())
+    print(f"stopped at step {step}, stage {stage}; checkpoint {ckpt_path}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
