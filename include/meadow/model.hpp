@@ -1,0 +1,138 @@
+// The transformer runtime: loads `dream`, `llada` (bidirectional, masked diffusion) and
+// `qwen2`, `llama` (causal) GGUF models with llama.cpp's key and tensor names and runs
+// batched forward passes on the CPU, returning only the logits asked for.
+//
+// Weights are read in place from the memory-mapped file (never copied or dequantized as a
+// whole); only 1-D tensors (norm weights, biases) are decoded into small float vectors.
+//
+// Positions. Every position in this API is an index into the FULL token sequence of one
+// request: prefix + suffix for cached runs. Logits row r is the model's output at token r.
+// Dream-family models are trained with shifted logits (row r predicts token r+1), so to read
+// the prediction for the token at position p use `logits_row_for(p)`.
+//
+// Prefix cache and attention masks. `encode_prefix` runs the prefix on its own and keeps each
+// layer's K and V; `run_cached` then runs suffixes against it. That changes nothing for causal
+// archs (a prefix token never sees later tokens anyway): cached == uncached. For
+// bidirectional archs it means the PREFIX ATTENDS ONLY TO ITSELF, while suffix tokens attend
+// to prefix + suffix. That is a different mask from the model's natural full attention, so:
+//   - `run(batch, opts, Mask::Prefix, P)` computes exactly that block mask in one uncached
+//     pass (it must equal the cached run; tests check it against a NumPy reference), and
+//   - `run(batch, opts)` (Mask::Natural) is the plain full-bidirectional pass, for measuring
+//     how far the cached answer is from the exact one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "meadow/gguf.hpp"
+
+namespace meadow::model {
+
+enum class Arch { Dream, Llada, Qwen2, Llama };
+const char* arch_name(Arch a);
+
+struct Config {
+  Arch arch = Arch::Llama;
+  int64_t n_embd = 0;          // {arch}.embedding_length
+  int64_t n_layer = 0;         // {arch}.block_count
+  int64_t n_head = 0;          // {arch}.attention.head_count
+  int64_t n_head_kv = 0;       // {arch}.attention.head_count_kv (defaults to n_head)
+  int64_t head_dim = 0;        // {arch}.attention.key_length, else n_embd / n_head
+  int64_t n_ff = 0;            // {arch}.feed_forward_length
+  int64_t n_vocab = 0;         // rows of token_embd.weight
+  int64_t n_ctx = 0;           // {arch}.context_length
+  float rope_base = 10000.0f;  // {arch}.rope.freq_base
+  float norm_eps = 1e-6f;      // {arch}.attention.layer_norm_rms_epsilon
+  bool causal = true;          // false for dream / llada ({arch}.attention.causal)
+  bool shift_logits = false;   // dream: row i predicts token i+1 (diffusion.shift_logits)
+  bool tied_output = false;    // no output.weight: token_embd.weight is reused
+  bool qkv_bias = false;       // attn_q/k/v.bias present
+  int32_t mask_id = -1;        // tokenizer.ggml.mask_token_id; -1 when absent
+};
+
+// Reads and validates the hyper-parameters and the tensor table (names, shapes, types).
+// Throws meadow::Error "PATH: problem" (unknown architecture, missing key or tensor, wrong
+// shape).
+Config read_config(const gguf::File& file);
+
+// Attention pattern of an uncached run.
+enum class Mask {
+  Natural,  // the architecture's own: causal (qwen2, llama) or full (dream, llada)
+  Prefix,   // bidirectional archs: tokens [0, prefix_len) see only each other, later tokens
+            // see everything — what a prefix-cached run computes. Causal archs: = Natural.
+};
+
+// One request of a batch.
+struct Sequence {
+  std::vector<int32_t> tokens;     // token ids (the suffix only, in a cached run)
+  std::vector<int64_t> positions;  // logits rows to return, indices into the full sequence
+};
+
+struct RunOptions {
+  int threads = 1;
+  // Empty: every vocabulary row. Otherwise only these vocabulary rows, in this order (e.g.
+  // the option letters' token ids); the logits matrix then has vocab_rows.size() columns.
+  std::vector<int32_t> vocab_rows;
+};
+
+// Logits of one request: rows = positions.size(), cols = vocabulary (or vocab_rows) size.
+struct Logits {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  std::vector<float> data;
+  const float* row(int64_t i) const { return data.data() + i * cols; }
+};
+
+// K/V of an encoded prefix, per layer, after RoPE. Made by Model::encode_prefix.
+struct PrefixCache {
+  std::vector<int32_t> tokens;
+  std::vector<std::vector<float>> k;  // [layer][n_tokens * n_head_kv * head_dim]
+  std::vector<std::vector<float>> v;
+  int64_t size() const { return static_cast<int64_t>(tokens.size()); }
+};
+
+struct LayerWeights;  // private (src/model/weights.hpp)
+struct ModelWeights;
+
+class Model {
+ public:
+  // Opens (mmaps) and validates the file. Throws meadow::Error naming the file and problem.
+  static Model load(const std::string& path);
+  explicit Model(gguf::File file);
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  ~Model();
+
+  const Config& config() const { return cfg_; }
+  const gguf::File& file() const { return *file_; }
+
+  // Row of the logits to read for the prediction of the token at position p: p - 1 for
+  // shifted (dream) models (row 0 for p = 0, as Dream does), p otherwise.
+  int64_t logits_row_for(int64_t p) const;
+
+  // Uncached forward of every sequence of the batch (their tokens share each matmul).
+  // With Mask::Prefix, prefix_len applies to every sequence.
+  std::vector<Logits> run(const std::vector<Sequence>& batch, const RunOptions& opts,
+                          Mask mask = Mask::Natural, int64_t prefix_len = 0) const;
+
+  // Runs the prefix alone (natural mask within it) and keeps every layer's K/V.
+  PrefixCache encode_prefix(std::span<const int32_t> tokens, int threads = 1) const;
+
+  // Runs each suffix after the cached prefix. Positions are indices into prefix + suffix
+  // and must be >= prefix size (the prefix's own logits are not kept).
+  std::vector<Logits> run_cached(const PrefixCache& prefix, const std::vector<Sequence>& batch,
+                                 const RunOptions& opts) const;
+
+ private:
+  std::unique_ptr<gguf::File> file_;
+  Config cfg_;
+  std::unique_ptr<ModelWeights> w_;
+};
+
+// Number of weights (elements of every tensor) in the file.
+uint64_t parameter_count(const gguf::File& file);
+
+}  // namespace meadow::model

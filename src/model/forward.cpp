@@ -1,0 +1,127 @@
+#include "model/forward.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "tensor/ops.hpp"
+
+namespace meadow::model {
+namespace {
+
+using tensor::AttnMask;
+
+// Scratch activations of one pass, sized for n tokens.
+struct Buffers {
+  std::vector<float> x, h, q, k, v, att, gate, up, kcat, vcat;
+  std::vector<int32_t> pos;
+};
+
+// Attention of one segment for one layer. q/k/v rows of the segment are contiguous.
+void attend(const Config& c, const PassSpec& spec, int64_t layer, const float* q, const float* k,
+            const float* v, int64_t n, float* out, Buffers& b) {
+  const int64_t kvd = c.n_head_kv * c.head_dim, qd = c.n_head * c.head_dim;
+  const tensor::Threads th{spec.threads};
+  const AttnMask natural = c.causal ? AttnMask::Causal : AttnMask::Full;
+  if (spec.prefix) {
+    // Keys = cached prefix K/V followed by this segment's own.
+    const int64_t p = spec.prefix->size();
+    const auto& pk = spec.prefix->k[size_t(layer)];
+    const auto& pv = spec.prefix->v[size_t(layer)];
+    b.kcat.resize(size_t((p + n) * kvd));
+    b.vcat.resize(size_t((p + n) * kvd));
+    std::copy(pk.begin(), pk.end(), b.kcat.begin());
+    std::copy(pv.begin(), pv.end(), b.vcat.begin());
+    std::memcpy(b.kcat.data() + p * kvd, k, size_t(n * kvd) * sizeof(float));
+    std::memcpy(b.vcat.data() + p * kvd, v, size_t(n * kvd) * sizeof(float));
+    tensor::attention(q, n, p, b.kcat.data(), b.vcat.data(), p + n, c.n_head, c.n_head_kv,
+                      c.head_dim, natural, out, th);
+    return;
+  }
+  if (!c.causal && spec.block > 0 && spec.block < n) {
+    // Block mask: the first `block` rows see only themselves, the rest see everything.
+    const int64_t p = spec.block;
+    tensor::attention(q, p, 0, k, v, p, c.n_head, c.n_head_kv, c.head_dim, AttnMask::Full, out, th);
+    tensor::attention(q + p * qd, n - p, p, k, v, n, c.n_head, c.n_head_kv, c.head_dim,
+                      AttnMask::Full, out + p * qd, th);
+    return;
+  }
+  tensor::attention(q, n, 0, k, v, n, c.n_head, c.n_head_kv, c.head_dim, natural, out, th);
+}
+
+}  // namespace
+
+std::vector<float> run_layers(const Config& c, const ModelWeights& w,
+                              std::span<const int32_t> tokens, std::span<const Segment> segs,
+                              const PassSpec& spec) {
+  const int64_t n = int64_t(tokens.size()), e = c.n_embd;
+  const int64_t qd = c.n_head * c.head_dim, kvd = c.n_head_kv * c.head_dim;
+  const tensor::Threads th{spec.threads};
+  const auto style = (c.arch == Arch::Dream || c.arch == Arch::Qwen2) ? tensor::RopeStyle::Neox
+                                                                      : tensor::RopeStyle::Normal;
+  Buffers b;
+  b.x.resize(size_t(n * e));
+  b.h.resize(size_t(n * e));
+  b.q.resize(size_t(n * qd));
+  b.att.resize(size_t(n * qd));
+  b.k.resize(size_t(n * kvd));
+  b.v.resize(size_t(n * kvd));
+  b.gate.resize(size_t(n * c.n_ff));
+  b.up.resize(size_t(n * c.n_ff));
+  b.pos.resize(size_t(n));
+  const int64_t pos0 = spec.prefix ? spec.prefix->size() : 0;
+  for (const Segment& s : segs)
+    for (int64_t i = 0; i < s.len; ++i) b.pos[size_t(s.start + i)] = int32_t(pos0 + i);
+  for (int64_t t = 0; t < n; ++t)
+    tensor::dequantize_row(w.token_embd, tokens[size_t(t)], b.x.data() + t * e);
+  if (spec.capture) {
+    spec.capture->k.assign(size_t(c.n_layer), {});
+    spec.capture->v.assign(size_t(c.n_layer), {});
+  }
+
+  for (int64_t l = 0; l < c.n_layer; ++l) {
+    const LayerWeights& lw = w.layers[size_t(l)];
+    // Attention block.
+    tensor::rmsnorm(b.x.data(), lw.attn_norm.data(), b.h.data(), n, e, c.norm_eps);
+    tensor::matmul(lw.wq, b.h.data(), n, b.q.data(), th);
+    tensor::matmul(lw.wk, b.h.data(), n, b.k.data(), th);
+    tensor::matmul(lw.wv, b.h.data(), n, b.v.data(), th);
+    if (c.qkv_bias) {
+      tensor::add_bias(b.q.data(), lw.bq.data(), n, qd);
+      tensor::add_bias(b.k.data(), lw.bk.data(), n, kvd);
+      tensor::add_bias(b.v.data(), lw.bv.data(), n, kvd);
+    }
+    tensor::rope(b.q.data(), n, c.n_head, c.head_dim, b.pos.data(), c.rope_base, style);
+    tensor::rope(b.k.data(), n, c.n_head_kv, c.head_dim, b.pos.data(), c.rope_base, style);
+    if (spec.capture) {
+      spec.capture->k[size_t(l)] = b.k;
+      spec.capture->v[size_t(l)] = b.v;
+    }
+    for (const Segment& s : segs)
+      attend(c, spec, l, b.q.data() + s.start * qd, b.k.data() + s.start * kvd,
+             b.v.data() + s.start * kvd, s.len, b.att.data() + s.start * qd, b);
+    tensor::matmul(lw.wo, b.att.data(), n, b.h.data(), th);
+    for (size_t i = 0; i < b.x.size(); ++i) b.x[i] += b.h[i];
+
+    // Feed-forward block: down(silu(gate(h)) * up(h)).
+    tensor::rmsnorm(b.x.data(), lw.ffn_norm.data(), b.h.data(), n, e, c.norm_eps);
+    tensor::matmul(lw.gate, b.h.data(), n, b.gate.data(), th);
+    tensor::matmul(lw.up, b.h.data(), n, b.up.data(), th);
+    tensor::swiglu(b.gate.data(), b.up.data(), b.gate.data(), n * c.n_ff);
+    tensor::matmul(lw.down, b.gate.data(), n, b.h.data(), th);
+    for (size_t i = 0; i < b.x.size(); ++i) b.x[i] += b.h[i];
+  }
+  return std::move(b.x);
+}
+
+void output_logits(const Config& c, const ModelWeights& w, const float* hidden, int64_t n,
+                   const std::vector<int32_t>& vocab_rows, float* out, int threads) {
+  std::vector<float> h(size_t(n * c.n_embd));
+  tensor::rmsnorm(hidden, w.output_norm.data(), h.data(), n, c.n_embd, c.norm_eps);
+  if (vocab_rows.empty())
+    tensor::matmul(w.output, h.data(), n, out, tensor::Threads{threads});
+  else
+    tensor::matmul_rows(w.output, vocab_rows.data(), int64_t(vocab_rows.size()), h.data(), n, out,
+                        tensor::Threads{threads});
+}
+
+}  // namespace meadow::model

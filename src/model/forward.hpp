@@ -1,0 +1,38 @@
+// The transformer layers over a batch of token sequences laid end to end: every matmul
+// sees all the batch's tokens at once (weights are read once per batch), attention runs
+// per sequence.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "meadow/model.hpp"
+#include "model/weights.hpp"
+
+namespace meadow::model {
+
+// One sequence's slice of the batch.
+struct Segment {
+  int64_t start = 0;  // first row in the concatenated batch
+  int64_t len = 0;    // number of tokens
+};
+
+struct PassSpec {
+  const PrefixCache* prefix = nullptr;  // cached run: every segment follows this prefix
+  int64_t block = 0;  // >0, bidirectional: rows [0, block) of a segment see only themselves
+  PrefixCache* capture = nullptr;  // keep each layer's K/V (single-segment prefix encoding)
+  int threads = 1;
+};
+
+// Embeds the tokens and runs every layer; returns the residual stream [n_tokens, n_embd].
+std::vector<float> run_layers(const Config& cfg, const ModelWeights& w,
+                              std::span<const int32_t> tokens, std::span<const Segment> segs,
+                              const PassSpec& spec);
+
+// Final norm and output projection of n hidden rows into out [n, cols] where cols is
+// n_vocab or vocab_rows.size().
+void output_logits(const Config& cfg, const ModelWeights& w, const float* hidden, int64_t n,
+                   const std::vector<int32_t>& vocab_rows, float* out, int threads);
+
+}  // namespace meadow::model

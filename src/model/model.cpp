@@ -1,0 +1,136 @@
+// Model: loading, request validation, and the three entry points (run, encode_prefix,
+// run_cached) over the shared layer pass.
+#include <string>
+
+#include "meadow/error.hpp"
+#include "meadow/model.hpp"
+#include "model/forward.hpp"
+#include "model/weights.hpp"
+
+namespace meadow::model {
+namespace {
+
+void check_tokens(const Config& c, std::span<const int32_t> tokens, const std::string& what) {
+  if (tokens.empty()) throw Error(what + " has no tokens");
+  for (int32_t t : tokens)
+    if (t < 0 || t >= c.n_vocab)
+      throw Error(what + ": token id " + std::to_string(t) + " is outside the vocabulary (" +
+                  std::to_string(c.n_vocab) + ")");
+}
+
+void check_length(const Config& c, int64_t n, const std::string& what) {
+  if (c.n_ctx > 0 && n > c.n_ctx)
+    throw Error(what + " has " + std::to_string(n) + " tokens, more than the context length " +
+                std::to_string(c.n_ctx));
+}
+
+void check_vocab_rows(const Config& c, const RunOptions& o) {
+  for (int32_t r : o.vocab_rows)
+    if (r < 0 || r >= c.n_vocab)
+      throw Error("vocabulary row " + std::to_string(r) + " is outside the vocabulary (" +
+                  std::to_string(c.n_vocab) + ")");
+  if (o.threads < 1) throw Error("threads must be at least 1");
+}
+
+// Lays the batch end to end and runs it; each request's asked positions (indices into
+// prefix + suffix, so offset by `pos0`) become logits rows.
+std::vector<Logits> run_batch(const Config& c, const ModelWeights& w,
+                              const std::vector<Sequence>& batch, const RunOptions& o,
+                              const PassSpec& spec) {
+  check_vocab_rows(c, o);
+  const int64_t pos0 = spec.prefix ? spec.prefix->size() : 0;
+  std::vector<int32_t> tokens;
+  std::vector<Segment> segs;
+  std::vector<int64_t> rows;  // rows of the concatenated stream to project
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const Sequence& s = batch[i];
+    const std::string what = "sequence " + std::to_string(i);
+    check_tokens(c, s.tokens, what);
+    const int64_t len = int64_t(s.tokens.size());
+    check_length(c, pos0 + len, what);
+    segs.push_back({int64_t(tokens.size()), len});
+    for (int64_t p : s.positions) {
+      if (p < pos0 || p >= pos0 + len)
+        throw Error(
+            what + ": position " + std::to_string(p) + " is outside [" + std::to_string(pos0) +
+            ", " + std::to_string(pos0 + len) + ")" +
+            (p < pos0 && pos0 > 0 ? " (positions in the cached prefix have no logits)" : ""));
+      rows.push_back(segs.back().start + (p - pos0));
+    }
+    tokens.insert(tokens.end(), s.tokens.begin(), s.tokens.end());
+  }
+  std::vector<Logits> out(batch.size());
+  if (batch.empty()) return out;
+  const std::vector<float> x = run_layers(c, w, tokens, segs, spec);
+
+  const int64_t cols = o.vocab_rows.empty() ? c.n_vocab : int64_t(o.vocab_rows.size());
+  const int64_t n_rows = int64_t(rows.size());
+  std::vector<float> hidden(size_t(n_rows * c.n_embd)), logits(size_t(n_rows * cols));
+  for (int64_t r = 0; r < n_rows; ++r)
+    std::copy_n(x.data() + rows[size_t(r)] * c.n_embd, c.n_embd, hidden.data() + r * c.n_embd);
+  if (n_rows > 0)
+    output_logits(c, w, hidden.data(), n_rows, o.vocab_rows, logits.data(), o.threads);
+  int64_t r = 0;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    Logits& l = out[i];
+    l.rows = int64_t(batch[i].positions.size());
+    l.cols = cols;
+    l.data.assign(logits.begin() + r * cols, logits.begin() + (r + l.rows) * cols);
+    r += l.rows;
+  }
+  return out;
+}
+
+}  // namespace
+
+Model Model::load(const std::string& path) {
+  return Model(gguf::File::open(path));
+}
+
+Model::Model(gguf::File file)
+    : file_(std::make_unique<gguf::File>(std::move(file))),
+      cfg_(read_config(*file_)),
+      w_(std::make_unique<ModelWeights>(bind_weights(*file_, cfg_))) {}
+
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+Model::~Model() = default;
+
+int64_t Model::logits_row_for(int64_t p) const {
+  return cfg_.shift_logits ? std::max<int64_t>(p - 1, 0) : p;
+}
+
+std::vector<Logits> Model::run(const std::vector<Sequence>& batch, const RunOptions& opts,
+                               Mask mask, int64_t prefix_len) const {
+  if (prefix_len < 0) throw Error("prefix length must not be negative");
+  PassSpec spec;
+  spec.threads = opts.threads;
+  spec.block = mask == Mask::Prefix ? prefix_len : 0;
+  return run_batch(cfg_, *w_, batch, opts, spec);
+}
+
+PrefixCache Model::encode_prefix(std::span<const int32_t> tokens, int threads) const {
+  check_tokens(cfg_, tokens, "prefix");
+  check_length(cfg_, int64_t(tokens.size()), "prefix");
+  if (threads < 1) throw Error("threads must be at least 1");
+  PrefixCache cache;
+  cache.tokens.assign(tokens.begin(), tokens.end());
+  PassSpec spec;
+  spec.threads = threads;
+  spec.capture = &cache;
+  const Segment seg{0, int64_t(tokens.size())};
+  run_layers(cfg_, *w_, tokens, std::span(&seg, 1), spec);
+  return cache;
+}
+
+std::vector<Logits> Model::run_cached(const PrefixCache& prefix, const std::vector<Sequence>& batch,
+                                      const RunOptions& opts) const {
+  if (prefix.k.size() != size_t(cfg_.n_layer) || prefix.v.size() != size_t(cfg_.n_layer))
+    throw Error("prefix cache does not belong to this model");
+  PassSpec spec;
+  spec.threads = opts.threads;
+  spec.prefix = &prefix;
+  return run_batch(cfg_, *w_, batch, opts, spec);
+}
+
+}  // namespace meadow::model

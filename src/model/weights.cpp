@@ -1,0 +1,69 @@
+#include "model/weights.hpp"
+
+#include <string>
+
+#include "meadow/error.hpp"
+
+namespace meadow::model {
+namespace {
+
+std::string shape_str(const std::vector<uint64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+const gguf::TensorInfo& checked(const gguf::File& f, const std::string& name,
+                                std::vector<uint64_t> want) {
+  const gguf::TensorInfo* t = f.find_tensor(name);
+  if (!t) throw Error(f.path() + ": missing tensor " + name);
+  if (t->dims != want)
+    throw Error(f.path() + ": tensor " + name + " has shape " + shape_str(t->dims) + ", expected " +
+                shape_str(want));
+  return *t;
+}
+
+tensor::Weights matrix(const gguf::File& f, const std::string& name, int64_t cols, int64_t rows) {
+  return tensor::weights_of(checked(f, name, {uint64_t(cols), uint64_t(rows)}));
+}
+
+std::vector<float> vec(const gguf::File& f, const std::string& name, int64_t n) {
+  const gguf::TensorInfo& t = checked(f, name, {uint64_t(n)});
+  if (n % gguf::block_elements(t.type) != 0)
+    throw Error(f.path() + ": tensor " + name + " has a block type its length does not fit");
+  std::vector<float> out(static_cast<size_t>(n));
+  gguf::dequantize(t.type, t.data, out.data(), n);
+  return out;
+}
+
+}  // namespace
+
+ModelWeights bind_weights(const gguf::File& f, const Config& c) {
+  const int64_t q_dim = c.n_head * c.head_dim, kv_dim = c.n_head_kv * c.head_dim;
+  ModelWeights w;
+  w.token_embd = matrix(f, "token_embd.weight", c.n_embd, c.n_vocab);
+  w.output = c.tied_output ? w.token_embd : matrix(f, "output.weight", c.n_embd, c.n_vocab);
+  w.output_norm = vec(f, "output_norm.weight", c.n_embd);
+  w.layers.resize(size_t(c.n_layer));
+  for (int64_t i = 0; i < c.n_layer; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    LayerWeights& l = w.layers[size_t(i)];
+    l.attn_norm = vec(f, b + "attn_norm.weight", c.n_embd);
+    l.wq = matrix(f, b + "attn_q.weight", c.n_embd, q_dim);
+    l.wk = matrix(f, b + "attn_k.weight", c.n_embd, kv_dim);
+    l.wv = matrix(f, b + "attn_v.weight", c.n_embd, kv_dim);
+    if (c.qkv_bias) {
+      l.bq = vec(f, b + "attn_q.bias", q_dim);
+      l.bk = vec(f, b + "attn_k.bias", kv_dim);
+      l.bv = vec(f, b + "attn_v.bias", kv_dim);
+    }
+    l.wo = matrix(f, b + "attn_output.weight", q_dim, c.n_embd);
+    l.ffn_norm = vec(f, b + "ffn_norm.weight", c.n_embd);
+    l.gate = matrix(f, b + "ffn_gate.weight", c.n_embd, c.n_ff);
+    l.up = matrix(f, b + "ffn_up.weight", c.n_embd, c.n_ff);
+    l.down = matrix(f, b + "ffn_down.weight", c.n_ff, c.n_embd);
+  }
+  return w;
+}
+
+}  // namespace meadow::model
