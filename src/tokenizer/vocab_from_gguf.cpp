@@ -1,4 +1,6 @@
 // Tokenizer::from_gguf: reads llama.cpp's tokenizer.* metadata keys into a Vocab.
+#include <cstdint>
+
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 #include "meadow/tokenizer.hpp"
@@ -6,27 +8,53 @@
 namespace meadow {
 namespace {
 
-std::vector<std::string> string_array(const gguf::File& f, std::string_view key) {
-  const gguf::Array& a = f.at(key).as_array();
-  if (a.type != gguf::ValueType::STRING) {
-    throw Error(std::string(key) + " must be an array of strings");
+// Runs a reader of one key, naming the key in its error.
+template <typename F>
+auto for_key(std::string_view key, F&& read) {
+  try {
+    return read();
+  } catch (const Error& e) {
+    throw Error("metadata key '" + std::string(key) + "': " + e.what());
   }
-  std::vector<std::string> out;
-  out.reserve(a.items.size());
-  for (const auto& v : a.items) out.push_back(v.as_string());
-  return out;
+}
+
+std::vector<std::string> string_array(const gguf::File& f, std::string_view key) {
+  const gguf::Value& v = f.at(key);
+  return for_key(key, [&] {
+    const gguf::Array& a = v.as_array();
+    if (a.type != gguf::ValueType::STRING) throw Error("expected an array of strings");
+    std::vector<std::string> out;
+    out.reserve(a.items.size());
+    for (const auto& item : a.items) out.push_back(item.as_string());
+    return out;
+  });
+}
+
+std::vector<int32_t> int_array(const gguf::File& f, std::string_view key) {
+  const gguf::Value& v = f.at(key);
+  return for_key(key, [&] {
+    std::vector<int32_t> out;
+    for (const auto& item : v.as_array().items) {
+      int64_t x = item.as_i64();
+      if (x < INT32_MIN || x > INT32_MAX)
+        throw Error("value " + std::to_string(x) + " out of range");
+      out.push_back(static_cast<int32_t>(x));
+    }
+    return out;
+  });
 }
 
 std::optional<int32_t> token_id(const gguf::File& f, std::string_view key) {
   const gguf::Value* v = f.find(key);
   if (!v) return std::nullopt;
-  int64_t id = v->type == gguf::ValueType::U32 || v->type == gguf::ValueType::U64
-                   ? static_cast<int64_t>(v->as_u64())
-                   : v->as_i64();
-  if (id < 0) return std::nullopt;  // -1: "no such token", as some converters write it
-  if (id > INT32_MAX)
-    throw Error(std::string(key) + " = " + std::to_string(id) + " is not a token id");
-  return static_cast<int32_t>(id);
+  return for_key(key, [&]() -> std::optional<int32_t> {
+    int64_t id = v->type == gguf::ValueType::U32 || v->type == gguf::ValueType::U64
+                     ? static_cast<int64_t>(std::min<uint64_t>(v->as_u64(), INT64_MAX))
+                     : v->as_i64();
+    if (id < 0) return std::nullopt;  // -1: "no such token", as some converters write it
+    if (id > INT32_MAX) throw Error(std::to_string(id) + " is not a token id");
+    return static_cast<int32_t>(id);
+  });
 }
 
 }  // namespace
@@ -39,18 +67,9 @@ Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
     if (f.find("tokenizer.ggml.merges")) {
       v.merges = string_array(f, "tokenizer.ggml.merges");
     } else if (v.model == "gpt2") {
-      throw Error("tokenizer.ggml.merges is missing");
+      throw Error("missing metadata key 'tokenizer.ggml.merges'");
     }
-    if (const gguf::Value* types = f.find("tokenizer.ggml.token_type")) {
-      const gguf::Array& a = types->as_array();
-      v.types.reserve(a.items.size());
-      for (const auto& t : a.items) {
-        int64_t x = t.as_i64();
-        if (x < INT32_MIN || x > INT32_MAX)
-          throw Error("tokenizer.ggml.token_type has value " + std::to_string(x));
-        v.types.push_back(static_cast<int32_t>(x));
-      }
-    }
+    if (f.find("tokenizer.ggml.token_type")) v.types = int_array(f, "tokenizer.ggml.token_type");
     v.pre = f.get_string("tokenizer.ggml.pre", "default");
     v.bos = token_id(f, "tokenizer.ggml.bos_token_id");
     v.eos = token_id(f, "tokenizer.ggml.eos_token_id");
@@ -62,7 +81,9 @@ Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
     v.chat_template = f.get_string("tokenizer.chat_template", "");
     return from_vocab(std::move(v));
   } catch (const Error& e) {
-    throw Error(f.path() + ": " + e.what());
+    std::string msg = e.what();
+    if (msg.rfind(f.path() + ": ", 0) == 0) throw;  // the reader already named the file
+    throw Error(f.path() + ": " + msg);
   }
 }
 

@@ -4,7 +4,13 @@
 #include <unicode/normalizer2.h>
 #include <unicode/unistr.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <sstream>
+
+#include "gguf/writer.hpp"
+#include "meadow/gguf.hpp"
 
 #include "meadow/tokenizer.hpp"
 #include "qwen_reference.hpp"
@@ -74,6 +80,39 @@ TEST_F(QwenParity, VocabularyFacts) {
   EXPECT_EQ(tok_->type(*tok_->find("<think>")), TokenType::user_defined);
   EXPECT_EQ(tok_->eos_id(), tok_->find("<|im_end|>"));
   EXPECT_EQ(tok_->chat_template_name(), "chatml");
+}
+
+// The same vocabulary stored as GGUF metadata (as llama.cpp's converter writes it) gives the
+// same ids through from_gguf.
+TEST_F(QwenParity, GgufFromTokenizerJsonGivesSameIds) {
+  Vocab v = test::load_qwen_vocab();
+  using namespace gguf;
+  Writer w;
+  w.add("general.architecture", make_string("qwen2"));
+  w.add("tokenizer.ggml.model", make_string("gpt2"));
+  w.add("tokenizer.ggml.pre", make_string("qwen2"));
+  w.add("tokenizer.ggml.tokens", make_strings(v.tokens));
+  w.add("tokenizer.ggml.merges", make_strings(v.merges));
+  w.add("tokenizer.ggml.token_type", make_i32s(v.types));
+  w.add("tokenizer.ggml.eos_token_id", make_u32(static_cast<uint32_t>(*v.eos)));
+  w.add("tokenizer.ggml.padding_token_id", make_u32(static_cast<uint32_t>(*v.pad)));
+  w.add("tokenizer.chat_template", make_string(v.chat_template));
+  std::string path =
+      std::string(MEADOW_BINARY_DIR) + "/qwen_vocab_" + std::to_string(getpid()) + ".gguf";
+  w.write(path);
+  struct Remove {
+    std::string p;
+    ~Remove() { std::filesystem::remove(p); }
+  } remove{path};
+  File file = File::open(path);
+  Tokenizer from_file = Tokenizer::from_gguf(file);
+  EXPECT_EQ(from_file.size(), tok_->size());
+  EXPECT_EQ(from_file.eos_id(), tok_->eos_id());
+  EXPECT_EQ(from_file.pad_id(), tok_->pad_id());
+  EXPECT_EQ(from_file.chat_template_name(), "chatml");
+  size_t differ = 0;
+  for (const auto& s : corpus_) differ += from_file.encode(s) != tok_->encode(s);
+  EXPECT_EQ(differ, 0u);
 }
 
 }  // namespace
