@@ -132,7 +132,7 @@ def main(argv=None) -> int:
                 "tokenizer": os.path.abspath(a.tokenizer)}
 
     t0 = time.time()
-    t_last, steps_last = t0, step
+    t_last, steps_last, cpu_last = t0, step, time.process_time()
     losses, accs = [], []
     while step < a.steps and time.time() - t0 < a.minutes * 60:
         rng = random.Random(f"{a.seed}:step:{step}")
@@ -164,12 +164,13 @@ def main(argv=None) -> int:
             now = time.time()
             rec = {"step": step, "stage": stage, "loss": sum(losses) / len(losses), "train_acc": sum(accs) / len(accs),
                    "eval_acc": acc, "chance": chance, "steps_per_s": (step - steps_last) / (now - t_last),
+                   "steps_per_cpu_s": (step - steps_last) / max(1e-9, time.process_time() - cpu_last),
                    "minutes": (now - t0) / 60, "seq_len": b["ids"].shape[1]}
             print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in rec.items()}), flush=True)
             log.write(json.dumps(rec) + "\n")
             log.flush()
             losses, accs = [], []
-            t_last, steps_last = time.time(), step
+            t_last, steps_last, cpu_last = time.time(), step, time.process_time()
             if acc >= a.promote and stage < a.max_stage:
                 stage += 1
                 print(f"promoted to stage {stage}", flush=True)

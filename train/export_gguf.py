@@ -1,0 +1,116 @@
+"""Export a training checkpoint as a GGUF v3 file of llama.cpp's `dream` architecture.
+
+    python3 train/export_gguf.py --ckpt train/runs/NAME/ckpt.pt --out models/meadow-nano.gguf [--type F32|F16|Q8_0]
+
+Uses the project's GGUF writer (tools/gguf_py, shared with tools/make_fixture.py) with
+llama.cpp's key and tensor names: dream.* hyper-parameters, diffusion.shift_logits = true,
+tokenizer.ggml.* (gpt2 model, qwen2 pre-tokenizer, tokens, token_type, merges, special ids
+including tokenizer.ggml.mask_token_id) and a ChatML chat template. Linear weights are
+stored as PyTorch keeps them ([out, in] row-major = ggml dims [in, out]); norms and biases
+stay F32 whatever --type says. A tied model writes no output.weight (the runtime reuses
+token_embd.weight).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from gguf_py import gguf_file as gf  # noqa: E402
+from gguf_py import vocab as gv  # noqa: E402
+from model import Config  # noqa: E402
+from tokenizer.bpe import Tokenizer  # noqa: E402
+
+ARCH = "dream"
+
+
+def tensors(state: dict, c: Config):
+    """[(gguf name, float32 array in PyTorch layout, keep-F32?)] in file order."""
+    g = lambda k: state[k].detach().to(torch.float32).cpu().numpy()
+    out = [("token_embd.weight", g("embed.weight"), False)]
+    for i in range(c.layers):
+        p, b = f"blocks.{i}.", f"blk.{i}."
+        out += [
+            (b + "attn_norm.weight", g(p + "attn_norm.weight"), True),
+            (b + "attn_q.weight", g(p + "q.weight"), False),
+            (b + "attn_k.weight", g(p + "k.weight"), False),
+            (b + "attn_v.weight", g(p + "v.weight"), False),
+            (b + "attn_q.bias", g(p + "q.bias"), True),
+            (b + "attn_k.bias", g(p + "k.bias"), True),
+            (b + "attn_v.bias", g(p + "v.bias"), True),
+            (b + "attn_output.weight", g(p + "o.weight"), False),
+            (b + "ffn_norm.weight", g(p + "ffn_norm.weight"), True),
+            (b + "ffn_gate.weight", g(p + "gate.weight"), False),
+            (b + "ffn_up.weight", g(p + "up.weight"), False),
+            (b + "ffn_down.weight", g(p + "down.weight"), False),
+        ]
+    out.append(("output_norm.weight", g("norm.weight"), True))
+    if not c.tied:
+        out.append(("output.weight", g("out.weight"), False))
+    return out
+
+
+def export(state: dict, c: Config, tok: Tokenizer, path: str, wtype: str = "F32", name: str = "meadow-nano") -> None:
+    w = gf.Writer(path)
+    w.add("general.architecture", gf.STRING, ARCH)
+    w.add("general.name", gf.STRING, name)
+    w.add("general.alignment", gf.U32, 32)
+    w.add(f"{ARCH}.context_length", gf.U32, c.context)
+    w.add(f"{ARCH}.embedding_length", gf.U32, c.dim)
+    w.add(f"{ARCH}.block_count", gf.U32, c.layers)
+    w.add(f"{ARCH}.feed_forward_length", gf.U32, c.ffn)
+    w.add(f"{ARCH}.attention.head_count", gf.U32, c.heads)
+    w.add(f"{ARCH}.attention.head_count_kv", gf.U32, c.kv_heads)
+    w.add(f"{ARCH}.rope.freq_base", gf.F32, c.rope_theta)
+    w.add(f"{ARCH}.rope.dimension_count", gf.U32, c.head_dim)
+    w.add(f"{ARCH}.attention.layer_norm_rms_epsilon", gf.F32, c.eps)
+    w.add(f"{ARCH}.vocab_size", gf.U32, len(tok))
+    w.add(f"{ARCH}.attention.causal", gf.BOOL, False)
+    w.add("diffusion.shift_logits", gf.BOOL, True)
+    w.add("tokenizer.ggml.model", gf.STRING, "gpt2")
+    w.add("tokenizer.ggml.pre", gf.STRING, "qwen2")
+    w.add("tokenizer.ggml.tokens", gf.ARRAY, (gf.STRING, tok.tokens))
+    w.add("tokenizer.ggml.token_type", gf.ARRAY, (gf.I32, tok.types))
+    w.add("tokenizer.ggml.merges", gf.ARRAY, (gf.STRING, [f"{a} {b}" for a, b in tok.merges]))
+    w.add("tokenizer.ggml.bos_token_id", gf.U32, tok.eot)
+    w.add("tokenizer.ggml.eos_token_id", gf.U32, tok.im_end)
+    w.add("tokenizer.ggml.padding_token_id", gf.U32, tok.eot)
+    w.add("tokenizer.ggml.mask_token_id", gf.U32, tok.mask)
+    w.add("tokenizer.ggml.add_bos_token", gf.BOOL, False)
+    w.add("tokenizer.chat_template", gf.STRING, gv.CHATML)
+    plan = tensors(state, c)
+    for tname, arr, keep in plan:
+        w.declare(tname, list(arr.shape[::-1]), "F32" if keep else wtype)
+    w.begin()
+    for tname, arr, keep in plan:
+        from gguf_py import quant
+        w.write(tname, [quant.quantize("F32" if keep else wtype, arr.reshape(-1))])
+    w.end()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ckpt", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--type", default="F32", choices=("F32", "F16", "Q8_0"))
+    ap.add_argument("--tokenizer", help="vocab.json (default: the one the checkpoint was trained with)")
+    a = ap.parse_args(argv)
+    st = torch.load(a.ckpt, map_location="cpu")
+    c = Config(**st["config"])
+    tok = Tokenizer.load(a.tokenizer or st["tokenizer"])
+    assert len(tok) == c.vocab, (len(tok), c.vocab)
+    export(st["model"], c, tok, a.out, a.type)
+    n = sum(int(np.prod(v.shape)) for v in st["model"].values())
+    print(f"wrote {a.out}: {os.path.getsize(a.out)} bytes, {n} params, {a.type}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
