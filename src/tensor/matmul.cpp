@@ -1,8 +1,8 @@
 // y = x · Wᵀ for weights of any GGUF type. Two strategies:
 //  - few tokens (decode, option-letter rows): SIMD dot products straight on the quantized
 //    blocks; the weights are read once and memory bandwidth is the limit.
-//  - many tokens: decode panels of W to float32 (bounded scratch, in parallel) and hand each
-//    panel to OpenBLAS sgemm, which is compute-bound and far faster than any dot loop.
+//  - many tokens: decode tiles of W to float32 (bounded scratch, in parallel) and hand each
+//    tile to OpenBLAS sgemm, which is compute-bound and far faster than any dot loop.
 #include <cblas.h>
 
 #include <algorithm>
@@ -19,8 +19,11 @@
 namespace meadow::tensor {
 namespace {
 
-constexpr int64_t kGemmMinTokens = 8;      // below this, dot products beat decode + sgemm
-constexpr int64_t kPanelFloats = 1 << 20;  // 4 MiB of decoded weights per panel
+constexpr int64_t kGemmMinTokens = 8;  // below this, dot products beat decode + sgemm
+// Rows per sgemm call: wide enough that re-packing x per call stays a few % of the multiply.
+constexpr int64_t kTileRows = 256;
+// Columns decoded per sgemm call: 256 rows x 4608 floats = 4.5 MiB of scratch per thread.
+constexpr int64_t kMaxChunkCols = 4608;
 
 void check_weights(const Weights& w) {
   const detail::BlockGeometry g = detail::block_geometry(w.type);
@@ -39,23 +42,38 @@ void dot_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, 
   });
 }
 
-// Panels of weight rows decoded to float (split over our threads), then one sgemm per panel
-// using OpenBLAS's threads. Scratch is one panel, never the whole matrix.
+// Tiles of kTileRows weight rows, handed out dynamically to our threads; each thread decodes
+// its tile to float and runs a single-threaded sgemm on it. No barriers between decode and
+// multiply, so a thread the OS preempts does not stall the others; decoding costs ~3 % of the
+// multiply. Wide rows are split into column chunks (accumulated with beta = 1) so scratch stays
+// one bounded chunk per thread, never the whole matrix.
 void gemm_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,
                float* y, Threads th) {
-  const int64_t panel = std::min(k, std::max<int64_t>(16, kPanelFloats / w.cols / 16 * 16));
-  std::vector<float> scratch(static_cast<size_t>(panel * w.cols));
-  for (int64_t p0 = 0; p0 < k; p0 += panel) {
-    const int64_t np = std::min(panel, k - p0);
-    const int64_t grain = std::max<int64_t>(1, (np + 2 * th.n - 1) / (2 * th.n));
-    detail::parallel_for(np, grain, th.n, [&](int64_t b, int64_t e, int) {
-      detail::decode_rows(w, rows ? rows + p0 + b : nullptr, p0 + b, e - b,
-                          scratch.data() + b * w.cols);
-    });
-    detail::set_blas_threads(th.n);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(n), int(np), int(w.cols), 1.0f, x,
-                int(w.cols), scratch.data(), int(w.cols), 0.0f, y + p0, int(k));
-  }
+  const bool f32 = w.type == gguf::TensorType::F32 && !rows;
+  const int64_t tile = std::min(k, kTileRows);
+  const int64_t block = detail::block_geometry(w.type).elems;
+  const int64_t n_chunks = (w.cols + kMaxChunkCols - 1) / kMaxChunkCols;
+  const int64_t blocks_per_chunk = (w.cols / block + n_chunks - 1) / n_chunks;
+  const int64_t chunk = f32 ? w.cols : blocks_per_chunk * block;
+  const int workers = std::max(1, th.n);
+  std::vector<std::vector<float>> scratch(static_cast<size_t>(workers));
+  detail::set_blas_threads(1);
+  detail::parallel_for(k, tile, workers, [&](int64_t b, int64_t e, int worker) {
+    for (int64_t c0 = 0; c0 < w.cols; c0 += chunk) {
+      const int64_t nc = std::min(chunk, w.cols - c0);
+      const float* panel = static_cast<const float*>(w.data) + b * w.cols;
+      int64_t ld = w.cols;
+      if (!f32) {
+        auto& buf = scratch[size_t(worker)];
+        buf.resize(size_t(tile * chunk));
+        detail::decode_rows(w, rows ? rows + b : nullptr, b, e - b, c0, nc, buf.data());
+        panel = buf.data();
+        ld = nc;
+      }
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(n), int(e - b), int(nc), 1.0f,
+                  x + c0, int(w.cols), panel, int(ld), c0 == 0 ? 0.0f : 1.0f, y + b, int(k));
+    }
+  });
 }
 
 void product(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n, float* y,
@@ -95,7 +113,7 @@ void dequantize_row(const Weights& w, int64_t row, float* out) {
   if (row < 0 || row >= w.rows) {
     throw Error("dequantize_row: row " + std::to_string(row) + " out of range");
   }
-  detail::decode_rows(w, nullptr, row, 1, out);
+  detail::decode_rows(w, nullptr, row, 1, 0, w.cols, out);
 }
 
 }  // namespace meadow::tensor

@@ -21,7 +21,7 @@ void parallel_for(int64_t count, int64_t grain, int threads, Fn&& fn) {
   const int64_t tasks = (count + grain - 1) / grain;
   const int workers = int(std::clamp<int64_t>(threads, 1, tasks));
   if (workers == 1) {
-    fn(int64_t{0}, count, 0);
+    for (int64_t b = 0; b < count; b += grain) fn(b, std::min(count, b + grain), 0);
     return;
   }
   std::atomic<int64_t> next{0};

@@ -8,9 +8,11 @@
 
 namespace meadow::tensor::detail {
 
-// Decodes weight rows to float32: row i of the output (w.cols floats) is weight row
-// rows[i] (or r0 + i when rows is null), for i in [0, nr).
-void decode_rows(const Weights& w, const int32_t* rows, int64_t r0, int64_t nr, float* out);
+// Decodes columns [c0, c0 + nc) of weight rows to float32: output row i (nc floats) is
+// weight row rows[i] (or r0 + i when rows is null), for i in [0, nr). c0 and nc must be
+// multiples of the type's block size.
+void decode_rows(const Weights& w, const int32_t* rows, int64_t r0, int64_t nr, int64_t c0,
+                 int64_t nc, float* out);
 
 // y[t * ldy + j] = dot(x[t], weight row rows[j] (or j)) for t < n and j in [j0, j1),
 // reading the quantized blocks directly (no full-row float copy).

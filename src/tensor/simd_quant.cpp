@@ -169,12 +169,13 @@ HWY_INLINE int64_t RowBytes(const Weights& w) {
   return w.cols / g.elems * g.bytes;
 }
 
-void DecodeRowsImpl(const Weights& w, const int32_t* rows, int64_t r0, int64_t nr, float* out) {
+void DecodeRowsImpl(const Weights& w, const int32_t* rows, int64_t r0, int64_t nr, int64_t c0,
+                    int64_t nc, float* out) {
   const auto* base = static_cast<const uint8_t*>(w.data);
   const int64_t rb = RowBytes(w);
   for (int64_t i = 0; i < nr; ++i) {
     const int64_t r = rows ? rows[i] : r0 + i;
-    DecodeSpan(w.type, base + r * rb, 0, w.cols, out + i * w.cols);
+    DecodeSpan(w.type, base + r * rb, c0, nc, out + i * nc);
   }
 }
 
@@ -240,8 +241,9 @@ HWY_EXPORT(DotRowsImpl);
 HWY_EXPORT(DotF32);
 HWY_EXPORT(TargetName);
 
-void decode_rows(const Weights& w, const int32_t* rows, int64_t r0, int64_t nr, float* out) {
-  HWY_DYNAMIC_DISPATCH(DecodeRowsImpl)(w, rows, r0, nr, out);
+void decode_rows(const Weights& w, const int32_t* rows, int64_t r0, int64_t nr, int64_t c0,
+                 int64_t nc, float* out) {
+  HWY_DYNAMIC_DISPATCH(DecodeRowsImpl)(w, rows, r0, nr, c0, nc, out);
 }
 void dot_rows(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1, const float* x,
               int64_t n, float* y, int64_t ldy) {

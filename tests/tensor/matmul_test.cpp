@@ -89,7 +89,7 @@ INSTANTIATE_TEST_SUITE_P(Types, MatmulAllTypes,
                                            TensorType::Q6_K),
                          [](const auto& info) { return std::string(gguf::type_name(info.param)); });
 
-// More rows than one decoded panel holds (panels are bounded scratch), one thread and two.
+// More rows than one decoded tile holds (tiles are bounded scratch), one thread and two.
 TEST(Matmul, ManyPanelsAndThreadCounts) {
   const int64_t rows = 4200, cols = 256, n = 9;
   auto q = make_weights(TensorType::Q8_0, rows, cols, 21);
@@ -103,6 +103,28 @@ TEST(Matmul, ManyPanelsAndThreadCounts) {
         const double tol = testing::dot_tolerance(q.dequant, r, cols, x.data() + t * cols);
         ASSERT_NEAR(y[t * rows + r], ref[t * rows + r], tol) << "threads=" << threads;
       }
+  }
+}
+
+// Rows wider than one decoded column chunk are multiplied chunk by chunk and accumulated.
+TEST(Matmul, WideRowsAccumulateOverColumnChunks) {
+  const int64_t rows = 20, cols = 5120, n = 8;
+  auto q = make_weights(TensorType::Q4_K, rows, cols, 31);
+  const auto x = random_floats(n * cols, 32);
+  const auto ref = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
+  const std::vector<int32_t> pick{19, 2};
+  std::vector<float> y(static_cast<size_t>(n * rows), NAN), ys(static_cast<size_t>(n * 2), NAN);
+  matmul(q.w, x.data(), n, y.data(), Threads{2});
+  matmul_rows(q.w, pick.data(), 2, x.data(), n, ys.data(), Threads{2});
+  for (int64_t t = 0; t < n; ++t) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const double tol = testing::dot_tolerance(q.dequant, r, cols, x.data() + t * cols);
+      ASSERT_NEAR(y[t * rows + r], ref[t * rows + r], tol) << "t=" << t << " r=" << r;
+    }
+    for (int64_t j = 0; j < 2; ++j) {
+      const double tol = testing::dot_tolerance(q.dequant, pick[j], cols, x.data() + t * cols);
+      ASSERT_NEAR(ys[t * 2 + j], ref[t * rows + pick[j]], tol);
+    }
   }
 }
 
