@@ -6,8 +6,11 @@
 
 #include "cli/commands.hpp"
 #include "meadow/error.hpp"
+#include "tensor/ops.hpp"
 
 int main(int argc, char** argv) {
+  // First: may re-exec with the OpenBLAS core this CPU supports (see tensor/ops.hpp).
+  meadow::tensor::ensure_fast_blas(argc, argv);
   CLI::App app{"meadow-mind: a language-rule decision mind"};
   app.require_subcommand(1);
   // Each group registers here; keep one line per group.
