@@ -75,7 +75,9 @@ TEST(GgufQuantize, Q8_0WithinHalfStep) {
     float amax = 0;
     for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[32 * b + j]));
     EXPECT_GE(d * 127, amax) << "block " << b;  // the usual scale, rounded up to fp16
-    if (amax > 1e-3f) EXPECT_LE(d * 127, amax * (1 + 0x1p-10f)) << "block " << b;
+    if (amax > 1e-3f) {
+      EXPECT_LE(d * 127, amax * (1 + 0x1p-10f)) << "block " << b;
+    }
     for (int j = 0; j < 32; ++j) {
       const size_t i = 32 * b + j;
       ASSERT_LE(std::fabs(y[i] - x[i]), d / 2 + slack(&x[32 * b], 32)) << i;
