@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <random>
 #include <string>
 
@@ -228,11 +229,12 @@ TEST(GgufBadFile, RandomByteCorruption) {
   int opened = 0, rejected = 0;
   std::vector<float> out(256);
   for (int iter = 0; iter < 1500; ++iter) {
+    const size_t n_bytes = 1 + iter % 3;
     size_t at[3];
-    for (size_t& a : at) {
-      a = rng() % table_end;
+    for (size_t k = 0; k < n_bytes; ++k) {
+      at[k] = rng() % table_end;
       const uint8_t v = uint8_t(iter % 4 == 0 ? 0xff : rng());
-      ASSERT_EQ(::pwrite(fd, &v, 1, off_t(a)), 1);
+      ASSERT_EQ(::pwrite(fd, &v, 1, off_t(at[k])), 1);
     }
     try {
       const File f = File::open(tmp.path);
@@ -244,11 +246,13 @@ TEST(GgufBadFile, RandomByteCorruption) {
     } catch (const Error&) {
       ++rejected;
     }
-    for (size_t a : at) ASSERT_EQ(::pwrite(fd, &full[a], 1, off_t(a)), 1);  // restore
+    for (size_t k = 0; k < n_bytes; ++k) {  // restore
+      ASSERT_EQ(::pwrite(fd, &full[at[k]], 1, off_t(at[k])), 1);
+    }
   }
   ::close(fd);
   EXPECT_GT(rejected, 500);  // most corruptions of structure are caught
-  EXPECT_GT(opened, 10);     // and the test did exercise files that still parse
+  EXPECT_GT(opened, 30);     // and the test did exercise files that still parse
 }
 
 }  // namespace
