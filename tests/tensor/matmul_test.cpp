@@ -14,23 +14,8 @@ namespace meadow::tensor {
 namespace {
 
 using gguf::TensorType;
+using testing::make_weights;
 using testing::random_floats;
-
-struct Quantized {
-  std::vector<uint8_t> bytes;
-  std::vector<float> dequant;  // what the kernels must multiply by
-  Weights w;
-};
-
-Quantized make_weights(TensorType type, int64_t rows, int64_t cols, uint32_t seed) {
-  Quantized q;
-  const auto src = random_floats(rows * cols, seed, 0.5f);
-  q.bytes = gguf::quantize(type, src.data(), rows * cols);
-  q.dequant.resize(src.size());
-  gguf::dequantize(type, q.bytes.data(), q.dequant.data(), rows * cols);
-  q.w = Weights{type, q.bytes.data(), rows, cols};
-  return q;
-}
 
 class MatmulAllTypes : public ::testing::TestWithParam<TensorType> {};
 

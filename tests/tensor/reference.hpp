@@ -6,6 +6,9 @@
 #include <random>
 #include <vector>
 
+#include "meadow/gguf.hpp"
+#include "tensor/ops.hpp"
+
 namespace meadow::tensor::testing {
 
 inline std::vector<float> random_floats(int64_t n, uint32_t seed, float scale = 1.0f) {
@@ -36,6 +39,23 @@ inline double dot_tolerance(const std::vector<float>& w, int64_t row, int64_t co
   double mag = 0;
   for (int64_t c = 0; c < cols; ++c) mag += std::fabs(double(x[c]) * w[row * cols + c]);
   return 1e-5 * mag + 1e-6;
+}
+
+// Random weights quantized with the gguf reference quantizer, with their reference decoding.
+struct Quantized {
+  std::vector<uint8_t> bytes;
+  std::vector<float> dequant;  // what the kernels must multiply by
+  tensor::Weights w;
+};
+
+inline Quantized make_weights(gguf::TensorType type, int64_t rows, int64_t cols, uint32_t seed) {
+  Quantized q;
+  const auto src = random_floats(rows * cols, seed, 0.5f);
+  q.bytes = gguf::quantize(type, src.data(), rows * cols);
+  q.dequant.resize(src.size());
+  gguf::dequantize(type, q.bytes.data(), q.dequant.data(), rows * cols);
+  q.w = tensor::Weights{type, q.bytes.data(), rows, cols};
+  return q;
 }
 
 }  // namespace meadow::tensor::testing
