@@ -34,10 +34,9 @@ void dequant_q4_0(const uint8_t* src, float* dst, int64_t nb) {
   for (int64_t b = 0; b < nb; ++b, src += kQ4_0Bytes, dst += kQ4_0Elems) {
     const float d = half_to_float(load_u16(src));
     const uint8_t* qs = src + 2;
-    for (int j = 0; j < kQ4_0Elems / 2; ++j) {
-      dst[j] = float((qs[j] & 0x0f) - 8) * d;
-      dst[j + kQ4_0Elems / 2] = float((qs[j] >> 4) - 8) * d;
-    }
+    // Two simple loops (low nibbles, then high) vectorize; one interleaved loop does not.
+    for (int j = 0; j < kQ4_0Elems / 2; ++j) dst[j] = float((qs[j] & 0x0f) - 8) * d;
+    for (int j = 0; j < kQ4_0Elems / 2; ++j) dst[j + 16] = float((qs[j] >> 4) - 8) * d;
   }
 }
 
@@ -64,23 +63,30 @@ void dequant_q4_k(const uint8_t* src, float* dst, int64_t nb) {
 void dequant_q6_k(const uint8_t* src, float* dst, int64_t nb) {
   for (int64_t b = 0; b < nb; ++b, src += kQ6_KBytes) {
     const float d = half_to_float(load_u16(src + kQ6_KDAt));
-    const uint8_t* ql = src;
-    const uint8_t* qh = src + kQ6_KQhAt;
-    const auto* sc = reinterpret_cast<const int8_t*>(src + kQ6_KScalesAt);
+    const uint8_t* scales = src + kQ6_KScalesAt;
     // Two 128-element halves; each uses 64 bytes of ql, 32 of qh and 8 scales. Element
     // 32*k + l of a half takes ql[l] (k=0,2) or ql[32+l] (k=1,3), low nibble for k<2, high
-    // for k>=2, plus bits 2k..2k+1 of qh[l]; its scale is sc[l/16 + 2k].
-    for (int h = 0; h < 2; ++h, ql += 64, qh += 32, sc += 8, dst += 128) {
-      for (int l = 0; l < 32; ++l) {
-        const int is = l / 16;
-        const int q0 = ((ql[l] & 0x0f) | (((qh[l] >> 0) & 3) << 4)) - 32;
-        const int q1 = ((ql[l + 32] & 0x0f) | (((qh[l] >> 2) & 3) << 4)) - 32;
-        const int q2 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
-        const int q3 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
-        dst[l] = d * float(sc[is]) * float(q0);
-        dst[l + 32] = d * float(sc[is + 2]) * float(q1);
-        dst[l + 64] = d * float(sc[is + 4]) * float(q2);
-        dst[l + 96] = d * float(sc[is + 6]) * float(q3);
+    // for k>=2, plus bits 2k..2k+1 of qh[l]; its scale is scales[2k + l/16].
+    for (int h = 0; h < 2; ++h, dst += 128) {
+      const uint8_t* ql = src + 64 * h;
+      const uint8_t* qh = src + kQ6_KQhAt + 32 * h;
+      const uint8_t* sc = scales + 8 * h;
+      for (int half = 0; half < 2; ++half) {
+        // d * scale first, as ggml does, so results match it bit for bit.
+        const float s0 = d * float(int8_t(sc[half]));
+        const float s1 = d * float(int8_t(sc[half + 2]));
+        const float s2 = d * float(int8_t(sc[half + 4]));
+        const float s3 = d * float(int8_t(sc[half + 6]));
+        for (int l = 16 * half; l < 16 * half + 16; ++l) {
+          const int q0 = ((ql[l] & 0x0f) | ((qh[l] & 0x03) << 4)) - 32;
+          const int q1 = ((ql[l + 32] & 0x0f) | ((qh[l] & 0x0c) << 2)) - 32;
+          const int q2 = ((ql[l] >> 4) | (qh[l] & 0x30)) - 32;
+          const int q3 = ((ql[l + 32] >> 4) | ((qh[l] & 0xc0) >> 2)) - 32;
+          dst[l] = s0 * float(q0);
+          dst[l + 32] = s1 * float(q1);
+          dst[l + 64] = s2 * float(q2);
+          dst[l + 96] = s3 * float(q3);
+        }
       }
     }
   }

@@ -15,7 +15,9 @@ inline float half_to_float(uint16_t h) {
   // it also turns half subnormals into the right float value, because the scaling is exact.
   const float finite = std::bit_cast<float>(em << 13) * 0x1p112f;
   const uint32_t special = (em << 13) | 0x7f800000u;  // inf / NaN keep their payload
-  const uint32_t bits = em >= 0x7c00u ? special : std::bit_cast<uint32_t>(finite);
+  // Branch-free select so loops over this vectorize.
+  const uint32_t is_special = 0u - uint32_t(em >= 0x7c00u);
+  const uint32_t bits = (std::bit_cast<uint32_t>(finite) & ~is_special) | (special & is_special);
   return std::bit_cast<float>(bits | sign);
 }
 
