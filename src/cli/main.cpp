@@ -14,8 +14,8 @@ int main(int argc, char** argv) {
   CLI::App app{"meadow-mind: a language-rule decision mind"};
   app.require_subcommand(1);
   // Each group registers here; keep one line per group.
-  // meadow::cli::add_model_commands(app);
-  // meadow::cli::add_env_commands(app);
+  meadow::cli::add_model_commands(app);
+  meadow::cli::add_env_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,280 @@
+// `model info`, `tokenize` and `logits`: inspect a GGUF model and check it against other
+// implementations.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "meadow/error.hpp"
+#include "meadow/gguf.hpp"
+#include "meadow/model.hpp"
+#include "meadow/tokenizer.hpp"
+
+namespace meadow::cli {
+namespace {
+
+using nlohmann::json;
+
+template <class T>
+std::vector<T> parse_list(const std::string& s, const char* what) {
+  std::vector<T> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t j = s.find(',', i);
+    if (j == std::string::npos) j = s.size();
+    const std::string item = s.substr(i, j - i);
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(item, &used);
+      if (used != item.size()) throw std::invalid_argument(item);
+      out.push_back(static_cast<T>(v));
+    } catch (const std::exception&) {
+      throw Error(std::string(what) + ": '" + item + "' is not an integer");
+    }
+    i = j + 1;
+  }
+  if (out.empty()) throw Error(std::string(what) + ": empty list");
+  return out;
+}
+
+std::optional<Tokenizer> try_tokenizer(const gguf::File& f, std::string* why) {
+  try {
+    return Tokenizer::from_gguf(f);
+  } catch (const Error& e) {
+    *why = e.what();
+    return std::nullopt;
+  }
+}
+
+json special(const Tokenizer& t, std::optional<int32_t> id) {
+  if (!id || *id < 0 || *id >= t.size()) return nullptr;
+  return json{{"id", *id}, {"text", t.token(*id)}};
+}
+
+json model_info(const std::string& path) {
+  const model::Model m = model::Model::load(path);
+  const gguf::File& f = m.file();
+  const model::Config& c = m.config();
+  std::map<std::string, std::pair<uint64_t, uint64_t>> types;  // name -> (count, bytes)
+  for (const auto& t : f.tensors()) {
+    auto& e = types[gguf::type_name(t.type)];
+    e.first += 1;
+    e.second += t.nbytes;
+  }
+  json j{{"path", path},
+         {"file_bytes", f.file_size()},
+         {"gguf_version", f.version()},
+         {"arch", model::arch_name(c.arch)},
+         {"name", f.get_string("general.name", "")},
+         {"n_embd", c.n_embd},
+         {"n_layer", c.n_layer},
+         {"n_head", c.n_head},
+         {"n_head_kv", c.n_head_kv},
+         {"head_dim", c.head_dim},
+         {"n_ff", c.n_ff},
+         {"n_vocab", c.n_vocab},
+         {"n_ctx", c.n_ctx},
+         {"rope_base", c.rope_base},
+         {"norm_eps", c.norm_eps},
+         {"causal", c.causal},
+         {"shift_logits", c.shift_logits},
+         {"tied_output", c.tied_output},
+         {"qkv_bias", c.qkv_bias},
+         {"mask_id", c.mask_id},
+         {"parameters", model::parameter_count(f)},
+         {"tensors", f.tensors().size()}};
+  json th = json::object();
+  for (const auto& [name, e] : types) th[name] = {{"count", e.first}, {"bytes", e.second}};
+  j["tensor_types"] = th;
+  std::string why;
+  if (auto tok = try_tokenizer(f, &why)) {
+    j["tokenizer"] = {{"size", tok->size()},
+                      {"pre", tok->pre()},
+                      {"bos", special(*tok, tok->bos_id())},
+                      {"eos", special(*tok, tok->eos_id())},
+                      {"pad", special(*tok, tok->pad_id())},
+                      {"mask", special(*tok, tok->mask_id())},
+                      {"eot", special(*tok, tok->eot_id())},
+                      {"add_bos", tok->add_bos()},
+                      {"chat_template", tok->chat_template_name()}};
+  } else {
+    j["tokenizer"] = {{"error", why}};
+  }
+  return j;
+}
+
+void print_info(const json& j) {
+  std::printf("%s\n", j["path"].get<std::string>().c_str());
+  std::printf("  file        %.1f MiB (GGUF v%d), %llu tensors, %.3f M parameters\n",
+              double(j["file_bytes"].get<uint64_t>()) / (1 << 20), j["gguf_version"].get<int>(),
+              (unsigned long long)j["tensors"].get<uint64_t>(),
+              double(j["parameters"].get<uint64_t>()) / 1e6);
+  std::printf("  arch        %s%s, %s, %s logits\n", j["arch"].get<std::string>().c_str(),
+              j["name"].get<std::string>().empty()
+                  ? ""
+                  : (" (" + j["name"].get<std::string>() + ")").c_str(),
+              j["causal"].get<bool>() ? "causal" : "bidirectional",
+              j["shift_logits"].get<bool>() ? "shifted" : "unshifted");
+  std::printf(
+      "  sizes       embd %lld, layers %lld, heads %lld (kv %lld, dim %lld), ffn %lld, "
+      "vocab %lld, ctx %lld\n",
+      j["n_embd"].get<long long>(), j["n_layer"].get<long long>(), j["n_head"].get<long long>(),
+      j["n_head_kv"].get<long long>(), j["head_dim"].get<long long>(), j["n_ff"].get<long long>(),
+      j["n_vocab"].get<long long>(), j["n_ctx"].get<long long>());
+  std::printf("  rope base   %g, rms eps %g, output %s, q/k/v bias %s, mask id %d\n",
+              j["rope_base"].get<double>(), j["norm_eps"].get<double>(),
+              j["tied_output"].get<bool>() ? "tied" : "untied",
+              j["qkv_bias"].get<bool>() ? "yes" : "no", j["mask_id"].get<int>());
+  std::printf("  types      ");
+  for (const auto& [name, e] : j["tensor_types"].items())
+    std::printf(" %s x%llu (%.1f MiB)", name.c_str(),
+                (unsigned long long)e["count"].get<uint64_t>(),
+                double(e["bytes"].get<uint64_t>()) / (1 << 20));
+  std::printf("\n");
+  const json& t = j["tokenizer"];
+  if (t.contains("error")) {
+    std::printf("  tokenizer   unavailable: %s\n", t["error"].get<std::string>().c_str());
+    return;
+  }
+  std::printf("  tokenizer   %d tokens, pre %s, chat template %s\n", t["size"].get<int>(),
+              t["pre"].get<std::string>().c_str(), t["chat_template"].get<std::string>().c_str());
+  for (const char* k : {"bos", "eos", "pad", "mask", "eot"})
+    if (!t[k].is_null())
+      std::printf("  %-11s %d %s\n", k, t[k]["id"].get<int>(),
+                  t[k]["text"].get<std::string>().c_str());
+}
+
+std::vector<int32_t> tokenize(const gguf::File& f, const std::string& text) {
+  const Tokenizer tok = Tokenizer::from_gguf(f);
+  std::vector<int32_t> ids;
+  if (tok.add_bos() && tok.bos_id()) ids.push_back(*tok.bos_id());
+  const auto body = tok.encode(text);
+  ids.insert(ids.end(), body.begin(), body.end());
+  return ids;
+}
+
+struct LogitsArgs {
+  std::string model, text, ids, positions, rows;
+  int64_t prefix = 0;
+  bool no_cache = false;
+  int threads = 2;
+  bool json = false;
+};
+
+void run_logits(const LogitsArgs& a) {
+  const model::Model m = model::Model::load(a.model);
+  const std::vector<int32_t> ids =
+      a.ids.empty() ? tokenize(m.file(), a.text) : parse_list<int32_t>(a.ids, "--ids");
+  const int64_t n = int64_t(ids.size());
+  if (a.prefix < 0 || a.prefix >= n)
+    throw Error("--prefix must be in [0, " + std::to_string(n) + ")");
+  std::vector<int64_t> positions;
+  if (a.positions.empty())
+    for (int64_t p = a.prefix; p < n; ++p) positions.push_back(p);
+  else
+    positions = parse_list<int64_t>(a.positions, "--positions");
+  model::RunOptions opts;
+  opts.threads = a.threads;
+  if (!a.rows.empty()) opts.vocab_rows = parse_list<int32_t>(a.rows, "--rows");
+
+  std::vector<model::Logits> out;
+  if (a.prefix == 0) {
+    out = m.run({{ids, positions}}, opts);
+  } else if (a.no_cache) {
+    out = m.run({{ids, positions}}, opts, model::Mask::Prefix, a.prefix);
+  } else {
+    const auto cache = m.encode_prefix(std::span(ids).first(size_t(a.prefix)), a.threads);
+    std::vector<int32_t> suffix(ids.begin() + a.prefix, ids.end());
+    out = m.run_cached(cache, {{suffix, positions}}, opts);
+  }
+  const model::Logits& l = out[0];
+  if (a.json) {
+    json j{{"arch", model::arch_name(m.config().arch)},
+           {"shift_logits", m.config().shift_logits},
+           {"ids", ids},
+           {"positions", positions},
+           {"prefix", a.prefix},
+           {"cached", a.prefix > 0 && !a.no_cache}};
+    if (!opts.vocab_rows.empty()) j["rows"] = opts.vocab_rows;
+    json rows = json::array();
+    for (int64_t r = 0; r < l.rows; ++r)
+      rows.push_back(std::vector<float>(l.row(r), l.row(r) + l.cols));
+    j["logits"] = std::move(rows);
+    std::printf("%s\n", j.dump().c_str());
+    return;
+  }
+  for (int64_t r = 0; r < l.rows; ++r) {
+    const float* row = l.row(r);
+    const int64_t best = std::max_element(row, row + l.cols) - row;
+    const int64_t id = opts.vocab_rows.empty() ? best : opts.vocab_rows[size_t(best)];
+    std::printf("position %lld: argmax %lld (%.4f)\n", (long long)positions[size_t(r)],
+                (long long)id, row[best]);
+  }
+}
+
+}  // namespace
+
+void add_model_commands(CLI::App& app) {
+  auto* model = app.add_subcommand("model", "Inspect GGUF models");
+  model->require_subcommand(1);
+  auto* info = model->add_subcommand("info", "Architecture, sizes, types, tokenizer of a GGUF");
+  auto info_path = std::make_shared<std::string>();
+  auto info_json = std::make_shared<bool>(false);
+  info->add_option("path", *info_path, "GGUF file")->required();
+  info->add_flag("--json", *info_json, "Print one JSON object");
+  info->callback([info_path, info_json] {
+    const json j = model_info(*info_path);
+    if (*info_json)
+      std::printf("%s\n", j.dump().c_str());
+    else
+      print_info(j);
+  });
+
+  auto* tok = app.add_subcommand("tokenize", "Token ids of a text (BOS added if the model asks)");
+  auto tok_model = std::make_shared<std::string>();
+  auto tok_text = std::make_shared<std::string>();
+  auto tok_json = std::make_shared<bool>(false);
+  tok->add_option("--model", *tok_model, "GGUF file")->required();
+  tok->add_option("text", *tok_text, "Text to tokenize")->required();
+  tok->add_flag("--json", *tok_json, "Print {\"ids\": [...]}");
+  tok->callback([tok_model, tok_text, tok_json] {
+    const gguf::File f = gguf::File::open(*tok_model);
+    const auto ids = tokenize(f, *tok_text);
+    if (*tok_json) {
+      std::printf("%s\n", json{{"ids", ids}}.dump().c_str());
+    } else {
+      for (size_t i = 0; i < ids.size(); ++i) std::printf("%s%d", i ? " " : "", ids[i]);
+      std::printf("\n");
+    }
+  });
+
+  auto* lg = app.add_subcommand(
+      "logits",
+      "Logits rows of a forward pass. Positions index the whole sequence; dream rows are "
+      "shifted (row p predicts token p+1). --prefix N runs the first N tokens as a cached "
+      "prefix (which, for bidirectional models, attends only to itself); --no-cache computes "
+      "that same mask in one uncached pass.");
+  auto a = std::make_shared<LogitsArgs>();
+  lg->add_option("--model", a->model, "GGUF file")->required();
+  auto* text = lg->add_option("--text", a->text, "Text, tokenized with the model's vocabulary");
+  auto* ids = lg->add_option("--ids", a->ids, "Comma-separated token ids");
+  text->excludes(ids);
+  lg->add_option("--positions", a->positions, "Comma-separated positions (default: all)");
+  lg->add_option("--rows", a->rows, "Only these vocabulary rows (comma-separated ids)");
+  lg->add_option("--prefix", a->prefix, "Treat the first N tokens as a cached prefix");
+  lg->add_flag("--no-cache", a->no_cache, "With --prefix: same mask, computed uncached");
+  lg->add_option("--threads", a->threads, "Worker threads")->check(CLI::Range(1, 256));
+  lg->add_flag("--json", a->json, "Print one JSON object");
+  lg->callback([a, text, ids] {
+    if (text->count() == 0 && ids->count() == 0) throw Error("logits: give --text or --ids");
+    run_logits(*a);
+  });
+}
+
+}  // namespace meadow::cli

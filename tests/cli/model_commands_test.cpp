@@ -1,0 +1,102 @@
+// `meadow-mind model info`, `tokenize` and `logits` on a random fixture; bad input exits 2.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(MEADOW_CLI) + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  Result r;
+  char buf[65536];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+const std::string& fixture() {
+  static const std::string path = [] {
+    const auto dir = std::filesystem::path(MEADOW_BINARY_DIR) / "cli_fixtures";
+    std::filesystem::create_directories(dir);
+    const std::string out = (dir / "dream_q8.gguf").string();
+    const std::string cmd = std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
+                            "/tools/make_fixture.py --arch dream --type Q8_0 --vocab 400 --out '" +
+                            out + "'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+    return out;
+  }();
+  return path;
+}
+
+TEST(ModelCommands, InfoReportsArchitectureTypesAndTokenizer) {
+  const Result r = run("model info --json " + fixture());
+  ASSERT_EQ(r.code, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["arch"], "dream");
+  EXPECT_EQ(j["n_embd"], 64);
+  EXPECT_EQ(j["n_vocab"], 400);
+  EXPECT_EQ(j["shift_logits"], true);
+  EXPECT_EQ(j["tensor_types"]["Q8_0"]["count"], 16);  // embd + 2 layers x 7 + output
+  EXPECT_EQ(j["tokenizer"]["chat_template"], "chatml");
+  EXPECT_EQ(j["tokenizer"]["mask"]["text"], "<|mask|>");
+  EXPECT_EQ(run("model info " + fixture()).code, 0);  // human-readable form
+}
+
+TEST(ModelCommands, TokenizeThenLogitsOfTheSameText) {
+  const Result t = run("tokenize --model " + fixture() + " 'push the cart left' --json");
+  ASSERT_EQ(t.code, 0);
+  const auto ids = nlohmann::json::parse(t.out)["ids"].get<std::vector<int>>();
+  ASSERT_FALSE(ids.empty());
+  std::string id_list;
+  for (size_t i = 0; i < ids.size(); ++i) id_list += (i ? "," : "") + std::to_string(ids[i]);
+
+  const Result a = run("logits --model " + fixture() + " --text 'push the cart left' --json");
+  const Result b = run("logits --model " + fixture() + " --ids " + id_list + " --json");
+  ASSERT_EQ(a.code, 0);
+  ASSERT_EQ(b.code, 0);
+  const auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_EQ(ja["logits"], jb["logits"]);
+  EXPECT_EQ(ja["logits"].size(), ids.size());
+  EXPECT_EQ(ja["logits"][0].size(), 400u);
+}
+
+TEST(ModelCommands, CachedPrefixEqualsUncachedSameMaskAndRowsSelect) {
+  const std::string base = "logits --model " + fixture() + " --ids 5,6,7,8,9,10 --positions 4,5 ";
+  const auto cached = nlohmann::json::parse(run(base + "--prefix 3 --json").out);
+  const auto uncached = nlohmann::json::parse(run(base + "--prefix 3 --no-cache --json").out);
+  const auto full = nlohmann::json::parse(run(base + "--json").out);
+  const auto rows = nlohmann::json::parse(run(base + "--rows 7,3 --json").out);
+  EXPECT_TRUE(cached["cached"].get<bool>());
+  for (int r = 0; r < 2; ++r) {
+    for (int v = 0; v < 400; ++v)
+      EXPECT_NEAR(cached["logits"][r][v].get<double>(), uncached["logits"][r][v].get<double>(),
+                  1e-4);
+    EXPECT_EQ(rows["logits"][r][0], full["logits"][r][7]);
+    EXPECT_EQ(rows["logits"][r][1], full["logits"][r][3]);
+  }
+}
+
+TEST(ModelCommands, BadInputExitsTwo) {
+  EXPECT_EQ(run("model info /nonexistent/model.gguf").code, 2);
+  EXPECT_EQ(run("logits --model " + fixture() + " --ids 1,x --json").code, 2);
+  EXPECT_EQ(run("logits --model " + fixture() + " --ids 1,400 --json").code, 2);  // id >= vocab
+  EXPECT_EQ(run("logits --model " + fixture() + " --ids 1,2 --positions 9 --json").code, 2);
+  EXPECT_EQ(run("logits --model " + fixture() + " --json").code, 2);  // neither --text nor --ids
+  EXPECT_EQ(run("logits --model " + fixture() + " --ids 1 --text a").code, 2);
+  EXPECT_EQ(run("tokenize --model " + std::string(MEADOW_SOURCE_DIR) + "/README.md x").code, 2);
+}
+
+}  // namespace
