@@ -48,8 +48,8 @@ std::array<float, 4> cartpole_obs(const CartPoleState& s) {
 }
 
 CartPoleEnv::CartPoleEnv(bool sutton_barto_reward) : sutton_barto_reward_(sutton_barto_reward) {
-  const double x_high = static_cast<float>(kXThreshold * 2);
-  const double theta_high = static_cast<float>(kThetaThreshold * 2);
+  const double x_high = kXThreshold * 2;
+  const double theta_high = kThetaThreshold * 2;
   const double inf = INFINITY;
   obs_space_ = box_space({-x_high, -inf, -theta_high, -inf}, {x_high, inf, theta_high, inf});
   action_space_ = discrete_space(2);

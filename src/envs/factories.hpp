@@ -11,8 +11,13 @@
 namespace meadow::envs {
 
 std::unique_ptr<Env> make_cartpole(const Kwargs& kwargs);
+std::unique_ptr<Env> make_mountain_car(const Kwargs& kwargs);
+std::unique_ptr<Env> make_mountain_car_continuous(const Kwargs& kwargs);
+std::unique_ptr<Env> make_acrobot(const Kwargs& kwargs);
+std::unique_ptr<Env> make_pendulum(const Kwargs& kwargs);
 std::unique_ptr<Env> make_frozen_lake(const Kwargs& kwargs);
 std::unique_ptr<Env> make_cliff_walking(const Kwargs& kwargs);
 std::unique_ptr<Env> make_taxi(const Kwargs& kwargs);
+std::unique_ptr<Env> make_lunar_lander(const Kwargs& kwargs);
 
 }  // namespace meadow::envs

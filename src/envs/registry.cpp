@@ -26,6 +26,16 @@ const std::vector<Registration>& registrations() {
       {{"CartPole-v1", 500, 475.0, {}, "balance a pole on a cart"},
        {{"sutton_barto_reward", kBool}},
        make_cartpole},
+      {{"MountainCar-v0", 200, -110.0, {}, "drive an underpowered car up a hill"},
+       {{"goal_velocity", kNumber}},
+       make_mountain_car},
+      {{"MountainCarContinuous-v0", 999, 90.0, {}, "mountain car with a continuous force"},
+       {{"goal_velocity", kNumber}},
+       make_mountain_car_continuous},
+      {{"Acrobot-v1", 500, -100.0, {}, "swing a two-link arm above a line"}, {}, make_acrobot},
+      {{"Pendulum-v1", 200, std::nullopt, {}, "swing a pendulum up and keep it upright"},
+       {{"g", kNumber}},
+       make_pendulum},
       {{"FrozenLake-v1",
         100,
         0.70,
@@ -54,6 +64,10 @@ const std::vector<Registration>& registrations() {
       {{"Taxi-v4", 200, 8.0, {}, "pick up a passenger and drop them at their destination"},
        {{"is_rainy", kBool}, {"fickle_passenger", kBool}},
        make_taxi},
+      {{"LunarLander-v3", 1000, 200.0, {}, "land a craft on the pad between the flags"},
+       {{"continuous", kBool}, {"gravity", kNumber}, {"enable_wind", kBool}, {"wind_power", kNumber},
+        {"turbulence_power", kNumber}},
+       make_lunar_lander},
   };
   return table;
 }

@@ -59,8 +59,10 @@ inline Space discrete_space(int64_t n, int64_t start = 0) {
   return s;
 }
 
-// A 1-D float32 Box; bounds must already be float32 values.
+// A 1-D float32 Box; bounds are rounded to float32 as np.array(..., dtype=np.float32) does.
 inline Space box_space(std::vector<double> low, std::vector<double> high) {
+  for (double& v : low) v = static_cast<float>(v);
+  for (double& v : high) v = static_cast<float>(v);
   Space s;
   s.kind = Space::Kind::Box;
   s.shape = {static_cast<int64_t>(low.size())};
