@@ -1,11 +1,14 @@
-// Scaled dot-product attention with grouped-query heads, one query row at a time: scores
-// against the visible keys, softmax, weighted sum of values. Work is split over
-// (head, block of query rows).
+// Scaled dot-product attention with grouped-query heads. Work is split over (head, block of
+// query rows); each block is two single-threaded sgemm calls (scores = Q·Kᵀ, out = P·V) on
+// strided views of the [tokens, heads, head_dim] layout, with a SIMD softmax in between.
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "meadow/error.hpp"
+#include "tensor/blas_core.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/parallel.hpp"
 #include "tensor/simd_kernels.hpp"
@@ -18,33 +21,42 @@ void attention(const float* q, int64_t n_q, int64_t q0, const float* k, const fl
   if (n_head_kv <= 0 || n_head % n_head_kv != 0) {
     throw Error("attention: n_head must be a multiple of n_head_kv");
   }
-  if (n_q <= 0 || n_head <= 0) return;
+  if (n_q <= 0 || n_head <= 0 || hd <= 0) return;
   const int64_t group = n_head / n_head_kv;
   const float scale = 1.0f / std::sqrt(float(hd));
   const int64_t q_stride = n_head * hd, kv_stride = n_head_kv * hd;
-  const int64_t q_block = 16;
+  const int64_t q_block = 64;
   const int64_t blocks = (n_q + q_block - 1) / q_block;
+  // Keys query row t may see: [0, visible(t)).
+  auto visible = [&](int64_t t) {
+    return mask == AttnMask::Causal ? std::clamp<int64_t>(q0 + t + 1, 0, n_kv) : n_kv;
+  };
 
+  detail::set_blas_threads(1);  // our threads split the heads; BLAS runs inside each
   detail::parallel_for(n_head * blocks, 1, th.n, [&](int64_t b, int64_t e, int) {
-    std::vector<float> scores(size_t(std::max<int64_t>(n_kv, 1)));
+    std::vector<float> p;
     for (int64_t task = b; task < e; ++task) {
       const int64_t h = task / blocks, g = h / group;
-      const int64_t t_end = std::min(n_q, (task % blocks + 1) * q_block);
-      for (int64_t t = (task % blocks) * q_block; t < t_end; ++t) {
-        const float* qr = q + t * q_stride + h * hd;
-        float* o = out + t * q_stride + h * hd;
-        const int64_t visible =
-            mask == AttnMask::Causal ? std::clamp<int64_t>(q0 + t + 1, 0, n_kv) : n_kv;
-        std::fill(o, o + hd, 0.0f);
-        if (visible == 0) continue;
-        for (int64_t j = 0; j < visible; ++j) {
-          scores[size_t(j)] = scale * detail::dot_f32(qr, k + j * kv_stride + g * hd, hd);
-        }
-        softmax(scores.data(), visible);
-        for (int64_t j = 0; j < visible; ++j) {
-          detail::axpy_f32(scores[size_t(j)], v + j * kv_stride + g * hd, o, hd);
-        }
+      const int64_t t0 = (task % blocks) * q_block, t1 = std::min(n_q, t0 + q_block);
+      const int64_t m = t1 - t0;
+      const int64_t kv_len = visible(t1 - 1);  // the widest row of the block
+      float* o = out + t0 * q_stride + h * hd;
+      if (kv_len == 0) {
+        for (int64_t i = 0; i < m; ++i) std::fill(o + i * q_stride, o + i * q_stride + hd, 0.0f);
+        continue;
       }
+      p.resize(size_t(m * kv_len));
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(m), int(kv_len), int(hd), scale,
+                  q + t0 * q_stride + h * hd, int(q_stride), k + g * hd, int(kv_stride), 0.0f,
+                  p.data(), int(kv_len));
+      for (int64_t i = 0; i < m; ++i) {
+        float* row = p.data() + i * kv_len;
+        const int64_t vis = visible(t0 + i);
+        if (vis > 0) detail::softmax_f32(row, vis);
+        std::fill(row + vis, row + kv_len, 0.0f);  // masked keys (and rows that see none)
+      }
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(hd), int(kv_len), 1.0f,
+                  p.data(), int(kv_len), v + g * hd, int(kv_stride), 0.0f, o, int(q_stride));
     }
   });
 }

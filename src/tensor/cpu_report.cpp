@@ -29,8 +29,8 @@ std::string cpu_report() {
     how = "detected";
   }
   std::string line = std::string("simd ") + simd_target_name() + " (Highway runtime dispatch); " +
-                     blas + " core " + core + " (" + how + "), " +
-                     std::to_string(openblas_get_num_threads()) + " threads; cpu " +
+                     blas + " core " + core + " (" + how +
+                     "), single-threaded per tile, tiles split over Threads; cpu " +
                      (f.avx512 ? (f.avx512_bf16 ? "AVX-512+BF16" : "AVX-512")
                                : (f.avx2_fma ? "AVX2" : "pre-AVX2"));
   if (!best.empty() && core_tier(core) < core_tier(best)) {

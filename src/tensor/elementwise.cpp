@@ -26,15 +26,7 @@ void swiglu(const float* gate, const float* up, float* out, int64_t n) {
 }
 
 void softmax(float* x, int64_t n) {
-  if (n <= 0) return;
-  const float mx = *std::max_element(x, x + n);
-  double sum = 0.0;
-  for (int64_t i = 0; i < n; ++i) {
-    x[i] = std::exp(x[i] - mx);
-    sum += x[i];
-  }
-  const float inv = float(1.0 / sum);
-  for (int64_t i = 0; i < n; ++i) x[i] *= inv;
+  detail::softmax_f32(x, n);
 }
 
 }  // namespace meadow::tensor

@@ -50,7 +50,10 @@ void dot_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, 
 void gemm_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,
                float* y, Threads th) {
   const bool f32 = w.type == gguf::TensorType::F32 && !rows;
-  const int64_t tile = std::min(k, kTileRows);
+  // Up to kTileRows rows per tile, fewer when that would leave threads idle (min 64 rows).
+  const int64_t per_thread = (k + th.n - 1) / std::max(th.n, 1);
+  const int64_t tile =
+      std::min(k, std::min(kTileRows, std::max<int64_t>(64, (per_thread + 15) / 16 * 16)));
   const int64_t block = detail::block_geometry(w.type).elems;
   const int64_t n_chunks = (w.cols + kMaxChunkCols - 1) / kMaxChunkCols;
   const int64_t blocks_per_chunk = (w.cols / block + n_chunks - 1) / n_chunks;

@@ -1,4 +1,4 @@
-// Elementwise float32 vector kernels (attention accumulation, SwiGLU), dispatched at run time.
+// Elementwise float32 vector kernels (axpy, SwiGLU, softmax), dispatched at run time.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tensor/simd_vec.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -7,6 +7,7 @@
 // Per-target header: must come after foreach_target.h / highway.h.
 #include "hwy/contrib/math/math-inl.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "tensor/simd_kernels.hpp"
@@ -53,6 +54,33 @@ void SwigluF32(const float* HWY_RESTRICT gate, const float* HWY_RESTRICT up,
   for (; i < n; ++i) out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
 }
 
+// In place: x = exp(x - max) / sum. Lanes beyond n are never touched.
+void SoftmaxF32(float* HWY_RESTRICT x, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = int64_t(hn::Lanes(d));
+  float mx = x[0];
+  int64_t i = 0;
+  if (n >= N) {
+    auto vmax = hn::LoadU(d, x);
+    for (i = N; i + N <= n; i += N) vmax = hn::Max(vmax, hn::LoadU(d, x + i));
+    mx = hn::GetLane(hn::MaxOfLanes(d, vmax));
+  }
+  for (; i < n; ++i) mx = std::max(mx, x[i]);
+  const auto vm = hn::Set(d, mx);
+  auto vsum = hn::Zero(d);
+  for (i = 0; i + N <= n; i += N) {
+    const auto e = hn::CallExp(d, hn::Sub(hn::LoadU(d, x + i), vm));
+    hn::StoreU(e, d, x + i);
+    vsum = hn::Add(vsum, e);
+  }
+  float sum = hn::GetLane(hn::SumOfLanes(d, vsum));
+  for (; i < n; ++i) sum += (x[i] = std::exp(x[i] - mx));
+  const float inv = 1.0f / sum;
+  for (i = 0; i + N <= n; i += N)
+    hn::StoreU(hn::Mul(hn::LoadU(d, x + i), hn::Set(d, inv)), d, x + i);
+  for (; i < n; ++i) x[i] *= inv;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace meadow::tensor::detail
 HWY_AFTER_NAMESPACE();
@@ -63,6 +91,7 @@ namespace meadow::tensor::detail {
 HWY_EXPORT(AxpyF32);
 HWY_EXPORT(ScaleF32);
 HWY_EXPORT(SwigluF32);
+HWY_EXPORT(SoftmaxF32);
 
 void axpy_f32(float a, const float* x, float* y, int64_t n) {
   HWY_DYNAMIC_DISPATCH(AxpyF32)(a, x, y, n);
@@ -72,6 +101,10 @@ void scale_f32(float a, float* y, int64_t n) {
 }
 void swiglu_f32(const float* gate, const float* up, float* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(SwigluF32)(gate, up, out, n);
+}
+
+void softmax_f32(float* x, int64_t n) {
+  if (n > 0) HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, n);
 }
 
 }  // namespace meadow::tensor::detail

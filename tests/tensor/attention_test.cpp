@@ -45,10 +45,11 @@ struct Case {
 
 TEST(Attention, MatchesReferenceForGqaAndMasks) {
   const Case cases[] = {
-      {5, 0, 5, 4, 2, 8, AttnMask::Full},     // GQA, 2 query heads per kv head
-      {5, 0, 5, 4, 4, 20, AttnMask::Causal},  // hd not a multiple of the vector width
-      {3, 6, 9, 6, 2, 16, AttnMask::Causal},  // queries after a cached prefix (q0 offset)
-      {40, 0, 40, 2, 1, 32, AttnMask::Full},  // more rows than one work block
+      {5, 0, 5, 4, 2, 8, AttnMask::Full},       // GQA, 2 query heads per kv head
+      {5, 0, 5, 4, 4, 20, AttnMask::Causal},    // hd not a multiple of the vector width
+      {3, 6, 9, 6, 2, 16, AttnMask::Causal},    // queries after a cached prefix (q0 offset)
+      {40, 0, 40, 2, 1, 32, AttnMask::Full},    // several rows per work block
+      {70, 3, 73, 2, 1, 16, AttnMask::Causal},  // more rows than one work block
   };
   for (const Case& c : cases) {
     const auto q = testing::random_floats(c.n_q * c.nh * c.hd, 1, 2.0f);

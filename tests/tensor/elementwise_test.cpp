@@ -1,6 +1,7 @@
 // rmsnorm, add_bias, swiglu, softmax against double loops.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -63,6 +64,24 @@ TEST(Elementwise, SoftmaxIsStableAndNormalised) {
   EXPECT_NEAR(x[1], e1 / z, 1e-6);
   EXPECT_EQ(x[2], 0.0f);
   EXPECT_NEAR(x[3], e2 / z, 1e-6);
+}
+
+TEST(Elementwise, SoftmaxMatchesReferenceOnLongRows) {
+  for (int64_t n : {1, 16, 37, 300}) {
+    auto x = testing::random_floats(n, uint32_t(n), 8.0f);
+    x[0] = -1e4f;  // underflows to exactly zero probability
+    std::vector<double> want(x.begin(), x.end());
+    double mx = -1e300, z = 0;
+    for (double v : want) mx = std::max(mx, v);
+    for (double& v : want) z += (v = std::exp(v - mx));
+    softmax(x.data(), n);
+    double total = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_NEAR(x[i], want[i] / z, 2e-6 * want[i] / z + 1e-9) << "n=" << n << " i=" << i;
+      total += x[i];
+    }
+    EXPECT_NEAR(total, 1.0, 1e-5);
+  }
 }
 
 }  // namespace
