@@ -5,6 +5,7 @@ tensor infos (name, u32 n_dims, u64 dims[n] with dims[0] the row length, u32 typ
 u64 offset into the data section), padding to the alignment, then the data section where
 every tensor starts at a multiple of the alignment (general.alignment, default 32).
 """
+import os
 import struct
 
 import numpy as np
@@ -66,7 +67,10 @@ class Writer:
         self._next += (size + self.alignment - 1) // self.alignment * self.alignment
 
     def begin(self):
-        self._f = open(self.path, "wb")
+        # Written under a temporary name and renamed at the end, so a reader (e.g. a parallel
+        # test) never maps a half-written file.
+        self._tmp = f"{self.path}.partial-{os.getpid()}"
+        self._f = open(self._tmp, "wb")
         f = self._f
         f.write(b"GGUF" + struct.pack("<IQQ", 3, len(self.tensors), len(self.kv)))
         for key, vtype, value in self.kv:
@@ -100,6 +104,7 @@ class Writer:
         if self._i != len(self.tensors):
             raise ValueError("not every declared tensor was written")
         self._f.close()
+        os.replace(self._tmp, self.path)
 
 
 class Reader:
