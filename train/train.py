@@ -31,6 +31,9 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
+STICKY = ("batch", "max_len", "lr", "warmup", "wd", "aux_mask", "max_stage", "promote", "mix_prev",
+          "eval_every", "eval_tables", "ckpt_every")
+DEFAULTS: dict = {}
 
 
 def parse(argv=None):
@@ -60,6 +63,8 @@ def parse(argv=None):
     ap.add_argument("--eval-tables", type=int, default=150)
     ap.add_argument("--ckpt-every", type=int, default=500)
     ap.add_argument("--threads", type=int, default=1)
+    global DEFAULTS
+    DEFAULTS = {k: ap.get_default(k) for k in STICKY}
     return ap.parse_args(argv)
 
 
@@ -108,6 +113,10 @@ def main(argv=None) -> int:
         st = torch.load(ckpt_path)
         cfg = Config(**st["config"])
         a.seed = st["seed"]
+        # a resumed run keeps its recipe unless the command line changes it explicitly
+        for k, v in st.get("args", {}).items():
+            if k in STICKY and getattr(a, k) == DEFAULTS[k] and v != DEFAULTS[k]:
+                setattr(a, k, v)
         print(f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}", flush=True)
     else:
         st = None
@@ -128,7 +137,7 @@ def main(argv=None) -> int:
 
     def state():
         return {"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "stage": stage,
-                "counters": counters, "config": cfg.to_dict(), "seed": a.seed,
+                "counters": counters, "config": cfg.to_dict(), "seed": a.seed, "args": vars(a),
                 "tokenizer": os.path.abspath(a.tokenizer)}
 
     t0 = time.time()

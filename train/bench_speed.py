@@ -1,0 +1,71 @@
+"""Training-step speed of candidate model sizes on this CPU (1 thread by default).
+
+    OPENBLAS_CORETYPE=SkylakeX python3 train/bench_speed.py --stage 0 --batch 16
+
+Reports steps per CPU-second (process time: robust when other jobs share the cores) and
+per wall-second, plus the corpus+packing cost per step, for each size in --sizes.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+from batching import Packer  # noqa: E402
+from corpus.generate import example  # noqa: E402
+from model import Config, DreamModel  # noqa: E402
+from tokenizer.bpe import Tokenizer  # noqa: E402
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stage", type=int, default=0)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--steps", type=int, default=15)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--sizes", default="64x2,96x2,128x2,64x4,128x4", help="DIMxLAYERS list (ffn = 3*dim)")
+    a = ap.parse_args(argv)
+    torch.set_num_threads(a.threads)
+    tok = Tokenizer.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tokenizer", "vocab.json"))
+    pk = Packer(tok)
+    example(0, a.stage, 0)  # load word lists outside the timing
+    n = (a.steps + 2) * a.batch
+    c0 = time.process_time()
+    exs = [example(0, a.stage, i) for i in range(n)]
+    rng = random.Random(0)
+    batches = [pk.batch(exs[i:i + a.batch], rng) for i in range(0, n, a.batch)]
+    data_ms = (time.process_time() - c0) / len(batches) * 1e3
+    T = sum(b["ids"].shape[1] for b in batches) / len(batches)
+    dec = sum(len(b["letter_rows"]) for b in batches) / len(batches)
+    print(f"stage {a.stage}, batch {a.batch} tables: mean padded length {T:.0f}, {dec:.0f} decisions/step; "
+          f"corpus+packing {data_ms:.1f} CPU-ms/step; threads {a.threads}; "
+          f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}; load {os.getloadavg()[0]:.1f}")
+    for spec in a.sizes.split(","):
+        d, L = (int(x) for x in spec.split("x"))
+        torch.manual_seed(0)
+        m = DreamModel(Config(vocab=len(tok), dim=d, layers=L, heads=4, kv_heads=2, ffn=3 * d))
+        opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
+        for i, b in enumerate(batches):
+            if i == 2:
+                c0, w0 = time.process_time(), time.time()
+            z = m.head(m.hidden(b["ids"], b["pos"], b["seg"])[b["t_batch"], b["t_pos"]])
+            loss = F.cross_entropy(z, b["t_tok"])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        cpu, wall = time.process_time() - c0, time.time() - w0
+        k = len(batches) - 2
+        print(f"  d={d:4d} layers={L} params={m.n_params():8d}: {k / cpu:6.2f} steps/CPU-s "
+              f"(model only; with data {1 / (cpu / k + data_ms / 1e3):5.2f}), {k / wall:6.2f} steps/wall-s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
