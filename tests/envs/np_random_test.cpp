@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <string>
 #include <vector>
 
 #include "envs/np_random.hpp"
@@ -116,4 +117,28 @@ TEST(NpRandom, EntropySeedingGivesDifferentStreams) {
   auto a = NpRandom::from_entropy();
   auto b = NpRandom::from_entropy();
   EXPECT_NE(a.bit_generator().next_uint64(), b.bit_generator().next_uint64());
+}
+
+// Vectors printed by NumPy 1.24.2 (Debian python3-numpy) with np.random.default_rng(seed).
+TEST(NpRandom, MatchesNumpyOnWideRangesChoiceAndLargeSeeds) {
+  NpRandom g(123);
+  EXPECT_EQ(g.integers(0, int64_t{1} << 40), 750253807875);  // 64-bit Lemire path
+  EXPECT_EQ(g.integers(0, int64_t{1} << 40), 59176835991);
+  EXPECT_EQ(g.integers(0, int64_t{1} << 40), 242288242408);
+  for (int64_t want : {-3, -4, -2, -4, -2}) EXPECT_EQ(g.integers(-5, 5), want);
+  EXPECT_EQ(g.integers(0, int64_t{1} << 32), 3487919347);  // full 32-bit range
+  EXPECT_EQ(g.integers(0, int64_t{1} << 32), 1938714512);
+  EXPECT_EQ(g.random(), 0.27657439779710624);
+
+  // g.choice(["F","H"], (4,4), p=[0.8,0.2]) then three g.choice(3, p=[0.1,0.3,0.6]).
+  NpRandom c(7);
+  std::string board;
+  const std::vector<double> fh{0.8, 0.2};
+  for (int i = 0; i < 16; ++i) board += c.choice(fh) == 0 ? 'F' : 'H';
+  EXPECT_EQ(board, "FHFFFHFHFFFFFFFF");
+  const std::vector<double> p3{0.1, 0.3, 0.6};
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(c.choice(p3), 2);
+
+  EXPECT_EQ(NpRandom((uint64_t{1} << 40) + 5).random(), 0.004739459374490829);  // two words
+  EXPECT_EQ(NpRandom(UINT64_MAX).random(), 0.6800266789616931);
 }
