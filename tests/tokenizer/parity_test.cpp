@@ -12,6 +12,7 @@
 #include "gguf/writer.hpp"
 #include "meadow/gguf.hpp"
 
+#include "meadow/chat_template.hpp"
 #include "meadow/tokenizer.hpp"
 #include "qwen_reference.hpp"
 
@@ -80,6 +81,7 @@ TEST_F(QwenParity, VocabularyFacts) {
   EXPECT_EQ(tok_->type(*tok_->find("<think>")), TokenType::user_defined);
   EXPECT_EQ(tok_->eos_id(), tok_->find("<|im_end|>"));
   EXPECT_EQ(tok_->chat_template_name(), "chatml");
+  EXPECT_EQ(detect_chat_template(*tok_).default_system, "");  // Qwen3 has no default system
 }
 
 // The same vocabulary stored as GGUF metadata (as llama.cpp's converter writes it) gives the
