@@ -118,11 +118,11 @@ def choose_letters(rng: random.Random, n: int, stage: Stage) -> list[str]:
     return list(LETTERS[:n])
 
 
-def _join_situation(rng: random.Random, phrases: list[str]) -> str:
+def _join_situation(rng: random.Random, phrases: list[str], stage: Stage) -> str:
     rng.shuffle(phrases)
     joiner = rng.choice(T.SITUATION_JOINERS)
     s = rng.choice(T.SITUATION_LEADS) + joiner.join(phrases)
-    if rng.random() < 0.5:
+    if stage.case > 0 and rng.random() < 0.5:  # sentence case only once case variation is on
         s = s[:1].upper() + s[1:]
     return s + ("." if rng.random() < 0.6 else "")
 
@@ -203,7 +203,7 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
                 phrases.append(" ".join(pool.word() for _ in range(r.randint(1, 2))))
         if not phrases:
             phrases.append(pool.word())
-        return _join_situation(r, phrases), target.letter
+        return _join_situation(r, phrases, stage), target.letter
 
     return Table("match", rule, opts, situation)
 
@@ -237,7 +237,7 @@ def bucket_table(rng: random.Random, stage: Stage) -> Table:
                 phrases.append(f"the {other} is {r.choice(free)}")
         for _ in range(r.randint(0, max(0, stage.distractors[1] - 1))):
             phrases.append(pool.word())
-        return _join_situation(r, phrases), target.letter
+        return _join_situation(r, phrases, stage), target.letter
 
     return Table("bucket", rule, opts, situation)
 
@@ -257,7 +257,7 @@ def _comparison_table(rng: random.Random, stage: Stage, pool: Pool) -> Table:
         target = r.choice(opts)
         phrases = [f"the {vary_case(r, a, stage.case)} is {target.conds[0][1]} the {b}"]
         phrases += [pool.word() for _ in range(r.randint(0, 2))]
-        return _join_situation(r, phrases), target.letter
+        return _join_situation(r, phrases, stage), target.letter
 
     return Table("bucket", rule, opts, situation)
 
@@ -299,7 +299,7 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
         for _ in range(r.randint(0, max(0, stage.distractors[1] - 2))):
             other = pool.word()
             phrases.append(r.choice(forms).replace("{N}", other).replace("{D}", r.choice(dirs)))
-        return _join_situation(r, phrases), letter
+        return _join_situation(r, phrases, stage), letter
 
     return Table("relational", rule, opts, situation)
 
