@@ -32,10 +32,12 @@ struct MapFreer {
 using GifPtr = std::unique_ptr<GifFileType, GifCloser>;
 using MapPtr = std::unique_ptr<ColorMapObject, MapFreer>;
 
-// giflib wants a power-of-two colour count, at least 2.
-MapPtr make_map(const std::vector<Rgb>& colors) {
+// giflib wants a power-of-two colour count, at least 2; `spare` keeps one more slot free
+// (for the transparent index).
+MapPtr make_map(const std::vector<Rgb>& colors, bool spare) {
+  const int need = static_cast<int>(colors.size()) + (spare ? 1 : 0);
   int size = 2;
-  while (size < static_cast<int>(colors.size())) size *= 2;
+  while (size < need) size *= 2;
   std::vector<GifColorType> table(size, GifColorType{0, 0, 0});
   for (size_t i = 0; i < colors.size(); ++i) table[i] = {colors[i].r, colors[i].g, colors[i].b};
   return MapPtr(GifMakeMapObject(size, table.data()));
@@ -79,6 +81,7 @@ struct GifWriter::State {
   int frames = 0;
   Frame previous;
   Palette global;          // the first frame's palette, reused while it covers a frame's colours
+  Palette local_palette;   // the palette of the frame being written
   long long total_ms = 0;  // delay asked for so far
   long long total_cs = 0;  // delay written so far, in GIF's 1/100 s
 
@@ -112,25 +115,55 @@ struct GifWriter::State {
     return static_cast<int>(cs);
   }
 
+  // The global palette when it holds every changed colour (and has a free slot for the
+  // transparent index when one is needed); else a palette of the changed colours, exact when
+  // they are few. (Snapping new colours to near global entries was tried: subpixel motion
+  // keeps making new edge blends, so it rarely applied and saved under 3%.)
+  const Palette* choose_palette(const std::vector<uint32_t>& changed, bool want_transparent) {
+    const bool room = !want_transparent || global.colors.size() < 256;
+    if (room && render_detail::covers(global, changed)) return &global;
+    local_palette = render_detail::make_palette(changed, want_transparent ? 255 : 256);
+    return &local_palette;
+  }
+
+  // Writes the rectangle r of f. After the first frame, pixels that did not change are left
+  // transparent: the previous frame shows through and long runs of one index compress well.
   void put_image(const Frame& f, const Rect& r, int delay_ms) {
+    const std::vector<uint32_t> px = region_pixels(f, r);
+    std::vector<bool> same(px.size(), false);
+    std::vector<uint32_t> changed;  // the colours that must be in the palette
+    if (frames > 0) {
+      const std::vector<uint32_t> before = region_pixels(previous, r);
+      for (size_t i = 0; i < px.size(); ++i) {
+        same[i] = px[i] == before[i];
+        if (!same[i]) changed.push_back(px[i]);
+      }
+    } else {
+      changed = px;
+    }
+
+    MapPtr local;
+    int transparent = NO_TRANSPARENT_COLOR;
+    const bool want_transparent = frames > 0 && changed.size() < px.size();
+    const Palette* pal = choose_palette(changed, want_transparent);
+    if (pal != &global) {
+      local = make_map(pal->colors, want_transparent);
+      if (!local) fail("cannot make a colour map");
+    }
+    if (want_transparent) transparent = static_cast<int>(pal->colors.size());
+    std::vector<uint8_t> indices(px.size());
+    render_detail::Indexer index_of(*pal);
+    for (size_t i = 0; i < px.size(); ++i)
+      indices[i] = same[i] ? static_cast<uint8_t>(transparent) : index_of(px[i]);
+
     GraphicsControlBlock gcb{};
     gcb.DisposalMode = DISPOSE_DO_NOT;  // later frames paint over this one
     gcb.UserInputFlag = false;
     gcb.DelayTime = next_delay_cs(delay_ms);
-    gcb.TransparentColor = NO_TRANSPARENT_COLOR;
+    gcb.TransparentColor = transparent;
     GifByteType ext[4];
     EGifGCBToExtension(&gcb, ext);
     check(EGifPutExtension(gif.get(), GRAPHICS_EXT_FUNC_CODE, sizeof ext, ext), "frame delay");
-
-    const std::vector<uint32_t> px = region_pixels(f, r);
-    std::vector<uint8_t> indices;
-    MapPtr local;
-    if (!render_detail::index_pixels(global, px, indices)) {
-      Palette pal = render_detail::make_palette(px);
-      render_detail::index_pixels(pal, px, indices);
-      local = make_map(pal.colors);
-      if (!local) fail("cannot make a colour map");
-    }
     check(EGifPutImageDesc(gif.get(), r.x, r.y, r.w, r.h, false, local.get()), "image descriptor");
     check(EGifPutLine(gif.get(), indices.data(), static_cast<int>(indices.size())), "image data");
   }
@@ -169,8 +202,10 @@ void GifWriter::add(const Frame& frame, int delay_ms) {
   if (s.frames == 0) {
     const Rect all{0, 0, frame.width, frame.height};
     if (frame.width > 65535 || frame.height > 65535) s.fail("frame larger than 65535 pixels");
-    s.global = render_detail::make_palette(region_pixels(frame, all));
-    MapPtr map = make_map(s.global.colors);
+    // 255 colours at most, so that later frames can use the global palette with a spare
+    // transparent index.
+    s.global = render_detail::make_palette(region_pixels(frame, all), 255);
+    MapPtr map = make_map(s.global.colors, s.global.colors.size() < 256);
     if (!map) s.fail("cannot make a colour map");
     s.check(EGifPutScreenDesc(s.gif.get(), frame.width, frame.height, 8, 0, map.get()),
             "screen descriptor");

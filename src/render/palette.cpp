@@ -55,7 +55,9 @@ Rgb mean_color(const std::vector<ColorCount>& cs, const Box& b) {
   return Rgb{avg(0), avg(1), avg(2)};
 }
 
-uint8_t nearest(const std::vector<Rgb>& colors, uint32_t c) {
+}  // namespace
+
+uint8_t nearest(const std::vector<Rgb>& colors, uint32_t c, int* distance) {
   const int r = channel(c, 0), g = channel(c, 1), b = channel(c, 2);
   int best = 0;
   int best_d = std::numeric_limits<int>::max();
@@ -64,10 +66,9 @@ uint8_t nearest(const std::vector<Rgb>& colors, uint32_t c) {
     const int d = 2 * dr * dr + 4 * dg * dg + 3 * db * db;  // rough perceptual weights
     if (d < best_d) best_d = d, best = static_cast<int>(i);
   }
+  if (distance) *distance = best_d;
   return static_cast<uint8_t>(best);
 }
-
-}  // namespace
 
 Palette make_palette(const std::vector<uint32_t>& pixels, int max_colors) {
   max_colors = std::clamp(max_colors, 1, 256);
@@ -121,22 +122,14 @@ Palette make_palette(const std::vector<uint32_t>& pixels, int max_colors) {
   return pal;
 }
 
-bool index_pixels(const Palette& palette, const std::vector<uint32_t>& pixels,
-                  std::vector<uint8_t>& indices) {
-  indices.resize(pixels.size());
-  uint32_t last_color = 0;
-  uint8_t last_index = 0;
+bool covers(const Palette& palette, const std::vector<uint32_t>& pixels) {
+  uint32_t last = 0;
   bool have_last = false;
-  for (size_t i = 0; i < pixels.size(); ++i) {
-    // Runs of one colour are the common case in env frames; skip the hash lookup for them.
-    if (!have_last || pixels[i] != last_color) {
-      auto it = palette.lookup.find(pixels[i]);
-      if (it == palette.lookup.end()) return false;
-      last_color = pixels[i];
-      last_index = it->second;
-      have_last = true;
-    }
-    indices[i] = last_index;
+  for (uint32_t c : pixels) {
+    if (have_last && c == last) continue;
+    if (!palette.lookup.count(c)) return false;
+    last = c;
+    have_last = true;
   }
   return true;
 }

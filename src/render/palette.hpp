@@ -26,8 +26,32 @@ struct Palette {
 // A palette for the given packed pixels, with at most max_colors (1..256) entries.
 Palette make_palette(const std::vector<uint32_t>& pixels, int max_colors = 256);
 
-// Palette indices for the pixels; false if some colour is not in palette.lookup.
-bool index_pixels(const Palette& palette, const std::vector<uint32_t>& pixels,
-                  std::vector<uint8_t>& indices);
+// The entry of colors (non-empty) nearest to color; *distance gets the weighted squared
+// distance 2*dr^2 + 4*dg^2 + 3*db^2.
+uint8_t nearest(const std::vector<Rgb>& colors, uint32_t color, int* distance = nullptr);
+
+// Whether every pixel's colour is in palette.lookup.
+bool covers(const Palette& palette, const std::vector<uint32_t>& pixels);
+
+// Maps colours to palette indices, remembering the last colour: env frames are mostly runs
+// of one colour, so most pixels skip the hash lookup. Colours must be in palette.lookup.
+class Indexer {
+ public:
+  explicit Indexer(const Palette& p) : palette_(p) {}
+  uint8_t operator()(uint32_t color) {
+    if (!have_last_ || color != last_color_) {
+      last_color_ = color;
+      last_index_ = palette_.lookup.at(color);
+      have_last_ = true;
+    }
+    return last_index_;
+  }
+
+ private:
+  const Palette& palette_;
+  uint32_t last_color_ = 0;
+  uint8_t last_index_ = 0;
+  bool have_last_ = false;
+};
 
 }  // namespace meadow::render_detail

@@ -62,12 +62,17 @@ Decoded decode(const std::string& path) {
       }
     }
     GraphicsControlBlock gcb;
+    gcb.TransparentColor = NO_TRANSPARENT_COLOR;
     d.delays_cs.push_back(DGifSavedExtensionToGCB(gif.get(), i, &gcb) == GIF_OK ? gcb.DelayTime
                                                                                 : -1);
+    EXPECT_EQ(gcb.DisposalMode, DISPOSE_DO_NOT);
     const ColorMapObject* map = im.ImageDesc.ColorMap ? im.ImageDesc.ColorMap : gif->SColorMap;
     for (int y = 0; y < im.ImageDesc.Height; ++y)
       for (int x = 0; x < im.ImageDesc.Width; ++x) {
-        const GifColorType c = map->Colors[im.RasterBits[y * im.ImageDesc.Width + x]];
+        const int index = im.RasterBits[y * im.ImageDesc.Width + x];
+        if (index == gcb.TransparentColor) continue;  // the previous frame shows through
+        EXPECT_LT(index, map->ColorCount);
+        const GifColorType c = map->Colors[index];
         put(canvas, im.ImageDesc.Left + x, im.ImageDesc.Top + y, c.Red, c.Green, c.Blue);
       }
     d.shown.push_back(canvas);
@@ -84,26 +89,31 @@ TEST(Gif, RoundTripsFramesDelaysLoopAndExactColours) {
   for (int x = 5; x < 10; ++x) put(a, x, 4, 200, 30, 40);
   Frame b = a;
   put(b, 20, 15, 1, 2, 3);  // a colour not in the first frame
+  Frame c = a;              // two far-apart changes: the pixels between them are unchanged
+  put(c, 1, 1, 9, 9, 9);
+  put(c, 28, 18, 200, 30, 40);
   {
     meadow::GifWriter gif(path);
     gif.add(a, 100);
     gif.add(b, 20);
     gif.add(b, 20);  // unchanged frame
     gif.add(a, 2000);
-    EXPECT_EQ(gif.frames(), 4);
+    gif.add(c, 30);
+    EXPECT_EQ(gif.frames(), 5);
     gif.close();
   }
   const Decoded d = decode(path);
   EXPECT_EQ(d.width, 30);
   EXPECT_EQ(d.height, 20);
-  ASSERT_EQ(d.shown.size(), 4u);
-  EXPECT_EQ(d.delays_cs, (std::vector<int>{10, 2, 2, 200}));
+  ASSERT_EQ(d.shown.size(), 5u);
+  EXPECT_EQ(d.delays_cs, (std::vector<int>{10, 2, 2, 200, 3}));
   EXPECT_EQ(d.loop_count, 0);
   // Few colours: what the viewer shows is exactly what was added.
   EXPECT_EQ(d.shown[0].rgb, a.rgb);
   EXPECT_EQ(d.shown[1].rgb, b.rgb);
   EXPECT_EQ(d.shown[2].rgb, b.rgb);
   EXPECT_EQ(d.shown[3].rgb, a.rgb);
+  EXPECT_EQ(d.shown[4].rgb, c.rgb);
   // Only the changed pixel is stored for frame 2, so the file stays small.
   EXPECT_LT(std::filesystem::file_size(path), 400u);
 }
