@@ -17,8 +17,10 @@ LETTERS = "ABCDEF"
 
 
 class Packer:
-    def __init__(self, tok: Tokenizer, max_len: int = 256, aux_mask: float = 0.0):
+    def __init__(self, tok: Tokenizer, max_len: int = 256, aux_mask: float = 0.0,
+                 reveal: float = 0.0, reveal_mask: float = 0.4):
         self.tok, self.max_len, self.aux_mask = tok, max_len, aux_mask
+        self.reveal, self.reveal_mask = reveal, reveal_mask
         self.letter_ids = [tok.encode(L)[0] for L in LETTERS]
         assert all(len(tok.encode(L)) == 1 for L in LETTERS)
 
@@ -37,12 +39,22 @@ class Packer:
             if len(ids) + len(sids) + k > self.max_len:
                 break
             start = len(ids)
-            # optional extra masked-diffusion targets inside the situation text
-            if self.aux_mask > 0:
+            # Reverse direction (training only): the answer is shown and situation tokens are
+            # masked instead; the condition's tokens are then predictable only by binding the
+            # letter to its condition in the rule and copying it, the circuit the forward task
+            # needs, with a denser signal. Otherwise, optional extra masked situation tokens.
+            revealed = self.reveal > 0 and rng.random() < self.reveal
+            rate = self.reveal_mask if revealed else self.aux_mask
+            if rate > 0:
                 for j in range(1, len(sids)):
-                    if rng.random() < self.aux_mask:
+                    if rng.random() < rate:
                         targets.append((start + j, sids[j], False, 0, -1))
                         sids = sids[:j] + [tok.mask] + sids[j + 1:]
+            if revealed:
+                ids += sids + want
+                pos += list(range(P, P + len(sids) + k))
+                seg += [s] * (len(sids) + k)
+                continue
             ids += sids + [tok.mask] * k
             pos += list(range(P, P + len(sids) + k))
             seg += [s] * (len(sids) + k)

@@ -31,7 +31,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("batch", "max_len", "lr", "warmup", "wd", "aux_mask", "max_stage", "promote", "mix_prev",
+STICKY = ("batch", "max_len", "lr", "warmup", "wd", "aux_mask", "reveal", "max_stage", "promote", "mix_prev",
           "eval_every", "eval_tables", "ckpt_every")
 DEFAULTS: dict = {}
 
@@ -53,6 +53,8 @@ def parse(argv=None):
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--wd", type=float, default=0.01)
     ap.add_argument("--aux-mask", type=float, default=0.0, help="also mask this share of situation tokens")
+    ap.add_argument("--reveal", type=float, default=0.0,
+                    help="share of situations trained in reverse: answer shown, situation tokens masked")
     ap.add_argument("--stage", type=int, default=0, help="starting curriculum stage")
     ap.add_argument("--max-stage", type=int, default=len(STAGES) - 1)
     ap.add_argument("--promote", type=float, default=0.9, help="eval accuracy that moves to the next stage")
@@ -107,7 +109,8 @@ def main(argv=None) -> int:
     os.makedirs(a.run, exist_ok=True)
     ckpt_path = os.path.join(a.run, "ckpt.pt")
     tok = Tokenizer.load(a.tokenizer)
-    packer = Packer(tok, a.max_len, a.aux_mask)
+    packer = Packer(tok, a.max_len, a.aux_mask, a.reveal)
+    eval_packer = Packer(tok, a.max_len)
 
     if os.path.exists(ckpt_path):
         st = torch.load(ckpt_path)
@@ -169,7 +172,7 @@ def main(argv=None) -> int:
         losses.append(loss.item())
 
         if step % a.eval_every == 0:
-            acc, chance = evaluate(model, packer, a.seed, stage, a.eval_tables)
+            acc, chance = evaluate(model, eval_packer, a.seed, stage, a.eval_tables)
             now = time.time()
             rec = {"step": step, "stage": stage, "loss": sum(losses) / len(losses), "train_acc": sum(accs) / len(accs),
                    "eval_acc": acc, "chance": chance, "steps_per_s": (step - steps_last) / (now - t_last),
