@@ -31,7 +31,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("batch", "max_len", "lr", "warmup", "wd", "aux_mask", "reveal", "max_stage", "promote", "mix_prev",
+STICKY = ("batch", "max_len", "lr", "warmup", "wd", "aux_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev",
           "eval_every", "eval_tables", "ckpt_every")
 DEFAULTS: dict = {}
 
@@ -61,6 +61,8 @@ def parse(argv=None):
     ap.add_argument("--mix-prev", type=float, default=0.2)
     ap.add_argument("--steps", type=int, default=10**9)
     ap.add_argument("--minutes", type=float, default=1e9, help="stop after this wall time (this invocation)")
+    ap.add_argument("--total-minutes", type=float, default=1e9,
+                    help="stop when the run's wall time summed over all resumed invocations reaches this")
     ap.add_argument("--eval-every", type=int, default=250)
     ap.add_argument("--eval-tables", type=int, default=150)
     ap.add_argument("--ckpt-every", type=int, default=500)
@@ -128,11 +130,12 @@ def main(argv=None) -> int:
     torch.manual_seed(a.seed)
     model = DreamModel(cfg)
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
-    step, stage, counters = 0, a.stage, {}
+    step, stage, counters, elapsed0 = 0, a.stage, {}, 0.0
     if st:
         model.load_state_dict(st["model"])
         opt.load_state_dict(st["opt"])
         step, stage, counters = st["step"], st["stage"], st["counters"]
+        elapsed0 = st.get("elapsed_s", 0.0)
     with open(os.path.join(a.run, "config.json"), "w") as f:
         json.dump({"config": cfg.to_dict(), "args": vars(a), "tokenizer": os.path.abspath(a.tokenizer)}, f, indent=1)
     log = open(os.path.join(a.run, "log.jsonl"), "a")
@@ -141,12 +144,16 @@ def main(argv=None) -> int:
     def state():
         return {"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "stage": stage,
                 "counters": counters, "config": cfg.to_dict(), "seed": a.seed, "args": vars(a),
-                "tokenizer": os.path.abspath(a.tokenizer)}
+                "tokenizer": os.path.abspath(a.tokenizer), "elapsed_s": elapsed0 + time.time() - t0}
 
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()
     losses, accs = [], []
-    while step < a.steps and time.time() - t0 < a.minutes * 60:
+    def time_left():
+        now = time.time() - t0
+        return now < a.minutes * 60 and elapsed0 + now < a.total_minutes * 60
+
+    while step < a.steps and time_left():
         rng = random.Random(f"{a.seed}:step:{step}")
         exs = []
         for _ in range(a.batch):
@@ -177,7 +184,7 @@ def main(argv=None) -> int:
             rec = {"step": step, "stage": stage, "loss": sum(losses) / len(losses), "train_acc": sum(accs) / len(accs),
                    "eval_acc": acc, "chance": chance, "steps_per_s": (step - steps_last) / (now - t_last),
                    "steps_per_cpu_s": (step - steps_last) / max(1e-9, time.process_time() - cpu_last),
-                   "minutes": (now - t0) / 60, "seq_len": b["ids"].shape[1]}
+                   "minutes": (now - t0) / 60, "total_minutes": (elapsed0 + now - t0) / 60, "seq_len": b["ids"].shape[1]}
             print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in rec.items()}), flush=True)
             log.write(json.dumps(rec) + "\n")
             log.flush()
