@@ -38,16 +38,22 @@ class QwenParity : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (test::reference_missing()) return;
-    tok_ = std::make_unique<Tokenizer>(Tokenizer::from_vocab(test::load_qwen_vocab()));
+    vocab_ = std::make_unique<Vocab>(test::load_qwen_vocab());
+    tok_ = std::make_unique<Tokenizer>(Tokenizer::from_vocab(*vocab_));
     corpus_ = test::load_corpus();
   }
-  static void TearDownTestSuite() { tok_.reset(); }
+  static void TearDownTestSuite() {
+    tok_.reset();
+    vocab_.reset();
+  }
   void SetUp() override {
     if (auto why = test::reference_missing()) GTEST_SKIP() << *why;
   }
+  static std::unique_ptr<Vocab> vocab_;
   static std::unique_ptr<Tokenizer> tok_;
   static std::vector<std::string> corpus_;
 };
+std::unique_ptr<Vocab> QwenParity::vocab_;
 std::unique_ptr<Tokenizer> QwenParity::tok_;
 std::vector<std::string> QwenParity::corpus_;
 
@@ -66,6 +72,27 @@ TEST_F(QwenParity, CorpusIdsIdenticalToJavaScriptReference) {
     }
   }
   EXPECT_EQ(mismatches, 0u) << "of " << corpus_.size() << " strings";
+}
+
+// The other pre-tokenizer families (regex, no NFC, Llama 3's ignore_merges) on the same
+// vocabulary, against the reference configured with those families' tokenizer.json settings.
+TEST_F(QwenParity, Llama3AndGpt2PreTokenizersMatchReference) {
+  for (auto [pre, family] : {std::pair{"llama-bpe", "llama3"}, std::pair{"gpt2", "gpt2"}}) {
+    Vocab v = *vocab_;
+    v.pre = pre;
+    Tokenizer tok = Tokenizer::from_vocab(std::move(v));
+    auto expected = test::reference_ids(test::corpus_path(), family);
+    ASSERT_EQ(expected.size(), corpus_.size());
+    size_t mismatches = 0;
+    for (size_t i = 0; i < corpus_.size(); ++i) {
+      auto got = tok.encode(corpus_[i]);
+      if (got != expected[i] && ++mismatches <= 5) {
+        ADD_FAILURE() << family << " string " << i << " \"" << corpus_[i]
+                      << "\"\n  ours: " << ids_text(got) << "\n  js:   " << ids_text(expected[i]);
+      }
+    }
+    EXPECT_EQ(mismatches, 0u) << family;
+  }
 }
 
 TEST_F(QwenParity, DecodeInvertsEncodeUpToNfc) {
@@ -87,7 +114,7 @@ TEST_F(QwenParity, VocabularyFacts) {
 // The same vocabulary stored as GGUF metadata (as llama.cpp's converter writes it) gives the
 // same ids through from_gguf.
 TEST_F(QwenParity, GgufFromTokenizerJsonGivesSameIds) {
-  Vocab v = test::load_qwen_vocab();
+  const Vocab& v = *vocab_;
   using namespace gguf;
   Writer w;
   w.add("general.architecture", make_string("qwen2"));

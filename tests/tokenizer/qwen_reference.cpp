@@ -84,8 +84,10 @@ std::vector<std::string> load_corpus() {
   return read_json(corpus_path()).get<std::vector<std::string>>();
 }
 
-std::vector<std::vector<int32_t>> reference_ids(const std::string& json_path) {
-  std::string cmd = "cd '" + js_dir() + "' && node reference_ids.mjs '" + json_path + "'";
+std::vector<std::vector<int32_t>> reference_ids(const std::string& json_path,
+                                                const std::string& family) {
+  std::string cmd = "cd '" + js_dir() + "' && node reference_ids.mjs " +
+                    (family.empty() ? "" : "--pre " + family + " ") + "'" + json_path + "'";
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
   if (!pipe) throw std::runtime_error("cannot run: " + cmd);
   std::string out;

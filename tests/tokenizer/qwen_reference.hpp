@@ -21,7 +21,9 @@ std::optional<std::string> reference_missing();
 Vocab load_qwen_vocab();
 
 std::vector<std::string> load_corpus();
-// Runs the node script on a JSON file of strings; returns one id list per string.
-std::vector<std::vector<int32_t>> reference_ids(const std::string& json_path);
+// Runs the node script on a JSON file of strings; returns one id list per string. `family`
+// "llama3" or "gpt2" swaps in that family's pre-tokenizer (Qwen's vocabulary stays).
+std::vector<std::vector<int32_t>> reference_ids(const std::string& json_path,
+                                                const std::string& family = "");
 
 }  // namespace meadow::test
