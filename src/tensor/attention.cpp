@@ -33,7 +33,7 @@ void attention(const float* q, int64_t n_q, int64_t q0, const float* k, const fl
   };
 
   detail::set_blas_threads(1);  // our threads split the heads; BLAS runs inside each
-  detail::parallel_for(n_head * blocks, 1, th.n, [&](int64_t b, int64_t e, int) {
+  detail::parallel_for(n_head * blocks, 1, th, [&](int64_t b, int64_t e, int) {
     std::vector<float> p;
     for (int64_t task = b; task < e; ++task) {
       const int64_t h = task / blocks, g = h / group;

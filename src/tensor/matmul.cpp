@@ -37,7 +37,7 @@ void check_weights(const Weights& w) {
 void dot_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n, float* y,
               Threads th) {
   const int64_t grain = std::max<int64_t>(16, k / (4 * std::max(th.n, 1)));
-  detail::parallel_for(k, grain, th.n, [&](int64_t b, int64_t e, int) {
+  detail::parallel_for(k, grain, th, [&](int64_t b, int64_t e, int) {
     detail::dot_rows(w, rows, b, e, x, n, y, k);
   });
 }
@@ -61,7 +61,7 @@ void gemm_path(const Weights& w, const int32_t* rows, int64_t k, const float* x,
   const int workers = std::max(1, th.n);
   std::vector<std::vector<float>> scratch(static_cast<size_t>(workers));
   detail::set_blas_threads(1);
-  detail::parallel_for(k, tile, workers, [&](int64_t b, int64_t e, int worker) {
+  detail::parallel_for(k, tile, th, [&](int64_t b, int64_t e, int worker) {
     for (int64_t c0 = 0; c0 < w.cols; c0 += chunk) {
       const int64_t nc = std::min(chunk, w.cols - c0);
       const float* panel = static_cast<const float*>(w.data) + b * w.cols;

@@ -1,5 +1,6 @@
-// Fork-join over an index range: the calling thread works too, helpers are joined before
-// returning. Tasks are handed out dynamically so uneven work (panels, heads) balances.
+// Fork-join over an index range: the calling thread works too; helpers (started per call,
+// or a ThreadPool's) have finished before it returns. Tasks are handed out dynamically so uneven
+// work (panels, heads) balances.
 #pragma once
 
 #include <algorithm>
@@ -10,16 +11,22 @@
 #include <thread>
 #include <vector>
 
+#include "tensor/ops.hpp"
+#include "tensor/thread_pool.hpp"
+
 namespace meadow::tensor::detail {
 
 // Calls fn(begin, end, worker) for consecutive ranges of at most `grain` indices covering
-// [0, count), on up to `threads` threads. The first exception thrown is rethrown.
+// [0, count), on up to th.n threads (th.pool's when given; worker < th.n). The first
+// exception thrown is rethrown.
 template <class Fn>
-void parallel_for(int64_t count, int64_t grain, int threads, Fn&& fn) {
+void parallel_for(int64_t count, int64_t grain, Threads th, Fn&& fn) {
   if (count <= 0) return;
   grain = std::max<int64_t>(grain, 1);
   const int64_t tasks = (count + grain - 1) / grain;
-  const int workers = int(std::clamp<int64_t>(threads, 1, tasks));
+  int limit = std::max(th.n, 1);
+  if (th.pool) limit = std::min(limit, th.pool->size());
+  const int workers = int(std::clamp<int64_t>(limit, 1, tasks));
   if (workers == 1) {
     for (int64_t b = 0; b < count; b += grain) fn(b, std::min(count, b + grain), 0);
     return;
@@ -39,11 +46,14 @@ void parallel_for(int64_t count, int64_t grain, int threads, Fn&& fn) {
       next.store(tasks);
     }
   };
-  std::vector<std::jthread> helpers;
-  helpers.reserve(size_t(workers - 1));
-  for (int w = 1; w < workers; ++w) helpers.emplace_back(work, w);
-  work(0);
-  helpers.clear();  // joins
+  if (th.pool) {
+    th.pool->run(workers, work);
+  } else {
+    std::vector<std::jthread> helpers;
+    helpers.reserve(size_t(workers - 1));
+    for (int w = 1; w < workers; ++w) helpers.emplace_back(work, w);
+    work(0);
+  }  // helpers join here
   if (error) std::rethrow_exception(error);
 }
 

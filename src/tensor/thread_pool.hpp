@@ -1,0 +1,43 @@
+// A fixed set of worker threads that kernels reuse across calls (Threads::pool), so a forward
+// pass with hundreds of small kernels does not start hundreds of threads.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace meadow::tensor {
+
+class ThreadPool {
+ public:
+  // n_threads counts the calling thread: n_threads - 1 workers are started.
+  explicit ThreadPool(int n_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return int(workers_.size()) + 1; }
+
+  // Runs job(i) for i in [0, n) — i = 0 on the calling thread — and returns when all are
+  // done. job must not throw. Calls from several threads are serialised; a job must not call
+  // run() on the same pool.
+  void run(int n, const std::function<void(int)>& job);
+
+ private:
+  void worker_loop(int index);
+
+  std::mutex run_mu_;  // one run() at a time
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int)>* job_ = nullptr;
+  int active_ = 0;   // workers 1..active_-1 take part in the current job
+  int pending_ = 0;  // workers that have not yet finished the current generation
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace meadow::tensor
