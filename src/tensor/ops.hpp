@@ -43,7 +43,7 @@ void dequantize_row(const Weights& w, int64_t row, float* out);
 void rmsnorm(const float* x, const float* g, float* y, int64_t n, int64_t d, float eps);
 // x[t, i] += b[i]
 void add_bias(float* x, const float* b, int64_t n, int64_t d);
-// out = silu(gate) * up, elementwise over n values.
+// out = silu(gate) * up, elementwise over n values; out may be gate or up (in place).
 void swiglu(const float* gate, const float* up, float* out, int64_t n);
 
 enum class RopeStyle {

@@ -37,8 +37,8 @@ void ScaleF32(float a, float* y, int64_t n) {
   for (; i < n; ++i) y[i] *= a;
 }
 
-void SwigluF32(const float* HWY_RESTRICT gate, const float* HWY_RESTRICT up,
-               float* HWY_RESTRICT out, int64_t n) {
+// out may be gate or up (each element is read before it is written).
+void SwigluF32(const float* gate, const float* up, float* out, int64_t n) {
   const hn::ScalableTag<float> d;
   const int64_t N = int64_t(hn::Lanes(d));
   const auto one = hn::Set(d, 1.0f);

@@ -49,6 +49,9 @@ TEST(Elementwise, SwigluMatchesDefinitionIncludingExtremes) {
   const auto up = random_floats(101, 6);
   std::vector<float> out(101);
   swiglu(gate.data(), up.data(), out.data(), 101);
+  auto in_place = gate;  // the forward pass writes over the gate buffer
+  swiglu(in_place.data(), up.data(), in_place.data(), 101);
+  EXPECT_EQ(in_place, out);
   for (size_t i = 0; i < gate.size(); ++i) {
     const double g = gate[i];
     const double want = g / (1.0 + std::exp(-g)) * up[i];
