@@ -71,6 +71,29 @@ void set_blas_threads(int n) {
   if (openblas_get_num_threads() != n) openblas_set_num_threads(n);
 }
 
+void warn_once_if_slow_blas() {
+  // Computed once per process (thread-safe static init), then immutable.
+  static const bool checked = [] {
+    const char* user = std::getenv("OPENBLAS_CORETYPE");
+    const std::string detected = blas_core_name();
+    const BlasDecision d = decide_blas_core(detected, detect_cpu_features(), user ? user : "",
+                                            std::getenv(kReexecMarker) != nullptr);
+    if (d.kind == BlasDecision::Fine) return true;
+    const std::string best = best_core_for(detect_cpu_features());
+    const std::string why = d.kind == BlasDecision::CannotFix
+                                ? d.reason
+                                : "call tensor::ensure_fast_blas first in main, or set "
+                                  "OPENBLAS_CORETYPE=" +
+                                      best;
+    std::fprintf(stderr,
+                 "warning: OpenBLAS uses core %s but this CPU supports %s (%s); matrix "
+                 "products may run several times slower\n",
+                 detected.c_str(), best.c_str(), why.c_str());
+    return false;
+  }();
+  (void)checked;
+}
+
 }  // namespace meadow::tensor::detail
 
 namespace meadow::tensor {
@@ -88,15 +111,11 @@ bool ensure_fast_blas(int argc, char** argv) {
     setenv(kReexecMarker, detected.c_str(), 1);
     std::fflush(nullptr);
     execv("/proc/self/exe", argv);
-    // Still here: exec failed; undo and fall through to the warning.
+    // Still here: exec failed; undo, and warn below.
     unsetenv("OPENBLAS_CORETYPE");
     unsetenv(kReexecMarker);
   }
-  const std::string why = d.kind == BlasDecision::ReExec ? "re-exec failed" : d.reason;
-  std::fprintf(stderr,
-               "warning: OpenBLAS uses core %s but this CPU supports %s (%s); matrix products "
-               "may run several times slower\n",
-               detected.c_str(), best_core_for(detect_cpu_features()).c_str(), why.c_str());
+  warn_once_if_slow_blas();
   return false;
 }
 

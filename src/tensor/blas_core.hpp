@@ -32,6 +32,9 @@ BlasDecision decide_blas_core(std::string_view detected, const CpuFeatures& f,
 
 // The OpenBLAS core name in use ("Cooperlake", "Prescott", ...).
 std::string blas_core_name();
+// Prints one line to stderr, once per process, if the BLAS core is slower than the CPU allows
+// (so a library user who never calls ensure_fast_blas is not left running slow silently).
+void warn_once_if_slow_blas();
 // Sets OpenBLAS's (process-wide) thread count if it differs.
 void set_blas_threads(int n);
 

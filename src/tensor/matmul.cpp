@@ -60,6 +60,7 @@ void gemm_path(const Weights& w, const int32_t* rows, int64_t k, const float* x,
   const int64_t chunk = f32 ? w.cols : blocks_per_chunk * block;
   const int workers = std::max(1, th.n);
   std::vector<std::vector<float>> scratch(static_cast<size_t>(workers));
+  detail::warn_once_if_slow_blas();
   detail::set_blas_threads(1);
   detail::parallel_for(k, tile, th, [&](int64_t b, int64_t e, int worker) {
     for (int64_t c0 = 0; c0 < w.cols; c0 += chunk) {
@@ -83,12 +84,6 @@ void product(const Weights& w, const int32_t* rows, int64_t k, const float* x, i
              Threads th) {
   check_weights(w);
   if (n <= 0 || k <= 0) return;
-  if (w.type == gguf::TensorType::F32 && !rows) {  // already float: straight to BLAS
-    detail::set_blas_threads(th.n);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(n), int(w.rows), int(w.cols), 1.0f, x,
-                int(w.cols), static_cast<const float*>(w.data), int(w.cols), 0.0f, y, int(w.rows));
-    return;
-  }
   if (n < kGemmMinTokens) return dot_path(w, rows, k, x, n, y, th);
   gemm_path(w, rows, k, x, n, y, th);
 }

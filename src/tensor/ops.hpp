@@ -39,7 +39,7 @@ void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* 
 // One weight row decoded to float32 (embedding lookup).
 void dequantize_row(const Weights& w, int64_t row, float* out);
 
-// y[t] = x[t] / rms(x[t]) * g, for n rows of d.
+// y[t] = x[t] / rms(x[t]) * g, for n rows of d; y may be x (in place).
 void rmsnorm(const float* x, const float* g, float* y, int64_t n, int64_t d, float eps);
 // x[t, i] += b[i]
 void add_bias(float* x, const float* b, int64_t n, int64_t d);
