@@ -43,12 +43,12 @@ struct GifOptions {
 
 // Animated GIF, written frame by frame as frames arrive:
 //   GifWriter gif(path); gif.add(frame, delay_ms); ...; gif.close();
-// Frames with <= 256 colours get an exact palette, others a median-cut one. Only the rectangle
-// that changed since the previous frame is stored, its unchanged pixels transparent. Delays are
-// kept in 1/100 s (GIF's unit) with the rounding error carried over, so 30 fps averages 33.3 ms.
-// All frames must have the first frame's size. Errors throw meadow::Error naming the file. The
-// destructor closes an unclosed file without throwing (a file with no frames is removed); call
-// close() to see errors.
+// Frames with few colours (<= 255) get an exact palette, others a median-cut one. Only the
+// rectangle that changed since the previous frame is stored, its unchanged pixels transparent.
+// Delays are kept in 1/100 s (GIF's unit) with the rounding error carried over, so 30 fps
+// averages 33.3 ms. All frames must have the first frame's size. Errors throw meadow::Error naming
+// the file. The destructor closes an unclosed file without throwing (a file with no frames is
+// removed); call close() to see errors.
 class GifWriter {
  public:
   explicit GifWriter(const std::string& path, const GifOptions& options = {});

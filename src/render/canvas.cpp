@@ -51,3 +51,13 @@ void select_font(cairo_t* cr, double size) {
 }
 
 }  // namespace meadow::render_detail
+
+#if defined(__SANITIZE_ADDRESS__)
+// Fontconfig (under Cairo's toy text API) keeps its font caches for the life of the process
+// in a form LeakSanitizer cannot trace, so any binary that draws text would "leak" at exit.
+// This hook is LSan's documented way for a program to supply suppressions; it lives here so
+// that every binary that links the rasterizer gets it.
+extern "C" const char* __lsan_default_suppressions() {
+  return "leak:libfontconfig.so\n";
+}
+#endif

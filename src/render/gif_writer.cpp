@@ -164,6 +164,12 @@ struct GifWriter::State {
     GifByteType ext[4];
     EGifGCBToExtension(&gcb, ext);
     check(EGifPutExtension(gif.get(), GRAPHICS_EXT_FUNC_CODE, sizeof ext, ext), "frame delay");
+    if (!local && gif->Image.ColorMap) {
+      // giflib 5.2.1 drops the previous frame's local map without freeing it when the next
+      // frame has none; free it first.
+      GifFreeMapObject(gif->Image.ColorMap);
+      gif->Image.ColorMap = nullptr;
+    }
     check(EGifPutImageDesc(gif.get(), r.x, r.y, r.w, r.h, false, local.get()), "image descriptor");
     check(EGifPutLine(gif.get(), indices.data(), static_cast<int>(indices.size())), "image data");
   }
