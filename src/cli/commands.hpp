@@ -5,7 +5,15 @@
 
 namespace meadow::cli {
 
+// Thrown by a command that has printed its own report and must end with a given exit code
+// (1 = failed exam or check). main() returns `code` without printing anything more.
+// A meadow::ExamFailed escaping a command is printed and also exits 1.
+struct Exit {
+  int code = 1;
+};
+
 void add_model_commands(CLI::App& app);  // model info, tokenize, logits
 void add_env_commands(CLI::App& app);    // env list, env run, env play
+void add_mind_commands(CLI::App& app);   // decide, ai-prompt
 
 }  // namespace meadow::cli

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "meadow/error.hpp"
+#include "meadow/mind.hpp"
 #include "tensor/ops.hpp"
 
 int main(int argc, char** argv) {
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   // Each group registers here; keep one line per group.
   meadow::cli::add_model_commands(app);
   meadow::cli::add_env_commands(app);
+  meadow::cli::add_mind_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -27,6 +29,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return 2;
+  } catch (const meadow::cli::Exit& e) {
+    return e.code;
+  } catch (const meadow::ExamFailed& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
   } catch (const meadow::Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

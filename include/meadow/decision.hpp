@@ -1,0 +1,128 @@
+// The decision pass: one forward of a rule table + situation, read as a multiple-choice answer.
+//
+// Prompt (train/README.md "Contract with the runtime", train/corpus/layout.py):
+//   PREFIX = chat(system, user = "Rule: {rule}\nOptions:\n" + "A) {text}\n" per option ...)
+//   SUFFIX = "... Situation: {situation}" + end of user turn + assistant generation prompt
+//   SLOT   = answer_slot x mask token (bidirectional archs only)
+// The chat layout comes from the model's template (render_chat), split where the situation
+// starts; prefix and suffix are TOKENIZED SEPARATELY and the ids concatenated, so the prefix
+// is a constant of the table and its K/V can be cached.
+//
+// Reading the answer. Bidirectional (dream, llada): the logits row of the FIRST slot position
+// (`Model::logits_row_for`, shifted for dream). Causal (qwen2, llama): no slot; the row of the
+// last prompt token (the next-token prediction). In both cases only the option letters' token
+// ids are kept (each letter must be a single token) and a softmax over them gives `probs`.
+//
+// Σ coherence of the step-0 draft. With the full-vocabulary logits at every answer position
+// (the slot for bidirectional archs, the one next-token position for causal ones), the step-0
+// draft is the argmax token at each position. coherence = mean over those positions of the
+// draft token's full-vocabulary softmax probability, in (0, 1]. High = the model already
+// "sees" a whole answer (letter, end of turn, end of text); low = an undecided draft. It costs
+// one full-vocabulary output row per slot position; `want_coherence = false` skips it
+// (coherence is then NaN) and computes only the letter columns.
+//
+// Prefix cache. A Decider built with `cache = true` encodes the prefix once (in the
+// constructor) and runs only suffix + slot per decision. For bidirectional archs this means
+// the prefix attends only to itself; `decide_uncached` computes the same mask in one pass
+// (Mask::Prefix), so the two agree to float rounding. That is the attention the embedded
+// model is trained with.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "meadow/model.hpp"
+#include "meadow/tokenizer.hpp"
+
+namespace meadow::diffusion {
+
+// One lettered option as the prompt shows it: "A) push the cart left".
+struct Choice {
+  char letter = 'A';
+  std::string text;
+};
+
+// train/corpus/templates.py DEFAULT_SYSTEM: the system message the embedded model reads.
+inline constexpr const char* kDefaultSystem =
+    "Read the rule and the situation, then answer with the letter of the option to take.";
+
+struct DecideOptions {
+  int threads = 1;
+  int answer_slot = 3;  // mask tokens after the suffix (bidirectional); contract: 1..3
+  bool cache = true;    // encode the prefix once and reuse its K/V
+  bool want_coherence = true;
+  std::string system = kDefaultSystem;
+};
+
+// Prompt text, before tokenization. `prefix` is constant for a table; `suffix` holds the
+// situation and the assistant generation prompt.
+struct PromptText {
+  std::string prefix;
+  std::string suffix;
+};
+
+// Token ids of one decision: prefix ++ suffix ++ slot (slot empty for causal archs).
+struct PromptIds {
+  std::vector<int32_t> prefix;
+  std::vector<int32_t> suffix;
+  std::vector<int32_t> slot;
+  // Index into the full sequence of the token whose prediction is the letter: the first slot
+  // position (bidirectional) or one past the last prompt token (causal).
+  int64_t answer_pos = 0;
+  int64_t size() const { return int64_t(prefix.size() + suffix.size() + slot.size()); }
+};
+
+struct Decision {
+  char letter = 0;
+  std::vector<std::pair<char, double>> probs;  // in option order; sums to 1
+  double margin = 0;     // top-1 minus top-2 probability (1 when there is one option)
+  double coherence = 0;  // see the header comment; NaN when not computed
+  std::string draft;     // decoded step-0 draft of the answer positions (when coherence is on)
+  double lat_ms = 0;     // wall time of tokenize + forward + softmax
+  double prob(char letter) const;  // 0 for a letter that is not an option
+};
+
+// Prompt strings for a table and one situation. Throws meadow::Error for no choices.
+PromptText prompt_text(const Tokenizer& tok, std::string_view system, std::string_view rule,
+                       const std::vector<Choice>& choices, std::string_view situation);
+
+// The options block exactly as the corpus writes it: "A) text\n" per choice.
+std::string options_block(const std::vector<Choice>& choices);
+
+// A rule table bound to a model: decides situations. Holds references to model and tokenizer
+// (they must outlive it). decide() is const and thread-safe.
+class Decider {
+ public:
+  // Validates the table (at least one choice, distinct letters, each letter one token of the
+  // vocabulary, a mask token for bidirectional archs, slot 1..8) and, with opts.cache,
+  // encodes the prefix. Throws meadow::Error with one clear line.
+  Decider(const model::Model& model, const Tokenizer& tok, std::string rule,
+          std::vector<Choice> choices, DecideOptions opts = {});
+
+  Decision decide(std::string_view situation) const;           // cached if opts.cache
+  Decision decide_uncached(std::string_view situation) const;  // always one full pass
+
+  PromptIds prompt_ids(std::string_view situation) const;
+  const std::vector<int32_t>& letter_ids() const { return letter_ids_; }
+  const std::vector<Choice>& choices() const { return choices_; }
+  const DecideOptions& options() const { return opts_; }
+  bool cached() const { return !cache_.tokens.empty(); }
+
+ private:
+  Decision run(std::string_view situation, bool use_cache) const;
+
+  const model::Model* model_;
+  const Tokenizer* tok_;
+  std::string rule_;
+  std::vector<Choice> choices_;
+  DecideOptions opts_;
+  std::string prefix_text_;
+  std::vector<int32_t> prefix_ids_;
+  std::vector<int32_t> letter_ids_;
+  model::PrefixCache cache_;
+};
+
+}  // namespace meadow::diffusion

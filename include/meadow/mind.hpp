@@ -1,0 +1,148 @@
+// The mind: a model that reads a task's rule and a status sentence and answers an option
+// letter in one forward pass (meadow/decision.hpp), plus the exam and working memory.
+//
+//   meadow::Mind mind;                          // model resolved as below, loaded once
+//   auto [action, info] = mind.decide(task, obs);
+//   mind.check(task);                           // the exam; throws meadow::ExamFailed
+//
+// Model resolution (first hit wins; `resolve_model`):
+//   1. $MEADOW_MIND_MODEL (must exist if set),
+//   2. the explicit path given to Mind(path) (a bare name without '/' that is not a file is
+//      also looked up in the cache dir as NAME then NAME.gguf),
+//   3. the cache dir: $XDG_CACHE_HOME/meadow-mind/models, else ~/.meadow-mind/models —
+//      its default.gguf, else its meadow-nano.gguf,
+//   4. the embedded default meadow-nano.gguf, searched in
+//      <dir of /proc/self/exe>/../share/meadow-mind/models (installed layout),
+//      <dir of /proc/self/exe>/models, and MEADOW_MODELS_DIR (compile time: the source
+//      tree's models/ folder, so build trees find it).
+//   None found → meadow::Error listing every place tried.
+//
+// Per-task prefix cache: the first decision of a task (keyed by its rule + options text)
+// encodes the constant prefix; later decisions run only the situation. A Mind is safe to use
+// from several threads (the cache map is locked); decisions themselves run in parallel.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "meadow/decision.hpp"
+#include "meadow/error.hpp"
+#include "meadow/model.hpp"
+#include "meadow/task.hpp"
+#include "meadow/tokenizer.hpp"
+
+namespace meadow {
+
+struct MindOptions {
+  int threads = 2;
+  int answer_slot = 3;         // mask tokens in the answer slot (contract: 1..3)
+  bool prefix_cache = true;    // false: every decision is one uncached pass (same mask)
+  bool want_coherence = true;  // Σ coherence of the step-0 draft (one extra output row/slot)
+  int max_misses = 1;          // exam passes with at most this many misses
+  std::string system = diffusion::kDefaultSystem;
+};
+
+// What one decision saw and answered.
+struct DecisionInfo {
+  std::string status;                          // the status sentence (perceiver output)
+  char letter = 0;                             // the chosen option
+  std::vector<std::pair<char, double>> probs;  // per letter, option order, sums to 1
+  double margin = 0;                           // top-1 − top-2 probability
+  double coherence = 0;                        // Σ coherence (meadow/decision.hpp); NaN if off
+  double lat_ms = 0;                           // tokenize + forward + softmax
+  double prob(char letter) const;
+};
+
+struct Decided {
+  Values action;  // options[letter].action
+  DecisionInfo info;
+};
+
+struct ExamMiss {
+  ExamItem item;
+  DecisionInfo got;
+};
+
+struct ExamResult {
+  bool ok = false;
+  int n_right = 0;
+  int n_total = 0;
+  int max_misses = 1;
+  std::vector<DecisionInfo> decisions;  // one per exam item, exam order
+  std::vector<ExamMiss> misses;
+};
+
+// A failed exam. NOT a meadow::Error (bad input, exit 2): the CLI reports it with exit 1.
+// what() is the multi-line listing of exam_table for the misses.
+struct ExamFailed : std::runtime_error {
+  ExamFailed(std::string message, ExamResult r)
+      : std::runtime_error(std::move(message)), result(std::move(r)) {}
+  ExamResult result;
+};
+
+// Where to look for a model; `from_environment()` reads the process environment and
+// /proc/self/exe. Tests build their own.
+struct ModelSearch {
+  std::optional<std::string> env_model;    // $MEADOW_MIND_MODEL
+  std::optional<std::string> xdg_cache;    // $XDG_CACHE_HOME
+  std::optional<std::string> home;         // $HOME
+  std::vector<std::string> embedded_dirs;  // folders holding meadow-nano.gguf
+  static ModelSearch from_environment();
+  std::optional<std::string> cache_dir() const;  // per the order above, if XDG/HOME set
+};
+
+// The model path per the resolution order; explicit may be empty. Throws meadow::Error.
+std::string resolve_model(const std::string& explicit_path, const ModelSearch& where);
+std::string resolve_model(const std::string& explicit_path = "");
+
+class Mind {
+ public:
+  explicit Mind(MindOptions opts = {});  // resolve_model("")
+  explicit Mind(const std::string& path, MindOptions opts = {});
+  ~Mind();
+  Mind(Mind&&) noexcept;
+  Mind& operator=(Mind&&) noexcept;
+
+  // One decision: perceive (with working memory, see meadow/task.hpp), one forward pass,
+  // the chosen option's action. Throws meadow::Error for an invalid task or no perceiver.
+  Decided decide(Task& task, const Values& obs);
+  // The decision for a status sentence directly (exam items, `decide` CLI, benches).
+  DecisionInfo decide_status(const Task& task, std::string_view status);
+  // Same, always one uncached pass with the same attention mask (comparison path).
+  DecisionInfo decide_status_uncached(const Task& task, std::string_view status);
+
+  // The exam: every sanity item decided. Never throws for a failing exam.
+  ExamResult exam(const Task& task, std::optional<int> max_misses = std::nullopt);
+  // The exam; throws ExamFailed (listing each miss) when misses > max_misses.
+  ExamResult check(const Task& task, std::optional<int> max_misses = std::nullopt);
+
+  const std::string& model_path() const;
+  const model::Model& model() const;
+  const Tokenizer& tokenizer() const;
+  const MindOptions& options() const { return opts_; }
+
+ private:
+  const diffusion::Decider& decider_for(const Task& task);
+  struct Loaded;
+  MindOptions opts_;
+  std::unique_ptr<Loaded> m_;
+  std::unique_ptr<std::mutex> mu_;
+  std::map<std::string, std::unique_ptr<diffusion::Decider>> deciders_;  // by prefix text
+};
+
+// A table of the exam: one line per item with status, expected, chosen, probabilities and a
+// mark for misses, then "exam: N/M right (K misses allowed) PASS|FAIL". For `check` output.
+std::string exam_table(const Task& task, const ExamResult& result);
+
+// A self-contained guide for a code agent wiring a new game with this API.
+std::string ai_prompt();
+
+}  // namespace meadow

@@ -1,0 +1,138 @@
+// A task: everything the mind needs to play one game, as plain data.
+//
+//   obs ─► perceive (numbers → one status sentence) ─► rule + lettered options ─► Mind
+//       ─► letter ─► options[letter].action (the env action)
+//
+// A Task is an aggregate: fill its fields, then `validate(task)` (every Mind entry point
+// validates too, so a malformed task never runs). Perceivers, memory keys and judges are plain
+// std::function values, so a task is copyable and built-in tasks are just functions returning
+// a Task.
+//
+// Working memory (`memory = true`): before each decision the mind computes
+// `key = mem_key(obs)`, calls the perceiver (which may write "seen before" words using
+// `task.seen(key)` / `task.visits(key)`: the counts BEFORE this step), then records the
+// visit in `task.visited`. `forget()` clears it (the runner calls it at every reset). With
+// `memory = false` nothing is recorded and `seen()` is always false.
+//
+// This header knows nothing of environments (the mind layer never includes envs): actions,
+// observations and env kwargs use the same plain types as meadow/env.hpp (`Values` is the
+// same alias; kwargs are Gymnasium-style JSON).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace meadow {
+
+using Values = std::vector<double>;  // identical to meadow/env.hpp's alias
+
+struct Task;
+
+// One multiple-choice option: the letter the model answers, the text the prompt shows, the
+// env action it maps to, and a short label for traces and GIF captions.
+struct Option {
+  char letter = 'A';
+  std::string text;  // option_text: "push the cart to the left"
+  Values action;     // e.g. {0} for Discrete action 0
+  std::string act;   // act_text: "left" (empty: traces show `text`)
+};
+
+// One exam item: a status sentence and the letter the rule demands for it.
+struct ExamItem {
+  std::string status;
+  char expected = 'A';
+};
+
+// Perceiver: observation (+ the task, for memory words) → one status sentence. Constructible
+// from a callable taking (const Values&) or (const Values&, const Task&).
+class Perceiver {
+ public:
+  Perceiver() = default;
+  template <class F>
+  requires std::is_invocable_r_v<std::string, F, const Values&, const Task&> Perceiver(F f)
+      : fn_(std::move(f)) {}
+  template <class F>
+  requires(!std::is_invocable_r_v<std::string, F, const Values&, const Task&> &&
+           std::is_invocable_r_v<std::string, F, const Values&>) Perceiver(F f)
+      : fn_([g = std::move(f)](const Values& obs, const Task&) { return g(obs); }) {}
+
+  std::string operator()(const Values& obs, const Task& task) const { return fn_(obs, task); }
+  explicit operator bool() const { return static_cast<bool>(fn_); }
+
+ private:
+  std::function<std::string(const Values&, const Task&)> fn_;
+};
+
+// What the runner recorded for one step (filled by the tasks layer's runner).
+struct EpisodeStep {
+  int64_t step = 0;
+  std::string status;
+  char letter = 0;
+  std::vector<std::pair<char, double>> probs;
+  Values action;
+  Values obs;  // observation after the step
+  double reward = 0;
+  double lat_ms = 0;
+};
+
+struct Episode {
+  uint64_t seed = 0;
+  Values reset_obs;
+  std::vector<EpisodeStep> steps;
+  double total_reward = 0;
+  bool terminated = false;
+  bool truncated = false;
+};
+
+struct Verdict {
+  bool ok = false;
+  std::string text;  // one line: "balanced 500/500 steps", "reached the flag in 98 steps"
+};
+
+struct Task {
+  std::string name;     // "cartpole"
+  std::string summary;  // one line for `meadow-mind list`
+
+  // ① perception and ② the rule as multiple choice
+  Perceiver perceive;
+  std::string rule;
+  std::vector<Option> options;
+
+  // the exam (`Mind::check`): held-out status sentences with their expected letters
+  std::vector<ExamItem> sanity;
+
+  // working memory (see the header comment)
+  bool memory = false;
+  std::function<std::string(const Values& obs)> mem_key;
+  std::map<std::string, int64_t> visited;  // key → visits recorded so far
+
+  // the environment and the episode
+  std::string env_id;                                    // "CartPole-v1"
+  nlohmann::json env_kwargs = nlohmann::json::object();  // Gymnasium kwargs
+  int64_t max_steps = 500;
+  std::function<Verdict(const Episode&)> judge;  // may be empty: no verdict
+
+  bool seen(const std::string& key) const { return visits(key) > 0; }
+  int64_t visits(const std::string& key) const;
+  void forget() { visited.clear(); }
+
+  const Option& option(char letter) const;  // throws meadow::Error if not an option
+  const std::string& option_text(char letter) const { return option(letter).text; }
+  // act text of the option, or its option text when act is empty
+  const std::string& act_text(char letter) const;
+};
+
+// Throws meadow::Error naming the task and the first problem: empty rule, no options, a letter
+// outside 'A'..'Z', duplicate letters, an option with empty text or no action, an exam letter
+// that is not an option, an empty exam sentence, memory on without mem_key, max_steps < 1.
+// (A missing perceiver is allowed: such a task can be examined but not played.)
+void validate(const Task& task);
+
+}  // namespace meadow
