@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "envs/lunar_lander_heuristic.hpp"
+#include "envs/np_random.hpp"
 #include "meadow/env.hpp"
 #include "meadow/error.hpp"
 
@@ -139,6 +140,32 @@ TEST(LunarLander, HeuristicLandsContinuous) {
   for (uint64_t seed = 0; seed < 20; ++seed) sum += run_heuristic_episode(*env, seed, true);
   EXPECT_GT(sum / 20, 220);
   EXPECT_LT(sum / 20, 320);
+}
+
+// The terrain comes from the first 12 draws of the seeded stream, as in Gymnasium: heights
+// uniform(0, H/2), the five middle ones set to the helipad (H/4), smoothed with height[-1]
+// wrapping to the last one. Checked through the sky polygons of the picture.
+TEST(LunarLander, TerrainFromFirstTwelveDraws) {
+  auto env = meadow::make("LunarLander-v3");
+  for (uint64_t seed : {0u, 9u, 123u}) {
+    env->reset(seed);
+    meadow::envs::NpRandom rng(seed);
+    const double H = 400 / 30.0;
+    double h[12];
+    for (double& x : h) x = rng.uniform(0, H / 2);
+    for (int i = 3; i <= 7; ++i) h[i] = H / 4;
+    const auto scene = env->scene();
+    int chunk = 0;
+    for (const auto& s : scene.shapes) {
+      if (s.kind != meadow::Shape::Kind::Polygon || s.color.r != 0 || s.color.g != 0) continue;
+      if (chunk >= 10) break;
+      const double smooth = 0.33 * (h[(chunk + 11) % 12] + h[chunk] + h[chunk + 1]);
+      EXPECT_NEAR(s.points[0].x, chunk * 2.0 * 30, 1e-9);
+      EXPECT_NEAR(s.points[0].y, 400 - smooth * 30, 1e-9) << "seed " << seed << " chunk " << chunk;
+      ++chunk;
+    }
+    EXPECT_EQ(chunk, 10);
+  }
 }
 
 TEST(LunarLander, SceneShowsTerrainLanderAndFlags) {
