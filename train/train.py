@@ -148,7 +148,8 @@ def main(argv=None) -> int:
 
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()
-    losses, accs = [], []
+    losses, accs, letter_losses = [], [], []
+
     def time_left():
         now = time.time() - t0
         return now < a.minutes * 60 and elapsed0 + now < a.total_minutes * 60
@@ -175,6 +176,7 @@ def main(argv=None) -> int:
         step += 1
         rows = b["letter_rows"]
         with torch.no_grad():
+            letter_losses.append(F.cross_entropy(z[rows], b["t_tok"][rows]).item())
             accs.append(letter_accuracy(z[rows].detach(), packer.letter_ids, b["letter_sets"], b["letter_ans"]).mean().item())
         losses.append(loss.item())
 
@@ -182,13 +184,14 @@ def main(argv=None) -> int:
             acc, chance = evaluate(model, eval_packer, a.seed, stage, a.eval_tables)
             now = time.time()
             rec = {"step": step, "stage": stage, "loss": sum(losses) / len(losses), "train_acc": sum(accs) / len(accs),
+                   "letter_loss": sum(letter_losses) / len(letter_losses),
                    "eval_acc": acc, "chance": chance, "steps_per_s": (step - steps_last) / (now - t_last),
                    "steps_per_cpu_s": (step - steps_last) / max(1e-9, time.process_time() - cpu_last),
                    "minutes": (now - t0) / 60, "total_minutes": (elapsed0 + now - t0) / 60, "seq_len": b["ids"].shape[1]}
             print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in rec.items()}), flush=True)
             log.write(json.dumps(rec) + "\n")
             log.flush()
-            losses, accs = [], []
+            losses, accs, letter_losses = [], [], []
             t_last, steps_last, cpu_last = time.time(), step, time.process_time()
             if acc >= a.promote and stage < a.max_stage:
                 stage += 1

@@ -30,10 +30,13 @@ class Stage:
     chat: float = 0.0                        # prob. of the chat layout (else the compact one)
     case: float = 0.0                        # prob. per word of Title / UPPER case variation
     situations: tuple[int, int] = (4, 8)     # situations packed per rule table
+    leads: bool = True                       # situation lead words ("Now", "You see") and varied joiners
 
 
 STAGES: tuple[Stage, ...] = (
-    Stage(),
+    # the plateau-crossing probe: short situations (the condition + one distractor word),
+    # many of them per table so each token of the prefix serves many decisions
+    Stage(distractors=(1, 1), situations=(8, 12), leads=False),
     Stage(options=(2, 3), cond_words=(1, 2), distractors=(1, 3), templates=3, shuffled_letters=0.1),
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
           shuffled_letters=0.3, case=0.05, chat=0.2),

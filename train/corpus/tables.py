@@ -120,6 +120,8 @@ def choose_letters(rng: random.Random, n: int, stage: Stage) -> list[str]:
 
 def _join_situation(rng: random.Random, phrases: list[str], stage: Stage) -> str:
     rng.shuffle(phrases)
+    if not stage.leads:
+        return ", ".join(phrases)
     joiner = rng.choice(T.SITUATION_JOINERS)
     s = rng.choice(T.SITUATION_LEADS) + joiner.join(phrases)
     if stage.case > 0 and rng.random() < 0.5:  # sentence case only once case variation is on
@@ -200,7 +202,7 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
                 part = r.sample(c, r.randint(1, len(c) - 1))
                 phrases.append(" ".join(part + ([pool.word()] if r.random() < 0.5 else [])))
             else:
-                phrases.append(" ".join(pool.word() for _ in range(r.randint(1, 2))))
+                phrases.append(" ".join(pool.word() for _ in range(r.randint(1, 2 if stage.leads else 1))))
         if not phrases:
             phrases.append(pool.word())
         return _join_situation(r, phrases, stage), target.letter
