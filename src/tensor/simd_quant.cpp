@@ -196,6 +196,67 @@ HWY_INLINE float Dot(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, i
   return s;
 }
 
+// Single-token dot products that never materialise the decoded weights: per block (or
+// sub-block) accumulate q·x in a vector, then scale once. The Q4_K minimum term uses the
+// sums of x over each 32-element sub-block, computed once per call.
+HWY_INLINE float DotQ8_0(const BlockQ8_0* b, int64_t nb, const float* x) {
+  const DF df;
+  const hn::Rebind<int8_t, DF> d8;
+  const hn::Rebind<int32_t, DF> di;
+  const size_t N = hn::Lanes(df);
+  auto total = hn::Zero(df);
+  for (int64_t i = 0; i < nb; ++i, x += 32) {
+    auto acc = hn::Zero(df);
+    for (size_t j = 0; j < 32; j += N) {
+      const auto q = hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d8, b[i].qs + j)));
+      acc = hn::MulAdd(q, hn::LoadU(df, x + j), acc);
+    }
+    total = hn::MulAdd(acc, hn::Set(df, fp16_to_float(b[i].d)), total);
+  }
+  return hn::GetLane(hn::SumOfLanes(df, total));
+}
+
+HWY_INLINE float DotQ4_K(const BlockQ4_K* b, int64_t nb, const float* x, const float* xsum) {
+  const DF df;
+  const hn::Rebind<uint8_t, DF> d8;
+  const size_t N = hn::Lanes(df);
+  const auto mask = hn::Set(d8, uint8_t{0x0f});
+  auto total = hn::Zero(df);
+  float mins = 0.0f;
+  for (int64_t i = 0; i < nb; ++i, x += 256, xsum += 8) {
+    const float d = fp16_to_float(b[i].d);
+    const float dmin = fp16_to_float(b[i].dmin);
+    for (int c = 0; c < 4; ++c) {
+      int sc0, m0, sc1, m1;
+      q4k_scale_min(b[i].scales, 2 * c, sc0, m0);
+      q4k_scale_min(b[i].scales, 2 * c + 1, sc1, m1);
+      const uint8_t* q = b[i].qs + 32 * c;
+      const float* xl = x + 64 * c;
+      auto acc0 = hn::Zero(df), acc1 = hn::Zero(df);
+      for (size_t l = 0; l < 32; l += N) {
+        const auto v = hn::LoadU(d8, q + l);
+        acc0 = hn::MulAdd(U8ToFloat(df, d8, hn::And(v, mask)), hn::LoadU(df, xl + l), acc0);
+        acc1 =
+            hn::MulAdd(U8ToFloat(df, d8, hn::ShiftRight<4>(v)), hn::LoadU(df, xl + 32 + l), acc1);
+      }
+      total = hn::MulAdd(acc0, hn::Set(df, d * float(sc0)), total);
+      total = hn::MulAdd(acc1, hn::Set(df, d * float(sc1)), total);
+      mins += dmin * (float(m0) * xsum[2 * c] + float(m1) * xsum[2 * c + 1]);
+    }
+  }
+  return hn::GetLane(hn::SumOfLanes(df, total)) - mins;
+}
+
+HWY_INLINE void SumsOf32(const float* x, int64_t n, float* out) {
+  const DF df;
+  const size_t N = hn::Lanes(df);
+  for (int64_t s = 0; s < n / 32; ++s) {
+    auto acc = hn::Zero(df);
+    for (size_t j = 0; j < 32; j += N) acc = hn::Add(acc, hn::LoadU(df, x + 32 * s + j));
+    out[s] = hn::GetLane(hn::SumOfLanes(df, acc));
+  }
+}
+
 void DotRowsImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1, const float* x,
                  int64_t n, float* y, int64_t ldy) {
   // Decode a chunk of the row into L1, then dot it with every activation row.
@@ -204,6 +265,20 @@ void DotRowsImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1, 
   std::vector<float> sums(size_t(n), 0.0f);
   const auto* base = static_cast<const uint8_t*>(w.data);
   const int64_t rb = RowBytes(w);
+  if (n == 1 && (w.type == TT::Q8_0 || w.type == TT::Q4_K)) {
+    std::vector<float> xsum;
+    if (w.type == TT::Q4_K) {
+      xsum.resize(size_t(w.cols / 32));
+      SumsOf32(x, w.cols, xsum.data());
+    }
+    for (int64_t j = j0; j < j1; ++j) {
+      const uint8_t* row = base + (rows ? rows[j] : j) * rb;
+      y[j] = w.type == TT::Q8_0
+                 ? DotQ8_0(reinterpret_cast<const BlockQ8_0*>(row), w.cols / 32, x)
+                 : DotQ4_K(reinterpret_cast<const BlockQ4_K*>(row), w.cols / 256, x, xsum.data());
+    }
+    return;
+  }
   for (int64_t j = j0; j < j1; ++j) {
     const uint8_t* row = base + (rows ? rows[j] : j) * rb;
     std::fill(sums.begin(), sums.end(), 0.0f);
