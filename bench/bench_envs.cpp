@@ -12,8 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "envs/acrobot.hpp"
 #include "envs/cartpole.hpp"
 #include "envs/cartpole_vector.hpp"
+#include "envs/mountain_car.hpp"
+#include "envs/mountain_car_continuous.hpp"
+#include "envs/pendulum.hpp"
 #include "meadow/env.hpp"
 
 namespace {
@@ -102,6 +106,43 @@ int main(int argc, char** argv) {
       return 2000L * 64;
     });
     print_row("CartPole-v1 x64 (CartPoleVector, env-steps)", sps);
+  }
+
+  // The other classic-control envs' state-struct step functions (no Env interface).
+  {
+    namespace e = meadow::envs;
+    XorShift rng;
+    double sink = 0;
+    e::MountainCarState car{-0.5, 0};
+    print_row("MountainCar-v0 mountain_car_step (hot path)", steps_per_second(seconds, [&] {
+                for (int i = 0; i < 100000; ++i)
+                  if (e::mountain_car_step(car, static_cast<int>(rng.next() % 3), 0))
+                    car = {-0.5, 0};
+                return 100000L;
+              }));
+    e::MountainCarContinuousState ccar{-0.5, 0};
+    print_row("MountainCarContinuous-v0 step (hot path)", steps_per_second(seconds, [&] {
+                for (int i = 0; i < 100000; ++i) {
+                  const float a = static_cast<float>(2 * rng.unit() - 1);
+                  const auto out = e::mountain_car_continuous_step(ccar, a, 0);
+                  sink += out.reward;
+                  if (out.terminated) ccar = {-0.5, 0};
+                }
+                return 100000L;
+              }));
+    e::AcrobotState arm;
+    print_row("Acrobot-v1 acrobot_step (hot path)", steps_per_second(seconds, [&] {
+                for (int i = 0; i < 20000; ++i)
+                  if (e::acrobot_step(arm, static_cast<int>(rng.next() % 3))) arm = {};
+                return 20000L;
+              }));
+    e::PendulumState pend{1.0, 0.0};
+    print_row("Pendulum-v1 pendulum_step (hot path)", steps_per_second(seconds, [&] {
+                for (int i = 0; i < 100000; ++i)
+                  sink += e::pendulum_step(pend, static_cast<float>(4 * rng.unit() - 2), 10.0);
+                return 100000L;
+              }));
+    if (sink > 0) std::puts("");
   }
 
   for (const auto& spec : meadow::env_registry()) {

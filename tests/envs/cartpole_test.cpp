@@ -32,7 +32,9 @@ TEST(CartPole, SuttonBartoRewardIsZeroThenMinusOne) {
   do {
     r = env->step({1});
     ++steps;
-    if (!r.terminated) ASSERT_EQ(r.reward, 0.0);
+    if (!r.terminated) {
+      ASSERT_EQ(r.reward, 0.0);
+    }
   } while (!r.terminated && steps < 500);
   ASSERT_TRUE(r.terminated);
   EXPECT_EQ(r.reward, -1.0);
