@@ -5,7 +5,7 @@
 // (the reference decodes the same bytes with its own numpy code), so the only difference from
 // the float64 reference is float32 rounding in the kernels — for every weight type. The bound
 // is therefore the same 1e-4 of the row's largest |logit| for all types; measured errors are
-// ~1e-6.
+// <= 6e-7 (llama fixtures, all seven types).
 #include <gtest/gtest.h>
 
 #include <string>
