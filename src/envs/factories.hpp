@@ -19,5 +19,6 @@ std::unique_ptr<Env> make_frozen_lake(const Kwargs& kwargs);
 std::unique_ptr<Env> make_cliff_walking(const Kwargs& kwargs);
 std::unique_ptr<Env> make_taxi(const Kwargs& kwargs);
 std::unique_ptr<Env> make_lunar_lander(const Kwargs& kwargs);
+std::unique_ptr<Env> make_maze(const Kwargs& kwargs);  // meadow's own, not Gymnasium's
 
 }  // namespace meadow::envs

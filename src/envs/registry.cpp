@@ -68,6 +68,9 @@ const std::vector<Registration>& registrations() {
        {{"continuous", kBool}, {"gravity", kNumber}, {"enable_wind", kBool}, {"wind_power", kNumber},
         {"turbulence_power", kNumber}},
        make_lunar_lander},
+      {{"FunnelMaze-v0", 200, std::nullopt, {}, "leave a funnel room by its one exit (meadow's own)"},
+       {{"layout", kArray | kNull}},
+       make_maze},
   };
   return table;
 }
