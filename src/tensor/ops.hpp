@@ -31,7 +31,9 @@ struct Threads {
   ThreadPool* pool = nullptr;
 };
 
-// y = x · Wᵀ : x is [n, cols], y is [n, rows]. Any weight type.
+// y = x · Wᵀ : x is [n, cols], y is [n, rows]. Any weight type; x and y must not overlap.
+// n < 8: SIMD dot products on the quantized blocks; n >= 8: 256-row tiles decoded to float
+// (bounded scratch per thread) and multiplied by single-threaded sgemm, tiles split over th.
 void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th);
 // Only the listed weight rows (e.g. the option letters' vocab rows): y is [n, k].
 void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,
