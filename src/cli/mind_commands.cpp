@@ -1,8 +1,101 @@
 // `decide` and `ai-prompt`: the mind's own commands (the tasks' commands live elsewhere).
+//
+//   meadow-mind decide --rule TEXT --option "A=TEXT" ... --state TEXT [--model PATH] [--json]
+//                      [--no-cache] [--threads N] [--slot N]
+// prints {"letter", "probs": {letter: p}, "lat_ms", "margin", "coherence", "model"} with
+// --json (DESIGN.md's stable hook), else one readable line.
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
+#include "meadow/error.hpp"
+#include "meadow/mind.hpp"
 
 namespace meadow::cli {
+namespace {
 
-void add_mind_commands(CLI::App& app) {}
+struct DecideArgs {
+  std::string rule;
+  std::vector<std::string> options;
+  std::string state;
+  std::string model;
+  bool json = false;
+  bool no_cache = false;
+  int threads = 2;
+  int slot = 3;
+};
+
+// "A=push left" → option A. The letter is one character A..Z; the text may hold '='.
+Option parse_option(const std::string& spec, size_t index) {
+  const size_t eq = spec.find('=');
+  if (eq != 1)
+    throw Error("--option '" + spec + "': expected LETTER=TEXT, e.g. \"A=push the cart left\"");
+  Option o;
+  o.letter = spec[0];
+  o.text = spec.substr(2);
+  o.action = {double(index)};  // the option's index: decide has no environment
+  return o;
+}
+
+void run_decide(const DecideArgs& a) {
+  Task task;
+  task.name = "decide";
+  task.rule = a.rule;
+  for (size_t i = 0; i < a.options.size(); ++i)
+    task.options.push_back(parse_option(a.options[i], i));
+  validate(task);  // bad input fails here, before any model is loaded
+  MindOptions mo;
+  mo.threads = a.threads;
+  mo.answer_slot = a.slot;
+  mo.prefix_cache = !a.no_cache;
+  Mind mind(a.model, mo);
+  const DecisionInfo d = mind.decide_status(task, a.state);
+  if (a.json) {
+    nlohmann::json probs = nlohmann::json::object();
+    for (const auto& [l, p] : d.probs) probs[std::string(1, l)] = p;
+    nlohmann::json j{
+        {"letter", std::string(1, d.letter)},
+        {"probs", probs},
+        {"lat_ms", d.lat_ms},
+        {"margin", d.margin},
+        {"coherence", std::isnan(d.coherence) ? nlohmann::json() : nlohmann::json(d.coherence)},
+        {"model", mind.model_path()}};
+    std::printf("%s\n", j.dump().c_str());
+    return;
+  }
+  std::string line = std::string(1, d.letter) + "  (";
+  for (size_t i = 0; i < d.probs.size(); ++i) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%s%c %.3f", i ? ", " : "", d.probs[i].first, d.probs[i].second);
+    line += buf;
+  }
+  char tail[64];
+  std::snprintf(tail, sizeof tail, ")  %.2f ms", d.lat_ms);
+  std::printf("%s%s\n", line.c_str(), tail);
+}
+
+}  // namespace
+
+void add_mind_commands(CLI::App& app) {
+  auto args = std::make_shared<DecideArgs>();
+  auto* d = app.add_subcommand("decide", "one decision: a rule, lettered options and a situation");
+  d->add_option("--rule", args->rule, "the rule sentence")->required();
+  d->add_option("--option", args->options, "an option as LETTER=TEXT (repeat)")->required();
+  d->add_option("--state", args->state, "the situation sentence")->required();
+  d->add_option("--model", args->model, "GGUF model (default: resolved as DESIGN.md orders)");
+  d->add_flag("--json", args->json, "print one JSON object");
+  d->add_flag("--no-cache", args->no_cache, "no prefix cache: one uncached pass (same mask)");
+  d->add_option("--threads", args->threads, "threads")->check(CLI::Range(1, 256));
+  d->add_option("--slot", args->slot, "mask tokens in the answer slot")->check(CLI::Range(1, 8));
+  d->callback([args] { run_decide(*args); });
+
+  auto* p = app.add_subcommand("ai-prompt", "print a guide for a code agent wiring a new game");
+  p->callback([] { std::fputs(ai_prompt().c_str(), stdout); });
+}
 
 }  // namespace meadow::cli

@@ -1,0 +1,20 @@
+// Softmax helpers of the decision pass, in double precision (probabilities are reported and
+// compared to 1e-4).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace meadow::diffusion {
+
+std::vector<double> softmax(const std::vector<double>& z);
+
+struct TopToken {
+  int32_t id = 0;
+  double prob = 0;  // softmax probability of `id` over the whole row
+};
+
+// Argmax of a logits row and its softmax probability over the row.
+TopToken top_token(const float* row, int64_t n);
+
+}  // namespace meadow::diffusion

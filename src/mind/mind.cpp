@@ -1,0 +1,109 @@
+// Mind: a loaded model, per-task deciders (prefix caches) and the decide entry points.
+#include <string>
+#include <vector>
+
+#include "meadow/error.hpp"
+#include "meadow/mind.hpp"
+
+namespace meadow {
+
+struct Mind::Loaded {
+  std::string path;
+  model::Model model;
+  Tokenizer tok;
+};
+
+namespace {
+
+std::vector<diffusion::Choice> choices_of(const Task& task) {
+  std::vector<diffusion::Choice> c;
+  for (const auto& o : task.options) c.push_back({o.letter, o.text});
+  return c;
+}
+
+DecisionInfo info_of(std::string_view status, const diffusion::Decision& d) {
+  DecisionInfo i;
+  i.status = std::string(status);
+  i.letter = d.letter;
+  i.probs = d.probs;
+  i.margin = d.margin;
+  i.coherence = d.coherence;
+  i.lat_ms = d.lat_ms;
+  return i;
+}
+
+}  // namespace
+
+double DecisionInfo::prob(char l) const {
+  for (const auto& [k, p] : probs)
+    if (k == l) return p;
+  return 0.0;
+}
+
+Mind::Mind(MindOptions opts) : Mind(resolve_model(""), std::move(opts)) {}
+
+Mind::Mind(const std::string& path, MindOptions opts)
+    : opts_(std::move(opts)), mu_(std::make_unique<std::mutex>()) {
+  const std::string resolved = resolve_model(path);
+  auto model = model::Model::load(resolved);
+  auto tok = Tokenizer::from_gguf(model.file());
+  m_ = std::make_unique<Loaded>(Loaded{resolved, std::move(model), std::move(tok)});
+}
+
+Mind::~Mind() = default;
+Mind::Mind(Mind&&) noexcept = default;
+Mind& Mind::operator=(Mind&&) noexcept = default;
+
+const std::string& Mind::model_path() const {
+  return m_->path;
+}
+const model::Model& Mind::model() const {
+  return m_->model;
+}
+const Tokenizer& Mind::tokenizer() const {
+  return m_->tok;
+}
+
+const diffusion::Decider& Mind::decider_for(const Task& task) {
+  validate(task);
+  const auto choices = choices_of(task);
+  // The prefix text identifies the cache: editing the rule or an option makes a new one.
+  std::string key = task.rule + '\x1f' + diffusion::options_block(choices);
+  std::lock_guard lock(*mu_);
+  auto it = deciders_.find(key);
+  if (it == deciders_.end()) {
+    diffusion::DecideOptions o;
+    o.threads = opts_.threads;
+    o.answer_slot = opts_.answer_slot;
+    o.cache = opts_.prefix_cache;
+    o.want_coherence = opts_.want_coherence;
+    o.system = opts_.system;
+    auto d = std::make_unique<diffusion::Decider>(m_->model, m_->tok, task.rule, choices, o);
+    it = deciders_.emplace(std::move(key), std::move(d)).first;
+  }
+  return *it->second;
+}
+
+DecisionInfo Mind::decide_status(const Task& task, std::string_view status) {
+  return info_of(status, decider_for(task).decide(status));
+}
+
+DecisionInfo Mind::decide_status_uncached(const Task& task, std::string_view status) {
+  return info_of(status, decider_for(task).decide_uncached(status));
+}
+
+Decided Mind::decide(Task& task, const Values& obs) {
+  const auto& decider = decider_for(task);
+  if (!task.perceive) throw Error("task " + task.name + ": no perceiver");
+  std::string key;
+  if (task.memory) key = task.mem_key(obs);
+  // The perceiver sees the visits before this step; then this one is recorded.
+  const std::string status = task.perceive(obs, task);
+  if (task.memory) ++task.visited[key];
+  Decided out;
+  out.info = info_of(status, decider.decide(status));
+  out.action = task.option(out.info.letter).action;
+  return out;
+}
+
+}  // namespace meadow
