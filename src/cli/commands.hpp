@@ -15,5 +15,6 @@ struct Exit {
 void add_model_commands(CLI::App& app);  // model info, tokenize, logits
 void add_env_commands(CLI::App& app);    // env list, env run, env play
 void add_mind_commands(CLI::App& app);   // decide, ai-prompt
+void add_task_commands(CLI::App& app);   // <task>, list, check, play, bench
 
 }  // namespace meadow::cli

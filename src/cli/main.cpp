@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   meadow::cli::add_model_commands(app);
   meadow::cli::add_env_commands(app);
   meadow::cli::add_mind_commands(app);
+  meadow::cli::add_task_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -9,15 +9,15 @@
 namespace meadow::envs {
 
 const MazeLayout& funnel_maze_layout() {
-  // The room (rows 1-5, cols 1-5) narrows toward its top-right corner, two cells from the exit
-  // but walled off by column 6; the way out is the gap at the bottom (row 6, col 4), which
-  // leads away from the exit, along row 7 and up column 7.
+  // The funnel (rows 1-5) narrows up and right into a one-cell pocket two cells from the exit,
+  // walled off by column 6; the way out is the gap at the bottom (row 6, col 4), which leads
+  // away from the exit, along row 7 and up column 7.
   static const MazeLayout layout = {
       "#########",  //
-      "#.....#G#",  //
-      "#.....#.#",  //
-      "#.....#.#",  //
-      "#.....#.#",  //
+      "#####.#G#",  //
+      "####..#.#",  //
+      "###...#.#",  //
+      "##....#.#",  //
       "#S....#.#",  //
       "####.##.#",  //
       "#.......#",  //

@@ -1,0 +1,222 @@
+// The tasks' commands: `<task>` (exam → one episode → GIF + verdict), list, check, play, bench.
+//
+//   meadow-mind cartpole [--model PATH] [--seed N] [--gif F] [--trace F]
+//   meadow-mind list [--json]
+//   meadow-mind check TASK [--model PATH]
+//   meadow-mind play TASK [--seed N] [--episodes N] [--gif F] [--trace F] [--model PATH]
+//                         [--memory on|off]
+//   meadow-mind bench [--model PATH] [--decisions N]
+//
+// Exit codes: 0 success; 1 a failed exam or an episode that missed its target; 2 bad input.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "meadow/error.hpp"
+#include "meadow/mind.hpp"
+#include "meadow/tasks.hpp"
+
+namespace meadow::cli {
+namespace {
+
+struct PlayArgs {
+  std::string task;
+  std::string model;
+  std::optional<uint64_t> seed;
+  int episodes = 1;
+  std::string gif;
+  std::string trace;
+  std::string memory;  // "", "on" or "off"
+  bool no_gif = false;
+};
+
+std::string seed_list(const std::vector<uint64_t>& seeds) {
+  std::string s;
+  for (uint64_t v : seeds) s += (s.empty() ? "" : ",") + std::to_string(v);
+  return s;
+}
+
+// "out/cartpole.gif" → "out/cartpole-seed3.gif" when several episodes are played.
+std::string per_seed(const std::string& path, uint64_t seed, bool several) {
+  if (path.empty() || !several) return path;
+  const std::filesystem::path p(path);
+  return (p.parent_path() /
+          (p.stem().string() + "-seed" + std::to_string(seed) + p.extension().string()))
+      .string();
+}
+
+void ensure_parent(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw Error("cannot create folder " + parent.string() + ": " + ec.message());
+}
+
+// Prints the exam table; false when the exam failed.
+bool run_exam(Mind& mind, const Task& task) {
+  const ExamResult r = mind.exam(task);
+  std::printf("exam of %s (model %s):\n%s", task.name.c_str(), mind.model_path().c_str(),
+              exam_table(task, r).c_str());
+  std::fflush(stdout);
+  return r.ok;
+}
+
+// Plays the episodes; returns true when every verdict (and the seeds' joint verdict) is ok.
+bool play(BuiltinTask& bt, Mind& mind, const PlayArgs& a) {
+  if (a.memory == "on") bt.task.memory = true;
+  if (a.memory == "off") bt.task.memory = false;
+  validate(bt.task);  // memory on without a memory key fails here
+  std::vector<uint64_t> seeds;
+  for (int i = 0; i < a.episodes; ++i) {
+    if (a.seed)
+      seeds.push_back(*a.seed + uint64_t(i));
+    else
+      seeds.push_back(size_t(i) < bt.seeds.size() ? bt.seeds[size_t(i)]
+                                                  : bt.seeds.back() + uint64_t(i));
+  }
+  std::printf("%s: %s\nrule: %s\nseeds: %s (target: %s)\nmemory: %s\n", bt.task.name.c_str(),
+              bt.task.summary.c_str(), bt.task.rule.c_str(), seed_list(seeds).c_str(),
+              bt.target.c_str(), bt.task.memory ? "on" : "off");
+  const bool several = seeds.size() > 1;
+  const DecideFn decide = mind_decider(mind);
+  std::vector<Episode> episodes;
+  bool all_ok = true;
+  for (uint64_t seed : seeds) {
+    RunOptions o;
+    o.seed = seed;
+    o.progress = true;
+    o.gif_path = a.no_gif ? "" : per_seed(a.gif, seed, several);
+    o.trace_path = per_seed(a.trace, seed, several);
+    if (!o.gif_path.empty()) ensure_parent(o.gif_path);
+    if (!o.trace_path.empty()) ensure_parent(o.trace_path);
+    RunResult r = run_episode(bt.task, decide, o);
+    if (r.loop_hint) std::printf("hint: %s\n", r.loop_hint->c_str());
+    std::printf("seed %llu: %s %s\n  decisions %zu, latency p50 %.2f ms, p95 %.2f ms\n",
+                static_cast<unsigned long long>(seed), r.verdict.ok ? "PASS" : "FAIL",
+                r.verdict.text.c_str(), r.episode.steps.size(), r.p50_ms, r.p95_ms);
+    if (!o.gif_path.empty())
+      std::printf("  gif: %s (%d frames)\n", o.gif_path.c_str(), r.gif_frames);
+    if (!o.trace_path.empty()) std::printf("  trace: %s\n", o.trace_path.c_str());
+    std::fflush(stdout);
+    all_ok = all_ok && r.verdict.ok;
+    episodes.push_back(std::move(r.episode));
+  }
+  if (several && bt.judge_all) {
+    const Verdict v = bt.judge_all(episodes);
+    std::printf("verdict: %s %s (target: %s)\n", v.ok ? "PASS" : "FAIL", v.text.c_str(),
+                bt.target.c_str());
+    all_ok = all_ok && v.ok;
+  }
+  return all_ok;
+}
+
+void add_play_options(CLI::App* c, const std::shared_ptr<PlayArgs>& a) {
+  c->add_option("--model", a->model, "GGUF model (default: resolved as DESIGN.md orders)");
+  c->add_option("--seed", a->seed, "first seed (default: the task's fixed seeds)");
+  c->add_option("--gif", a->gif, "GIF file: one frame per decision, captioned");
+  c->add_option("--trace", a->trace, "trace file: one JSON line per decision");
+}
+
+void run_task_command(const std::shared_ptr<PlayArgs>& a) {
+  BuiltinTask bt = builtin_task(a->task);
+  Mind mind(a->model);
+  if (!run_exam(mind, bt.task)) throw Exit{1};
+  if (a->gif.empty()) a->gif = "out/" + bt.task.name + ".gif";
+  if (!play(bt, mind, *a)) throw Exit{1};
+}
+
+void print_list(bool json) {
+  if (json) {
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    for (const auto& name : builtin_task_names()) all.push_back(task_json(builtin_task(name)));
+    std::printf("%s\n", all.dump(2).c_str());
+    return;
+  }
+  for (const auto& name : builtin_task_names()) {
+    const BuiltinTask bt = builtin_task(name);
+    std::printf("%-12s %-16s %s\n%-12s %-16s target: %s\n", name.c_str(), bt.task.env_id.c_str(),
+                bt.task.summary.c_str(), "", "", bt.target.c_str());
+  }
+}
+
+void run_bench(const std::string& model, int decisions) {
+  Mind mind(model);
+  nlohmann::ordered_json out;
+  out["model"] = mind.model_path();
+  out["threads"] = mind.options().threads;
+  out["decisions_per_task"] = decisions;
+  nlohmann::ordered_json tasks = nlohmann::ordered_json::object();
+  for (const auto& name : builtin_task_names()) {
+    const BuiltinTask bt = builtin_task(name);
+    // The first decision of a task encodes its prefix (the cache); it is reported apart.
+    const DecisionInfo first = mind.decide_status(bt.task, bt.task.sanity[0].status);
+    std::vector<double> lat;
+    for (int i = 0; i < decisions; ++i)
+      lat.push_back(
+          mind.decide_status(bt.task, bt.task.sanity[size_t(i) % bt.task.sanity.size()].status)
+              .lat_ms);
+    tasks[name] = {{"p50_ms", percentile(lat, 0.5)},
+                   {"p95_ms", percentile(lat, 0.95)},
+                   {"first_ms", first.lat_ms},
+                   {"n", decisions}};
+  }
+  out["tasks"] = tasks;
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
+}  // namespace
+
+void add_task_commands(CLI::App& app) {
+  for (const auto& name : builtin_task_names()) {
+    auto a = std::make_shared<PlayArgs>();
+    a->task = name;
+    auto* c = app.add_subcommand(name, "exam, then one episode with a GIF and a verdict: " +
+                                           builtin_task(name).task.summary);
+    add_play_options(c, a);
+    c->callback([a] { run_task_command(a); });
+  }
+
+  auto json = std::make_shared<bool>(false);
+  auto* l = app.add_subcommand("list", "the built-in tasks");
+  l->add_flag("--json", *json, "every task's full definition (rule, options, exam) as JSON");
+  l->callback([json] { print_list(*json); });
+
+  auto ca = std::make_shared<PlayArgs>();
+  auto* c = app.add_subcommand("check", "the exam of a built-in task (exit 1 if it fails)");
+  c->add_option("TASK", ca->task, "a built-in task (see list)")->required();
+  c->add_option("--model", ca->model, "GGUF model (default: resolved as DESIGN.md orders)");
+  c->callback([ca] {
+    BuiltinTask bt = builtin_task(ca->task);
+    Mind mind(ca->model);
+    if (!run_exam(mind, bt.task)) throw Exit{1};
+  });
+
+  auto pa = std::make_shared<PlayArgs>();
+  auto* p = app.add_subcommand("play", "play episodes of a built-in task (no exam)");
+  p->add_option("TASK", pa->task, "a built-in task (see list)")->required();
+  add_play_options(p, pa);
+  p->add_option("--episodes", pa->episodes, "episodes (seeds follow the first)")
+      ->check(CLI::Range(1, 100000));
+  p->add_option("--memory", pa->memory, "working memory on or off (default: the task's)")
+      ->check(CLI::IsMember({"on", "off"}));
+  p->callback([pa] {
+    BuiltinTask bt = builtin_task(pa->task);  // unknown task: exit 2 before loading a model
+    Mind mind(pa->model);
+    if (!play(bt, mind, *pa)) throw Exit{1};
+  });
+
+  auto ba = std::make_shared<std::pair<std::string, int>>("", 50);
+  auto* b = app.add_subcommand("bench", "decision latency p50/p95 per built-in task (JSON)");
+  b->add_option("--model", ba->first, "GGUF model (default: resolved as DESIGN.md orders)");
+  b->add_option("--decisions", ba->second, "decisions per task")->check(CLI::Range(1, 1000000));
+  b->callback([ba] { run_bench(ba->first, ba->second); });
+}
+
+}  // namespace meadow::cli
