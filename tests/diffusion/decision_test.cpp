@@ -1,0 +1,147 @@
+// The decision pass: probabilities, argmax, margin, coherence, the row it reads, and cached
+// vs uncached agreement; on dream (train vocabulary), llada and a causal arch.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "meadow/decision.hpp"
+#include "meadow/error.hpp"
+#include "meadow/model.hpp"
+#include "meadow/tokenizer.hpp"
+#include "mind_fixture.hpp"
+
+namespace meadow::diffusion {
+namespace {
+
+const std::vector<Choice> kChoices = {
+    {'A', "push the cart to the left"}, {'B', "do nothing"}, {'C', "push the cart to the right"}};
+const std::string kRule = "If the pole leans left, choose A; if it is upright, B; if right, C.";
+const std::vector<std::string> kSituations = {
+    "The pole leans left and falls fast.", "The pole is upright and still.",
+    "The pole leans right, slowly.", "Nothing is happening.", "x"};
+
+struct Loaded {
+  model::Model model;
+  Tokenizer tok;
+};
+
+Loaded load(const std::string& path) {
+  auto m = model::Model::load(path);
+  auto t = Tokenizer::from_gguf(m.file());
+  return {std::move(m), std::move(t)};
+}
+
+void expect_consistent(const Decision& d, size_t n) {
+  ASSERT_EQ(d.probs.size(), n);
+  double sum = 0, best = -1, second = -1;
+  char arg = 0;
+  for (const auto& [l, p] : d.probs) {
+    EXPECT_GT(p, 0.0);
+    sum += p;
+    if (p > best)
+      second = best, best = p, arg = l;
+    else if (p > second)
+      second = p;
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-12);
+  EXPECT_EQ(d.letter, arg);
+  EXPECT_NEAR(d.margin, best - second, 1e-12);
+  EXPECT_GT(d.lat_ms, 0.0);
+}
+
+// The probabilities are the softmax of the letters' logits at the row logits_row_for(first
+// answer position), computed here by hand from an independent full run.
+void expect_reads_answer_row(const Loaded& L, const Decider& d, const std::string& situation) {
+  const PromptIds p = d.prompt_ids(situation);
+  model::Sequence s;
+  s.tokens = p.prefix;
+  s.tokens.insert(s.tokens.end(), p.suffix.begin(), p.suffix.end());
+  s.tokens.insert(s.tokens.end(), p.slot.begin(), p.slot.end());
+  const int64_t row =
+      L.model.config().causal ? p.answer_pos - 1 : L.model.logits_row_for(p.answer_pos);
+  s.positions = {row};
+  const auto lg = L.model.run({s}, {.vocab_rows = d.letter_ids()}, model::Mask::Prefix,
+                              int64_t(p.prefix.size()));
+  std::vector<double> e(d.letter_ids().size());
+  const float* r = lg.at(0).row(0);
+  const double mx = *std::max_element(r, r + e.size());
+  for (size_t i = 0; i < e.size(); ++i) e[i] = std::exp(r[i] - mx);
+  const double z = std::accumulate(e.begin(), e.end(), 0.0);
+  const Decision got = d.decide_uncached(situation);
+  for (size_t i = 0; i < e.size(); ++i) EXPECT_NEAR(got.probs[i].second, e[i] / z, 1e-6);
+}
+
+void check_arch(const std::string& path) {
+  const Loaded L = load(path);
+  const Decider cached(L.model, L.tok, kRule, kChoices, {.threads = 2});
+  const Decider plain(L.model, L.tok, kRule, kChoices, {.threads = 1, .cache = false});
+  const Decider letters_only(L.model, L.tok, kRule, kChoices, {.want_coherence = false});
+  ASSERT_TRUE(cached.cached());
+  ASSERT_FALSE(plain.cached());
+  for (const auto& s : kSituations) {
+    SCOPED_TRACE(s);
+    const Decision a = cached.decide(s);
+    const Decision b = plain.decide(s);
+    const Decision c = letters_only.decide(s);
+    expect_consistent(a, kChoices.size());
+    expect_consistent(b, kChoices.size());
+    EXPECT_EQ(a.letter, b.letter);
+    for (size_t i = 0; i < kChoices.size(); ++i) {
+      EXPECT_NEAR(a.probs[i].second, b.probs[i].second, 1e-4);
+      EXPECT_NEAR(a.probs[i].second, c.probs[i].second, 1e-5);
+    }
+    EXPECT_GT(a.coherence, 0.0);
+    EXPECT_LE(a.coherence, 1.0);
+    EXPECT_NEAR(a.coherence, b.coherence, 1e-4);
+    EXPECT_TRUE(std::isnan(c.coherence));
+    EXPECT_FALSE(a.draft.empty());
+    expect_reads_answer_row(L, plain, s);
+  }
+}
+
+TEST(Decision, DreamTrainVocab) {
+  check_arch(mind_test::train_fixture());
+}
+TEST(Decision, Llada) {
+  check_arch(mind_test::plain_fixture("llada"));
+}
+TEST(Decision, CausalQwen2) {
+  check_arch(mind_test::plain_fixture("qwen2"));
+}
+
+TEST(Decision, SituationsChangeTheAnswer) {
+  // A random-weight model still reads the situation: not every situation gives the same
+  // probabilities (they would if the pass ignored the suffix).
+  const Loaded L = load(mind_test::train_fixture());
+  const Decider d(L.model, L.tok, kRule, kChoices);
+  const Decision first = d.decide(kSituations[0]);
+  bool differs = false;
+  for (const auto& s : kSituations)
+    differs |= std::abs(d.decide(s).probs[0].second - first.probs[0].second) > 1e-6;
+  EXPECT_TRUE(differs);
+}
+
+TEST(Decision, BadTablesThrow) {
+  const Loaded L = load(mind_test::train_fixture());
+  EXPECT_THROW(Decider(L.model, L.tok, kRule, {}), Error);
+  EXPECT_THROW(Decider(L.model, L.tok, kRule, {{'A', "x"}, {'A', "y"}}), Error);
+  EXPECT_THROW(Decider(L.model, L.tok, kRule, kChoices, {.threads = 0}), Error);
+  try {
+    Decider(L.model, L.tok, kRule, {{'A', "x"}, {'A', "y"}});
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("duplicate option letter 'A'"), std::string::npos);
+  }
+}
+
+TEST(Decision, PromptLongerThanContextThrows) {
+  const Loaded L = load(mind_test::train_fixture());
+  const Decider d(L.model, L.tok, kRule, kChoices);
+  std::string huge;
+  for (int i = 0; i < 2000; ++i) huge += " word";
+  EXPECT_THROW(d.decide(huge), Error);
+}
+
+}  // namespace
+}  // namespace meadow::diffusion

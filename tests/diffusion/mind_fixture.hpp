@@ -1,0 +1,80 @@
+// Test helpers shared by tests/diffusion, tests/mind and tests/cli (header-only so every test
+// executable can include it): random-weight fixtures with the embedded model's tokenizer, and
+// the training pipeline's prompt ids for the same strings.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace meadow::mind_test {
+
+inline std::string run_command(const std::string& cmd) {
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run: " + cmd);
+  std::string out;
+  char buf[65536];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  if (pclose(p) != 0) throw std::runtime_error("command failed: " + cmd);
+  return out;
+}
+
+inline std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+inline std::filesystem::path fixture_dir() {
+  const auto dir = std::filesystem::path(MEADOW_BINARY_DIR) / "mind_fixtures";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// A dream fixture with train/tokenizer/vocab.json (4096 tokens), made once per process.
+inline std::string train_fixture(const std::string& name = "dream-train-vocab",
+                                 const std::string& extra = "") {
+  static std::map<std::string, std::string> made;
+  if (auto it = made.find(name); it != made.end()) return it->second;
+  const std::string out = (fixture_dir() / (name + ".gguf")).string();
+  run_command(std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
+              "/tests/diffusion/make_train_fixture.py " + extra + " --out " + shell_quote(out));
+  return made[name] = out;
+}
+
+// A plain tools/make_fixture.py fixture (synthetic vocabulary), e.g. for causal archs.
+inline std::string plain_fixture(const std::string& arch) {
+  static std::map<std::string, std::string> made;
+  if (auto it = made.find(arch); it != made.end()) return it->second;
+  const std::string out = (fixture_dir() / ("plain-" + arch + ".gguf")).string();
+  run_command(std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
+              "/tools/make_fixture.py --arch " + arch + " --vocab 512 --out " + shell_quote(out));
+  return made[arch] = out;
+}
+
+struct LayoutIds {
+  std::vector<int32_t> prefix, suffix;
+  int32_t mask = -1;
+};
+
+// train/corpus/layout.py's chat layout tokenized by train/tokenizer
+// (tests/diffusion/layout_ids.py).
+inline LayoutIds python_layout_ids(const std::string& rule,
+                                   const std::vector<std::pair<char, std::string>>& options,
+                                   const std::string& situation) {
+  nlohmann::json q{{"rule", rule}, {"situation", situation}, {"options", nlohmann::json::array()}};
+  for (const auto& [l, t] : options) q["options"].push_back({std::string(1, l), t});
+  const auto j =
+      nlohmann::json::parse(run_command(std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
+                                        "/tests/diffusion/layout_ids.py " + shell_quote(q.dump())));
+  return {j.at("prefix").get<std::vector<int32_t>>(), j.at("suffix").get<std::vector<int32_t>>(),
+          j.at("mask").get<int32_t>()};
+}
+
+}  // namespace meadow::mind_test
