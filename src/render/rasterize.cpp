@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "meadow/env.hpp"
 #include "meadow/error.hpp"
@@ -37,6 +38,19 @@ void need_points(const Shape& s, size_t n, size_t index) {
                 ", has " + std::to_string(s.points.size()));
 }
 
+// Scenes port pygame drawing, where a 1-px line at integer y fills pixel row y; in Cairo's
+// coordinates (pixel edges) that line would straddle two rows as a grey smear. So horizontal
+// and vertical strokes of odd width are moved onto pixel centres (floor + 0.5), as pygame
+// draws them; slanted ones are antialiased either way and stay where they are.
+bool odd_width(double w) {
+  return w > 0 && std::fmod(w, 2.0) == 1.0;
+}
+
+void snap_straight_line(Point& a, Point& b) {
+  if (a.y == b.y) a.y = b.y = std::floor(a.y) + 0.5;
+  if (a.x == b.x) a.x = b.x = std::floor(a.x) + 0.5;
+}
+
 void set_color(cairo_t* cr, Rgb c) {
   cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
 }
@@ -67,18 +81,26 @@ void draw_shape(cairo_t* cr, const Shape& s, size_t index) {
       cairo_arc(cr, s.points[0].x, s.points[0].y, std::max(0.0, s.radius), 0, 2 * M_PI);
       paint_path(cr, s);
       break;
-    case Shape::Kind::Polyline:
+    case Shape::Kind::Polyline: {
       need_points(s, 2, index);
-      cairo_move_to(cr, s.points[0].x, s.points[0].y);
-      for (size_t i = 1; i < s.points.size(); ++i) cairo_line_to(cr, s.points[i].x, s.points[i].y);
+      std::vector<Point> pts = s.points;
+      if (pts.size() == 2 && odd_width(s.line_width)) snap_straight_line(pts[0], pts[1]);
+      cairo_move_to(cr, pts[0].x, pts[0].y);
+      for (size_t i = 1; i < pts.size(); ++i) cairo_line_to(cr, pts[i].x, pts[i].y);
       cairo_set_line_width(cr, s.line_width);  // a polyline is always stroked
       cairo_stroke(cr);
       break;
-    case Shape::Kind::Rect:
+    }
+    case Shape::Kind::Rect: {
       need_points(s, 1, index);
-      cairo_rectangle(cr, s.points[0].x, s.points[0].y, s.w, s.h);
+      Point p = s.points[0];
+      if (!s.filled && odd_width(s.line_width)) {  // outline through pixel centres
+        p = {std::floor(p.x) + 0.5, std::floor(p.y) + 0.5};
+      }
+      cairo_rectangle(cr, p.x, p.y, s.w, s.h);
       paint_path(cr, s);
       break;
+    }
     case Shape::Kind::Text: {
       need_points(s, 1, index);
       render_detail::select_font(cr, s.font_size);

@@ -48,13 +48,17 @@ TEST(Rasterize, DrawsShapesInOrderAtTheirPixels) {
   sc.shapes.push_back(circle);
   Shape line;
   line.kind = Shape::Kind::Polyline;
-  line.points = {{0, 70.5}, {119, 70.5}};  // centred on pixel row 70
+  line.points = {{0, 70}, {119, 70}};  // like pygame: a 1-px line at y = 70 fills row 70
   line.line_width = 1;
   line.color = {255, 255, 0};
   sc.shapes.push_back(line);
+  Shape vline = line;  // a fractional x lands on the pixel it falls in, still crisp
+  vline.points = {{100.3, 60}, {100.3, 79}};
+  vline.color = {255, 0, 255};
+  sc.shapes.push_back(vline);
   Shape outline;  // an unfilled rect: border drawn, inside left alone
   outline.kind = Shape::Kind::Rect;
-  outline.points = {{60.5, 5.5}};
+  outline.points = {{60, 5}};
   outline.w = 10;
   outline.h = 10;
   outline.filled = false;
@@ -77,6 +81,9 @@ TEST(Rasterize, DrawsShapesInOrderAtTheirPixels) {
   expect_rgb(f, 90, 22, {10, 20, 30});  // outside
   expect_rgb(f, 5, 70, {255, 255, 0});  // line
   expect_rgb(f, 5, 72, {10, 20, 30});
+  expect_rgb(f, 100, 62, {255, 0, 255});
+  expect_rgb(f, 99, 62, {10, 20, 30});
+  expect_rgb(f, 101, 62, {10, 20, 30});
   expect_rgb(f, 60, 10, {0, 0, 255});   // outline edge
   expect_rgb(f, 65, 10, {10, 20, 30});  // outline inside
 }
