@@ -1,0 +1,170 @@
+// The tasks' commands through the binary: list --json, the exam-failure path (a random-weight
+// model fails the exam: exit 1 with the listing, no episode), play writing trace and GIF,
+// bench JSON, and bad input exiting 2 with one line.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string sh_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+class TaskCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("meadow-task-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+
+  // A random-weight dream model with the embedded model's tokenizer, made once per process.
+  static std::string random_model() {
+    static const std::string path = [] {
+      const auto dir = fs::path(MEADOW_BINARY_DIR) / "task_cli_fixtures";
+      fs::create_directories(dir);
+      const std::string out = (dir / "random_dream.gguf").string();
+      const std::string cmd = std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
+                              "/tests/diffusion/make_train_fixture.py --seed 5 --out " +
+                              sh_quote(out);
+      EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+      return out;
+    }();
+    return path;
+  }
+
+  Result run(const std::vector<std::string>& args) const {
+    // MEADOW_MIND_MODEL would override --model; the tests name their model.
+    std::string cmd =
+        "cd " + sh_quote(dir_.string()) + " && env -u MEADOW_MIND_MODEL " + sh_quote(MEADOW_CLI);
+    for (const auto& a : args) cmd += " " + sh_quote(a);
+    cmd += " 2>" + sh_quote(file("stderr.txt"));
+    Result r;
+    FILE* p = popen(cmd.c_str(), "r");
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+    const int status = pclose(p);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream in(file("stderr.txt"));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    r.err = ss.str();
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(TaskCli, ListJsonHoldsEveryTaskDefinition) {
+  const Result r = run({"list", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j.size(), 5u);
+  for (const auto& t : j) {
+    EXPECT_FALSE(t.at("rule").get<std::string>().empty());
+    EXPECT_GE(t.at("options").size(), 2u);
+    EXPECT_GE(t.at("exam").size(), 8u);
+    EXPECT_FALSE(t.at("seeds").empty());
+  }
+  EXPECT_EQ(j[0].at("name"), "cartpole");
+  const Result plain = run({"list"});
+  EXPECT_EQ(plain.code, 0);
+  EXPECT_NE(plain.out.find("mountaincar"), std::string::npos);
+}
+
+TEST_F(TaskCli, FailedExamExitsOneWithTheListingAndPlaysNothing) {
+  const std::string model = random_model();
+  Result r = run({"check", "cartpole", "--model", model});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the pole is falling left and leans slightly left"), std::string::npos);
+  r = run({"cartpole", "--model", model});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "cartpole.gif")) << "no episode after a failed exam";
+}
+
+TEST_F(TaskCli, PlayWritesTraceAndGifAndPrintsVerdictAndLatency) {
+  const Result r = run({"play", "frozenlake", "--model", random_model(), "--gif", file("f.gif"),
+                        "--trace", file("f.jsonl")});
+  // A random model misses the target (exit 1) but the episode is fully recorded.
+  EXPECT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  EXPECT_NE(r.out.find("latency p50"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gif: " + file("f.gif")), std::string::npos) << r.out;
+  std::ifstream in(file("f.jsonl"));
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    const json j = json::parse(line);
+    EXPECT_TRUE(j.contains("status") && j.contains("letter") && j.contains("probs") &&
+                j.contains("action") && j.contains("reward") && j.contains("lat_ms"));
+    ++n;
+  }
+  EXPECT_GE(n, 1);
+  EXPECT_NE(r.out.find("decisions " + std::to_string(n)), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(file("f.gif")));
+}
+
+TEST_F(TaskCli, SeveralEpisodesGetOneFilePerSeedAndAJointVerdict) {
+  const Result r = run(
+      {"play", "cartpole", "--model", random_model(), "--episodes", "2", "--gif", file("c.gif")});
+  EXPECT_EQ(r.code, 1) << r.err;  // a random model does not balance the pole
+  EXPECT_TRUE(fs::exists(file("c-seed0.gif")));
+  EXPECT_TRUE(fs::exists(file("c-seed1.gif")));
+  EXPECT_NE(r.out.find("verdict: FAIL balanced 500/500 steps on 0/2 seeds"), std::string::npos)
+      << r.out;
+}
+
+TEST_F(TaskCli, BenchPrintsLatencyPerTask) {
+  const Result r = run({"bench", "--model", random_model(), "--decisions", "3"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j.at("tasks").size(), 5u);
+  for (const auto& [name, t] : j.at("tasks").items()) {
+    EXPECT_GT(t.at("p50_ms").get<double>(), 0.0) << name;
+    EXPECT_GE(t.at("p95_ms").get<double>(), t.at("p50_ms").get<double>()) << name;
+  }
+}
+
+TEST_F(TaskCli, BadInputExitsTwoWithOneLine) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"check", "pong"},
+        {"play", "cartpole", "--memory", "maybe"},
+        {"play", "cartpole", "--memory", "on", "--model", random_model()},
+        {"play", "cartpole", "--model", file("missing.gguf")}}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << args[0] << " " << args[1] << ": " << r.err;
+    EXPECT_FALSE(r.err.empty());
+  }
+  const Result r = run({"check", "pong"});
+  EXPECT_EQ(r.err,
+            "error: unknown task 'pong'; built-in tasks: cartpole, mountaincar, "
+            "frozenlake, lunarlander, maze\n");
+}
+
+}  // namespace
