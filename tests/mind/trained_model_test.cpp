@@ -1,0 +1,85 @@
+// Decisions come from the model: with the embedded trained model, relabelling the options'
+// letters in the rule relabels the chosen letters. Needs models/meadow-nano.gguf (issue 4);
+// skipped with a message until that file exists. A random-weight model cannot pass this.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "meadow/mind.hpp"
+
+namespace meadow {
+namespace {
+
+// MEADOW_TEST_TRAINED_MODEL points the test at another trained model (e.g. a checkpoint).
+std::string trained_model() {
+  const char* env = std::getenv("MEADOW_TEST_TRAINED_MODEL");
+  return env && *env ? env : std::string(MEADOW_SOURCE_DIR) + "/models/meadow-nano.gguf";
+}
+
+struct Table {
+  std::string rule;  // with {A} {B} {C} placeholders for the letters
+  std::vector<std::string> texts;
+  std::vector<std::pair<std::string, int>> situations;  // situation, index of the right option
+};
+
+const std::vector<Table> kTables = {
+    {"If the kettle is whistling, choose {A}; if the bread is burning, choose {B}; if the dog "
+     "is barking, choose {C}.",
+     {"turn off the stove", "open the toaster", "walk the dog"},
+     {{"The kettle is whistling loudly.", 0},
+      {"Smoke: the bread is burning.", 1},
+      {"The dog is barking at the door.", 2}}},
+    {"When the river is flooding choose {A}, when the field is dry choose {B}, otherwise {C}.",
+     {"close the gate", "water the field", "wait"},
+     {{"The river is flooding fast.", 0}, {"The field is dry and dusty.", 1}, {"All is calm.", 2}}},
+};
+
+std::string fill(std::string rule, const std::string& letters) {
+  for (int i = 0; i < 3; ++i) {
+    const std::string ph = std::string("{") + char('A' + i) + "}";
+    for (size_t at; (at = rule.find(ph)) != std::string::npos;)
+      rule.replace(at, ph.size(), 1, letters[i]);
+  }
+  return rule;
+}
+
+TEST(TrainedModel, RelabellingTheOptionsRelabelsTheChoice) {
+  const std::string kModel = trained_model();
+  if (!std::filesystem::exists(kModel))
+    GTEST_SKIP() << kModel << " is not there yet (issue 4 trains it): relabelling test skipped";
+  Mind mind(kModel);
+  int total = 0, followed = 0, relabelled = 0, compared = 0;
+  for (const auto& table : kTables) {
+    std::map<std::string, double> base;  // situation → option index chosen under "ABC"
+    for (const std::string letters : {"ABC", "CAB", "BCA", "DFE"}) {
+      Task t;
+      t.name = "relabel";
+      t.rule = fill(table.rule, letters);
+      for (int i = 0; i < 3; ++i)
+        t.options.push_back({letters[size_t(i)], table.texts[size_t(i)], {double(i)}, ""});
+      for (const auto& [situation, right] : table.situations) {
+        const DecisionInfo d = mind.decide_status(t, situation);
+        const double chosen = t.option(d.letter).action.at(0);  // option index, label-free
+        ++total;
+        followed += chosen == double(right);
+        if (letters == "ABC") {
+          base[situation] = chosen;
+        } else {
+          ++compared;
+          relabelled += chosen == base.at(situation);  // the letter moved with the label
+        }
+      }
+    }
+  }
+  RecordProperty("followed", followed);
+  EXPECT_GE(followed, total * 9 / 10) << followed << "/" << total << " decisions followed the rule";
+  EXPECT_GE(relabelled, compared * 9 / 10)
+      << relabelled << "/" << compared << " relabelled decisions chose the same option";
+}
+
+}  // namespace
+}  // namespace meadow
