@@ -75,8 +75,8 @@ BuiltinTask make_lunarlander_task() {
     const std::string score = fixed1(ep.total_reward);
     const std::string tail =
         " in " + std::to_string(ep.steps.size()) + " steps (seed " + std::to_string(ep.seed) + ")";
-    if (ep.total_reward >= 200) return Verdict{true, "landed, score " + score + tail};
-    return Verdict{false, "score " + score + " (below 200)" + tail};
+    if (ep.total_reward >= 200) return Verdict{true, "scored " + score + tail};
+    return Verdict{false, "scored " + score + " (below 200)" + tail};
   };
   bt.seeds = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
   bt.target = "mean score >= 200 over 10 seeds, best >= 251";
