@@ -176,11 +176,31 @@ TEST_F(EnvCli, RunPrintsPythonsNumberText) {
             "false},{\"obs\":5,\"reward\":0,\"terminated\":true,\"truncated\":false}]}\n");
 }
 
+TEST_F(EnvCli, RunTakesBoxActionsAsListsOfNumbers) {
+  const Output r =
+      run({"env", "run", "LunarLander-v3", "--kwargs", "{\"continuous\": true}", "--seed", "3",
+           "--actions", write("b.json", "[[0.5, -0.2], [1, 1], [0, 0]]"), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json got = json::parse(r.out);
+  ASSERT_EQ(got["steps"].size(), 3u);
+  for (const auto& s : got["steps"]) {
+    ASSERT_EQ(s["obs"].size(), 8u);
+    EXPECT_TRUE(s["obs"][0].is_number_float());
+    EXPECT_TRUE(s["reward"].is_number_float());
+  }
+  // Same seed and actions, same episode.
+  EXPECT_EQ(run({"env", "run", "LunarLander-v3", "--kwargs", "{\"continuous\": true}", "--seed",
+                 "3", "--actions", file("b.json"), "--json"})
+                .out,
+            r.out);
+}
+
 TEST_F(EnvCli, ListNamesEveryEnvWithSpacesAndLimits) {
   const Output text = run({"env", "list"});
   ASSERT_EQ(text.code, 0) << text.err;
-  for (const char* id : {"CartPole-v1", "MountainCar-v0", "MountainCarContinuous-v0", "Acrobot-v1",
-                         "Pendulum-v1", "FrozenLake-v1", "CliffWalking-v1", "Taxi-v4"})
+  for (const char* id :
+       {"CartPole-v1", "MountainCar-v0", "MountainCarContinuous-v0", "Acrobot-v1", "Pendulum-v1",
+        "FrozenLake-v1", "CliffWalking-v1", "Taxi-v4", "LunarLander-v3"})
     EXPECT_NE(text.out.find(id), std::string::npos) << id;
   EXPECT_NE(text.out.find("Discrete(500)"), std::string::npos);
 
