@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tensor/ops.hpp"
+
 namespace meadow::diffusion {
 
 std::vector<double> softmax(const std::vector<double>& z) {
@@ -16,13 +18,12 @@ std::vector<double> softmax(const std::vector<double>& z) {
 }
 
 TopToken top_token(const float* row, int64_t n) {
-  int64_t best = 0;
-  for (int64_t i = 1; i < n; ++i)
-    if (row[i] > row[best]) best = i;
-  const double mx = row[best];
-  double sum = 0.0;
-  for (int64_t i = 0; i < n; ++i) sum += std::exp(double(row[i]) - mx);
-  return {int32_t(best), 1.0 / sum};
+  // The SIMD softmax of the tensor layer: a full-vocabulary row per answer position would
+  // otherwise cost more than the forward pass of a small model.
+  std::vector<float> p(row, row + n);
+  tensor::softmax(p.data(), n);
+  const int64_t best = std::max_element(row, row + n) - row;
+  return {int32_t(best), double(p[size_t(best)])};
 }
 
 }  // namespace meadow::diffusion

@@ -9,9 +9,9 @@ namespace meadow::diffusion {
 
 std::vector<double> softmax(const std::vector<double>& z);
 
-struct TopToken {
+struct TopToken {  // the step-0 draft token of one position
   int32_t id = 0;
-  double prob = 0;  // softmax probability of `id` over the whole row
+  double prob = 0;  // its softmax probability over the whole row (float precision)
 };
 
 // Argmax of a logits row and its softmax probability over the row.

@@ -1,0 +1,137 @@
+// Decision latency of the mind: p50 / p95 of one decision (tokenize + forward + softmax) with
+// the prefix cache and without it (one uncached pass with the same mask), on a CartPole-like
+// rule table whose situations vary, plus the one-time prefix encoding. Also the cached pass
+// without the Σ coherence rows (letters only). Reports process CPU time per decision next to
+// wall time: the machine is shared, CPU time says what an idle core would take.
+//
+// Usage: bench_decide MODEL.gguf [threads=2] [decisions=300]
+// Fixtures shaped like the embedded model: bench/run_bench_decide.sh.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "meadow/mind.hpp"
+#include "tensor/ops.hpp"
+
+namespace {
+
+std::string machine_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown CPU";
+}
+
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+meadow::Task table() {
+  meadow::Task t;
+  t.name = "bench";
+  t.rule =
+      "If the pole leans or falls to the left, choose A; if it leans or falls to the right, "
+      "choose B; if it is upright and still, choose C.";
+  t.options = {{'A', "push the cart to the left", {0}, ""},
+               {'B', "push the cart to the right", {1}, ""},
+               {'C', "push the cart the way it is already moving", {1}, ""}};
+  return t;
+}
+
+std::vector<std::string> situations() {
+  const char* lean[] = {"far left",       "left",  "slightly left", "upright",
+                        "slightly right", "right", "far right"};
+  const char* fall[] = {"falling left fast", "falling left", "still", "falling right",
+                        "falling right fast"};
+  const char* cart[] = {"near the left edge", "left of centre", "at the centre", "right of centre",
+                        "near the right edge"};
+  std::vector<std::string> out;
+  for (auto l : lean)
+    for (auto f : fall)
+      for (auto c : cart)
+        out.push_back(std::string("The pole leans ") + l + " and is " + f + "; the cart is " + c +
+                      ".");
+  return out;
+}
+
+struct Stats {
+  double p50 = 0, p95 = 0, cpu_ms = 0;
+};
+
+Stats measure(meadow::Mind& mind, const meadow::Task& task, const std::vector<std::string>& sits,
+              int n, bool uncached, int threads) {
+  for (int i = 0; i < 5; ++i) mind.decide_status(task, sits[size_t(i) % sits.size()]);  // warm
+  std::vector<double> lat;
+  const double c0 = cpu_seconds();
+  for (int i = 0; i < n; ++i) {
+    const auto& s = sits[size_t(i) * 37 % sits.size()];
+    lat.push_back(uncached ? mind.decide_status_uncached(task, s).lat_ms
+                           : mind.decide_status(task, s).lat_ms);
+  }
+  const double cpu_ms = (cpu_seconds() - c0) * 1e3 / n / threads;
+  std::sort(lat.begin(), lat.end());
+  auto q = [&](double f) { return lat[std::min(lat.size() - 1, size_t(f * double(lat.size())))]; };
+  return {q(0.5), q(0.95), cpu_ms};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  meadow::tensor::ensure_fast_blas(argc, argv);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: bench_decide MODEL.gguf [threads=2] [decisions=300]\n");
+    return 2;
+  }
+  const std::string path = argv[1];
+  const int threads = argc > 2 ? std::atoi(argv[2]) : 2;
+  const int n = argc > 3 ? std::atoi(argv[3]) : 300;
+  try {
+    const meadow::Task task = table();
+    const auto sits = situations();
+    meadow::Mind cached(path, {.threads = threads});
+    meadow::Mind letters(path, {.threads = threads, .want_coherence = false});
+    const auto& cfg = cached.model().config();
+    std::printf("machine: %s\n%s\n", machine_name().c_str(), meadow::tensor::cpu_report().c_str());
+    std::printf(
+        "model: %s\n  %s, embd %lld, %lld layers, %lld heads (kv %lld), ffn %lld, vocab %lld\n",
+        path.c_str(), meadow::model::arch_name(cfg.arch), (long long)cfg.n_embd,
+        (long long)cfg.n_layer, (long long)cfg.n_head, (long long)cfg.n_head_kv,
+        (long long)cfg.n_ff, (long long)cfg.n_vocab);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    cached.decide_status(task, sits[0]);  // first decision encodes the prefix
+    const double first_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    meadow::diffusion::Decider probe(
+        cached.model(), cached.tokenizer(), task.rule,
+        {{'A', task.options[0].text}, {'B', task.options[1].text}, {'C', task.options[2].text}},
+        {.cache = false});
+    const auto ids = probe.prompt_ids(sits[0]);
+    std::printf(
+        "prompt: prefix %zu tokens, suffix %zu, slot %zu; first decision (encodes the "
+        "prefix) %.2f ms\n",
+        ids.prefix.size(), ids.suffix.size(), ids.slot.size(), first_ms);
+    std::printf("%d decisions each, %d threads (latency = wall ms per decision)\n", n, threads);
+    const Stats c = measure(cached, task, sits, n, false, threads);
+    const Stats l = measure(letters, task, sits, n, false, threads);
+    const Stats u = measure(cached, task, sits, n, true, threads);
+    std::printf("  %-34s p50 %7.3f ms  p95 %7.3f ms  cpu %7.3f ms/decision/thread\n",
+                "prefix cache", c.p50, c.p95, c.cpu_ms);
+    std::printf("  %-34s p50 %7.3f ms  p95 %7.3f ms  cpu %7.3f ms/decision/thread\n",
+                "prefix cache, letters only", l.p50, l.p95, l.cpu_ms);
+    std::printf("  %-34s p50 %7.3f ms  p95 %7.3f ms  cpu %7.3f ms/decision/thread\n",
+                "no cache (same mask, full prompt)", u.p50, u.p95, u.cpu_ms);
+    std::printf("  speed-up of the cache at p50: %.2fx\n", u.p50 / c.p50);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
