@@ -57,7 +57,7 @@ struct DecisionInfo {
   std::vector<std::pair<char, double>> probs;  // per letter, option order, sums to 1
   double margin = 0;                           // top-1 − top-2 probability
   double coherence = 0;                        // Σ coherence (meadow/decision.hpp); NaN if off
-  double lat_ms = 0;                           // tokenize + forward + softmax
+  double lat_ms = 0;  // tokenize + forward + softmax (not the task's one-time prefix encoding)
   double prob(char letter) const;
 };
 
@@ -81,7 +81,8 @@ struct ExamResult {
 };
 
 // A failed exam. NOT a meadow::Error (bad input, exit 2): the CLI reports it with exit 1.
-// what() is the multi-line listing of exam_table for the misses.
+// what(): the summary line ("exam NAME: 4/6 right, 2 missed (at most 1 allowed): FAIL"), then
+// one line per miss: `  miss: "STATUS" expected B, chose A (A=0.612 B=0.388)`.
 struct ExamFailed : std::runtime_error {
   ExamFailed(std::string message, ExamResult r)
       : std::runtime_error(std::move(message)), result(std::move(r)) {}
