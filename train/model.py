@@ -116,18 +116,19 @@ class DreamModel(nn.Module):
         self.norm = RMSNorm(c.dim, c.eps)
         self.out = None if c.tied else nn.Linear(c.dim, c.vocab, bias=False)
         self.apply(self._init)
-        for b in self.blocks:  # scale residual writes down with depth (GPT-2 style)
-            nn.init.normal_(b.o.weight, std=0.02 / math.sqrt(2 * c.layers))
-            nn.init.normal_(b.down.weight, std=0.02 / math.sqrt(2 * c.layers))
 
     @staticmethod
     def _init(m):
+        # std = 1/sqrt(fan_in) for projections and 1/sqrt(dim) for the (tied) embedding.
+        # Measured: with GPT-2's fixed 0.02 (tuned for dim >= 768) a dim-64 model stayed at
+        # chance on a minimal "which rule word is in the situation" task for 3,000 steps;
+        # with this init it left chance by ~750 steps (train/README.md).
         if isinstance(m, nn.Linear):
-            nn.init.normal_(m.weight, std=0.02)
+            nn.init.normal_(m.weight, std=m.weight.shape[1] ** -0.5)
             if m.bias is not None:
                 nn.init.zeros_(m.bias)
         elif isinstance(m, nn.Embedding):
-            nn.init.normal_(m.weight, std=0.02)
+            nn.init.normal_(m.weight, std=m.weight.shape[1] ** -0.5)
 
     def hidden(self, tokens, pos, seg):
         """Final-normed hidden states [B,T,dim]."""
