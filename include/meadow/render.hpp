@@ -26,6 +26,7 @@ struct CaptionStyle {
                                   // last kept line ends with "…") so a GIF's frames keep one size
   Rgb background{245, 245, 245};  // band colour
   Rgb color{20, 20, 20};          // text colour
+  Rgb border{200, 200, 200};      // 1-px line between the picture and the band
 };
 
 // The frame with a band underneath holding `lines` (e.g. the status sentence and the chosen

@@ -119,6 +119,9 @@ Frame with_caption(const Frame& frame, const std::vector<std::string>& lines,
   cairo_set_source_rgb(cr, style.background.r / 255.0, style.background.g / 255.0,
                        style.background.b / 255.0);
   cairo_paint(cr);
+  cairo_set_source_rgb(cr, style.border.r / 255.0, style.border.g / 255.0, style.border.b / 255.0);
+  cairo_rectangle(cr, 0, 0, frame.width, 1);
+  cairo_fill(cr);
   cairo_set_source_rgb(cr, style.color.r / 255.0, style.color.g / 255.0, style.color.b / 255.0);
   render_detail::select_font(cr, style.font_size);
   for (size_t i = 0; i < wrapped.size(); ++i) {

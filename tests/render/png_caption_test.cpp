@@ -78,7 +78,9 @@ TEST(Caption, AddsABandUnderTheFrameWithText) {
   EXPECT_LE(band, 2 * style.padding + 2 * 24);
   // The picture is untouched.
   EXPECT_EQ(0, std::memcmp(c.rgb.data(), f.rgb.data(), f.rgb.size()));
-  // Band corners are the band colour; somewhere in it is dark text.
+  // A border row, then the band colour; somewhere in the band is dark text.
+  EXPECT_EQ(at(c, 0, 50)[0], style.border.r);
+  EXPECT_EQ(at(c, 199, 50)[2], style.border.b);
   const uint8_t* corner = at(c, 0, c.height - 1);
   EXPECT_EQ(corner[0], style.background.r);
   EXPECT_EQ(corner[1], style.background.g);
@@ -98,7 +100,7 @@ TEST(Caption, WrapsLongLinesAndKeepsAFixedHeight) {
   EXPECT_GE(wrapped - 40, 3 * (one - 40) - 2 * 6 * 2);  // at least 3 lines' worth
   // No text pixel may fall into the right padding: every line fits the width.
   const Frame w = meadow::with_caption(f, {longer});
-  for (int y = 40; y < w.height; ++y)
+  for (int y = 41; y < w.height; ++y)  // below the border row
     for (int x = w.width - 3; x < w.width; ++x) EXPECT_GT(at(w, x, y)[0], 200) << x << "," << y;
 
   meadow::CaptionStyle fixed;
