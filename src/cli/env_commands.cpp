@@ -64,7 +64,9 @@ void add_env_commands(CLI::App& app) {
   p->add_option("--policy", play->policy, "policy (random: uniform actions)")
       ->check(CLI::IsMember({"random"}));
   p->add_option("--seed", play->seed, "reset seed; the action RNG is seeded with 1000 + seed");
-  p->add_option("--steps", play->steps, "at most this many steps")->check(CLI::PositiveNumber);
+  p->add_option("--steps", play->steps,
+                "at most this many steps (default: to the episode's end, at most 1000)")
+      ->check(CLI::PositiveNumber);
   p->add_option("--fps", play->fps, "GIF frame rate (default: the env's render_fps)")
       ->check(CLI::PositiveNumber);
   p->add_option("--gif", play->gif, "write the episode as an animated GIF");
