@@ -79,6 +79,25 @@ class TokenizerTest(unittest.TestCase):
             self.assertEqual(len(tok.encode(L)), 1)
 
 
+class PackingTest(unittest.TestCase):
+    def test_slot_targets_and_reveal(self):
+        from batching import Packer
+        tok = Tokenizer.load(VOCAB)
+        ex = example(2, 0, 4)
+        b = Packer(tok).batch([ex], random.Random(0))
+        ids = b["ids"][0]
+        # every letter target sits on a <|mask|> and is read one row earlier (Dream shift)
+        for r, ans in zip(b["letter_rows"].tolist(), b["letter_ans"].tolist()):
+            p = int(b["t_pos"][r]) + 1
+            self.assertEqual(int(ids[p]), tok.mask)
+            self.assertEqual(int(b["t_tok"][r]), tok.encode("ABCDEF"[ans])[0])
+            self.assertEqual(int(b["seg"][0, p]), int(b["seg"][0, p - 1]))
+        self.assertEqual(len(b["letter_rows"]), len(ex.suffixes))
+        # reveal: the answer is shown, so no letter is a target
+        b = Packer(tok, reveal=1.0).batch([ex], random.Random(0))
+        self.assertEqual(len(b["letter_rows"]), 0)
+
+
 def _np_forward(r, ids, pos, seg):
     """Plain NumPy dream forward from the GGUF file; returns shifted logits [T, V]."""
     m = r.meta
