@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import sys
 import time
 
@@ -150,7 +151,13 @@ def main(argv=None) -> int:
     t_last, steps_last, cpu_last = t0, step, time.process_time()
     losses, accs, letter_losses = [], [], []
 
+    stop = []  # SIGTERM / SIGINT: finish the step, save the checkpoint, exit
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.append(1))
+
     def time_left():
+        if stop:
+            return False
         now = time.time() - t0
         return now < a.minutes * 60 and elapsed0 + now < a.total_minutes * 60
 
