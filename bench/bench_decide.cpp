@@ -4,7 +4,7 @@
 // without the Σ coherence rows (letters only). Reports process CPU time per decision next to
 // wall time: the machine is shared, CPU time says what an idle core would take.
 //
-// Usage: bench_decide MODEL.gguf [threads=2] [decisions=300]
+// Usage: bench_decide MODEL.gguf [threads=2 (0: the Mind's auto choice)] [decisions=300]
 // Fixtures shaped like the embedded model: bench/run_bench_decide.sh.
 #include <algorithm>
 #include <chrono>
@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
     const auto sits = situations();
     meadow::Mind cached(path, {.threads = threads});
     meadow::Mind letters(path, {.threads = threads, .want_coherence = false});
+    const int th = cached.options().threads;  // resolved when 0 (auto)
     const auto& cfg = cached.model().config();
     std::printf("machine: %s\n%s\n", machine_name().c_str(), meadow::tensor::cpu_report().c_str());
     std::printf(
@@ -118,10 +119,10 @@ int main(int argc, char** argv) {
         "prompt: prefix %zu tokens, suffix %zu, slot %zu; first decision (encodes the "
         "prefix) %.2f ms\n",
         ids.prefix.size(), ids.suffix.size(), ids.slot.size(), first_ms);
-    std::printf("%d decisions each, %d threads (latency = wall ms per decision)\n", n, threads);
-    const Stats c = measure(cached, task, sits, n, false, threads);
-    const Stats l = measure(letters, task, sits, n, false, threads);
-    const Stats u = measure(cached, task, sits, n, true, threads);
+    std::printf("%d decisions each, %d threads (latency = wall ms per decision)\n", n, th);
+    const Stats c = measure(cached, task, sits, n, false, th);
+    const Stats l = measure(letters, task, sits, n, false, th);
+    const Stats u = measure(cached, task, sits, n, true, th);
     std::printf("  %-34s p50 %7.3f ms  p95 %7.3f ms  cpu %7.3f ms/decision/thread\n",
                 "prefix cache", c.p50, c.p95, c.cpu_ms);
     std::printf("  %-34s p50 %7.3f ms  p95 %7.3f ms  cpu %7.3f ms/decision/thread\n",

@@ -42,7 +42,10 @@
 namespace meadow {
 
 struct MindOptions {
-  int threads = 2;
+  // 0 = auto: 1 thread for small models (< 8 M weights in the layers: a one-token-slot
+  // decision is too short to split; measured in bench_decide), else every hardware thread.
+  // Mind::options().threads reports the resolved number.
+  int threads = 0;
   int answer_slot = 3;         // mask tokens in the answer slot (contract: 1..3)
   bool prefix_cache = true;    // false: every decision is one uncached pass (same mask)
   bool want_coherence = true;  // Σ coherence of the step-0 draft (one extra output row/slot)

@@ -26,7 +26,7 @@ struct DecideArgs {
   std::string model;
   bool json = false;
   bool no_cache = false;
-  int threads = 2;
+  int threads = 0;  // auto (MindOptions)
   int slot = 3;
 };
 
@@ -90,7 +90,7 @@ void add_mind_commands(CLI::App& app) {
   d->add_option("--model", args->model, "GGUF model (default: resolved as DESIGN.md orders)");
   d->add_flag("--json", args->json, "print one JSON object");
   d->add_flag("--no-cache", args->no_cache, "no prefix cache: one uncached pass (same mask)");
-  d->add_option("--threads", args->threads, "threads")->check(CLI::Range(1, 256));
+  d->add_option("--threads", args->threads, "threads (0: auto)")->check(CLI::Range(0, 256));
   d->add_option("--slot", args->slot, "mask tokens in the answer slot")->check(CLI::Range(1, 8));
   d->callback([args] { run_decide(*args); });
 

@@ -1,5 +1,7 @@
 // Mind: a loaded model, per-task deciders (prefix caches) and the decide entry points.
+#include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "meadow/error.hpp"
@@ -32,6 +34,14 @@ DecisionInfo info_of(std::string_view status, const diffusion::Decision& d) {
   return i;
 }
 
+// Weights a decision multiplies per token (attention + feed-forward of every layer).
+int auto_threads(const model::Config& c) {
+  const int64_t qkvo = c.n_embd * c.head_dim * (2 * c.n_head + 2 * c.n_head_kv);
+  const int64_t per_layer = qkvo + 3 * c.n_embd * c.n_ff;
+  if (per_layer * c.n_layer < 8'000'000) return 1;
+  return int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 }  // namespace
 
 double DecisionInfo::prob(char l) const {
@@ -48,6 +58,7 @@ Mind::Mind(const std::string& path, MindOptions opts)
   auto model = model::Model::load(resolved);
   auto tok = Tokenizer::from_gguf(model.file());
   m_ = std::make_unique<Loaded>(Loaded{resolved, std::move(model), std::move(tok)});
+  if (opts_.threads <= 0) opts_.threads = auto_threads(m_->model.config());
 }
 
 Mind::~Mind() = default;

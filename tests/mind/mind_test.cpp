@@ -46,6 +46,8 @@ TEST(Mind, LoadsAnExplicitPath) {
   EXPECT_EQ(mind.model_path(), path);
   EXPECT_EQ(mind.model().config().arch, model::Arch::Dream);
   EXPECT_EQ(mind.tokenizer().size(), 4096);
+  EXPECT_EQ(mind.options().threads, 1);  // auto: a small model decides on one thread
+  EXPECT_EQ(Mind(path, MindOptions{.threads = 3}).options().threads, 3);
 }
 
 TEST(Mind, DecideMapsTheLetterToItsAction) {
