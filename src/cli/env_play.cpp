@@ -15,7 +15,7 @@
 namespace meadow::cli {
 
 double render_fps(const std::string& env_id) {
-  // Gymnasium 1.4.0 metadata["render_fps"] of each env class.
+  // Gymnasium 1.4.0 metadata["render_fps"] of each env class (and meadow's own envs).
   struct Entry {
     const char* prefix;
     double fps;
@@ -23,6 +23,7 @@ double render_fps(const std::string& env_id) {
   static constexpr Entry table[] = {
       {"CartPole", 50},  {"MountainCar", 30}, {"Pendulum", 30}, {"Acrobot", 15},
       {"FrozenLake", 4}, {"CliffWalking", 4}, {"Taxi", 4},      {"LunarLander", 50},
+      {"FunnelMaze", 4},  // meadow's own grid world: one move per frame, like toy text
   };
   for (const Entry& e : table)
     if (env_id.rfind(e.prefix, 0) == 0) return e.fps;
