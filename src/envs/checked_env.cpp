@@ -1,6 +1,7 @@
 #include "envs/checked_env.hpp"
 
 #include <charconv>
+#include <cmath>
 
 #include "meadow/error.hpp"
 
@@ -17,6 +18,18 @@ std::string values_text(const Values& v) {
   return s + "]";
 }
 
+// Discrete actions must be in the space. Box actions need the right size and finite values;
+// values outside the bounds are allowed because Gymnasium's Box envs (Pendulum,
+// MountainCarContinuous, LunarLander) clip them themselves, and the same actions must give
+// the same episode here.
+bool acceptable(const Space& space, const Values& action) {
+  if (space.kind == Space::Kind::Discrete) return space.contains(action);
+  if (action.size() != space.low.size()) return false;
+  for (double x : action)
+    if (!std::isfinite(x)) return false;
+  return true;
+}
+
 }  // namespace
 
 CheckedEnv::CheckedEnv(std::unique_ptr<Env> inner, std::optional<int> max_episode_steps)
@@ -31,7 +44,7 @@ ResetResult CheckedEnv::reset(std::optional<uint64_t> seed) {
 
 StepResult CheckedEnv::step(const Values& action) {
   if (!has_reset_) throw Error(id() + ": cannot call step() before reset()");
-  if (!action_space().contains(action))
+  if (!acceptable(action_space(), action))
     throw Error("invalid action " + values_text(action) + " for " + id() + ": expected " +
                 action_space().describe());
   auto result = inner_->step(action);

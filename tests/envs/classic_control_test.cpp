@@ -100,11 +100,11 @@ TEST(ClassicControl, KwargsChangeTheDynamics) {
   EXPECT_THROW(meadow::make("MountainCar-v0", {{"goal_velocity", true}}), meadow::Error);
 }
 
-TEST(ClassicControl, BoxActionsOutsideTheSpaceAreRejected) {
+TEST(ClassicControl, MalformedBoxActionsAreRejected) {
   auto env = meadow::make("Pendulum-v1");
   env->reset(0);
   for (const meadow::Values& bad :
-       {meadow::Values{2.5}, meadow::Values{NAN}, meadow::Values{}, meadow::Values{0, 0}}) {
+       {meadow::Values{NAN}, meadow::Values{INFINITY}, meadow::Values{}, meadow::Values{0, 0}}) {
     try {
       env->step(bad);
       ADD_FAILURE() << "accepted a bad action";
@@ -115,6 +115,23 @@ TEST(ClassicControl, BoxActionsOutsideTheSpaceAreRejected) {
     }
   }
   EXPECT_NO_THROW(env->step({2.0}));
+}
+
+// Gymnasium clips out-of-range Box actions inside the env, so they give the same episode as
+// the bound itself.
+TEST(ClassicControl, OutOfRangeBoxActionsAreClippedLikeGymnasium) {
+  for (const char* id : {"Pendulum-v1", "MountainCarContinuous-v0"}) {
+    auto a = meadow::make(id);
+    auto b = meadow::make(id);
+    a->reset(3);
+    b->reset(3);
+    const double high = a->action_space().high[0];
+    for (int i = 0; i < 5; ++i) {
+      auto ra = a->step({high * 10});
+      auto rb = b->step({high});
+      EXPECT_EQ(ra.obs, rb.obs) << id;
+    }
+  }
 }
 
 TEST(ClassicControl, TimeLimitsAreGymnasiums) {
