@@ -32,6 +32,11 @@ def main(argv=None) -> int:
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--words", type=int, default=2700, help="size of the content-id range")
     ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--rule-letters", choices=("same", "spaced"), default="same",
+                    help="letter ids in the rule: the answer's ('A') or the corpus rule's (' A')")
+    ap.add_argument("--gap", type=int, default=0, help="filler tokens between a rule word and its letter")
+    ap.add_argument("--tail", type=int, default=0,
+                    help="constant tokens between the situation and the mask (the corpus has 3-5: '\\nAnswer:')")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -43,21 +48,26 @@ def main(argv=None) -> int:
     opt = torch.optim.AdamW(m.parameters(), a.lr)
     rng = random.Random(0)
     mask, A, B, n_sit = 4095, 65, 66, 8
+    RA, RB = (A, B) if a.rule_letters == "same" else (339, 338)  # " A" / " B" in vocab.json
+    gap = [20 + j for j in range(a.gap)]
 
     def batch():
         ids, pos, seg, tp, tt = [], [], [], [], []
         for b in range(a.batch):
             w = rng.sample(range(300, 300 + a.words), 2 + n_sit)
-            row, ps, sg = [w[0], A, w[1], B], [0, 1, 2, 3], [0] * 4
+            row = [w[0]] + gap + [RA] + [w[1]] + gap + [RB]
+            P = len(row)
+            ps, sg = list(range(P)), [0] * P
             for s in range(n_sit):
                 t = rng.randrange(2)
                 sit = [w[t], w[2 + s]]
                 rng.shuffle(sit)
+                tail = [10 + j for j in range(a.tail)]  # fixed filler ids (like "\nAnswer:")
                 start = len(row)
-                row += sit + [mask]
-                ps += [4, 5, 6]
-                sg += [s + 1] * 3
-                tp.append((b, start + 1))  # shifted: the mask's token is read one row earlier
+                row += sit + tail + [mask]
+                ps += list(range(P, P + 3 + a.tail))
+                sg += [s + 1] * (3 + a.tail)
+                tp.append((b, start + 1 + a.tail))  # shifted: the mask's token is read one row earlier
                 tt.append((A, B)[t])
             ids.append(row)
             pos.append(ps)

@@ -44,13 +44,14 @@ class CorpusTest(unittest.TestCase):
                 self.assertGreater(len(ex.suffixes), 0)
 
     def test_stage0_situation_contains_its_condition(self):
-        # stage 0: "If W, choose L." and the situation holds W verbatim
+        # stage 0: "W1: L1. W2: L2." and each situation holds its answer's W verbatim
         for i in range(50):
             ex = example(1, 0, i)
-            rule = ex.prefix.split("\n")[0]
+            rule = ex.prefix.split("\n")[0].removeprefix("Rule: ")
+            cond = {c.split(": ")[1]: c.split(": ")[0] for c in rule.rstrip(".").split(". ")}
             for s, ans in zip(ex.suffixes, ex.answers):
-                cond = rule.split(f", choose {ans}.")[0].split(". If ")[-1].replace("Rule: If ", "").removeprefix("the ")
-                self.assertIn(cond.lower(), s.lower(), (rule, s, ans))
+                words = s.removeprefix("Situation: ").split("\n")[0].split(", ")
+                self.assertIn(cond[ans], words, (rule, s, ans))
 
 
 class HeldOutTest(unittest.TestCase):

@@ -23,6 +23,7 @@ class Stage:
     reorder: float = 0.0                     # prob. the condition's words are reordered in the situation
     modifiers: float = 0.0                   # prob. of "slightly", "very", ... inserted
     templates: int = 1                       # how many rule templates are in use (1 = only "If X, choose L.")
+    template_set: tuple[int, ...] = ()       # if set: only these RULE_CLAUSES indices (overrides templates)
     shuffled_letters: float = 0.0            # prob. letters are not A,B,C.. in order
     default: float = 0.0                     # prob. the table has an "otherwise" option
     relational: float = 0.0                  # prob. of a same/opposite/toward rule
@@ -36,8 +37,10 @@ class Stage:
 STAGES: tuple[Stage, ...] = (
     # the plateau-crossing probe: short situations (the condition + one distractor word),
     # many of them per table so each token of the prefix serves many decisions
-    Stage(distractors=(1, 1), situations=(8, 12), leads=False),
-    Stage(options=(2, 3), cond_words=(1, 2), distractors=(1, 3), templates=3, shuffled_letters=0.1),
+    # "{C}: {L}" puts the letter next to its condition: probe_matching.py learns the matching
+    # with the letter adjacent (or 1 token away) but stalls near 0.63 with a 2-token gap
+    Stage(distractors=(1, 1), situations=(8, 12), leads=False, template_set=(6,)),
+    Stage(options=(2, 3), cond_words=(1, 2), distractors=(1, 3), template_set=(6, 6, 1, 0), shuffled_letters=0.1),
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
           shuffled_letters=0.3, case=0.05, chat=0.2),
     Stage(options=(2, 5), cond_words=(1, 3), conds_per_option=2, pool=0.8, distractors=(1, 4), partial=0.4,

@@ -135,8 +135,11 @@ def _render_cond(rng: random.Random, words: list[str], stage: Stage) -> str:
 
 
 def _clause(rng: random.Random, stage: Stage, opt: Option, conds_text: str) -> str:
-    pool = T.RULE_CLAUSES[:stage.templates]
-    c = rng.choice(pool).replace("{C}", conds_text).replace("{L}", opt.letter).replace("{T}", opt.text)
+    pool = [T.RULE_CLAUSES[i] for i in stage.template_set] or T.RULE_CLAUSES[:stage.templates]
+    tpl = rng.choice(pool)
+    c = tpl.replace("{C}", conds_text).replace("{L}", opt.letter).replace("{T}", opt.text)
+    if tpl.startswith(("{C}", "{T}")) and stage.case == 0:
+        return c  # capitalising would change the condition word's tokens ("Filled" = "F"+"illed")
     return c[:1].upper() + c[1:] if rng.random() < 0.7 else c
 
 
