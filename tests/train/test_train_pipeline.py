@@ -48,7 +48,7 @@ class CorpusTest(unittest.TestCase):
         for i in range(50):
             ex = example(1, 0, i)
             rule = ex.prefix.split("\n")[0].removeprefix("Rule: ")
-            cond = {c.split(": ")[1]: c.split(": ")[0] for c in rule.rstrip(".").split(". ")}
+            cond = {c.split(": ")[1]: c.split(": ")[0].removeprefix("the ") for c in rule.rstrip(".").split(". ")}
             for s, ans in zip(ex.suffixes, ex.answers):
                 words = s.removeprefix("Situation: ").split("\n")[0].split(", ")
                 self.assertIn(cond[ans], words, (rule, s, ans))
