@@ -35,6 +35,10 @@ def main(argv=None) -> int:
     ap.add_argument("--rule-letters", choices=("same", "spaced"), default="same",
                     help="letter ids in the rule: the answer's ('A') or the corpus rule's (' A')")
     ap.add_argument("--gap", type=int, default=0, help="filler tokens between a rule word and its letter")
+    ap.add_argument("--noise", type=int, default=0,
+                    help="random word ids appended to the prefix (like the options block's texts)")
+    ap.add_argument("--noise-vocab", type=int, default=0,
+                    help="draw the noise from this many fixed ids (0: from the content-word range)")
     ap.add_argument("--tail", type=int, default=0,
                     help="constant tokens between the situation and the mask (the corpus has 3-5: '\\nAnswer:')")
     a = ap.parse_args(argv)
@@ -56,6 +60,8 @@ def main(argv=None) -> int:
         for b in range(a.batch):
             w = rng.sample(range(300, 300 + a.words), 2 + n_sit)
             row = [w[0]] + gap + [RA] + [w[1]] + gap + [RB]
+            noise_lo, noise_n = (3100, a.noise_vocab) if a.noise_vocab else (300, a.words)
+            row += [rng.randrange(noise_lo, noise_lo + noise_n) for _ in range(a.noise)]
             P = len(row)
             ps, sg = list(range(P)), [0] * P
             for s in range(n_sit):

@@ -31,6 +31,7 @@ class Stage:
     chat: float = 0.0                        # prob. of the chat layout (else the compact one)
     case: float = 0.0                        # prob. per word of Title / UPPER case variation
     situations: tuple[int, int] = (4, 8)     # situations packed per rule table
+    fixed_options: bool = False              # option texts from templates.FIXED_ACTIONS (no content words)
     leads: bool = True                       # situation lead words ("Now", "You see") and varied joiners
 
 
@@ -39,8 +40,9 @@ STAGES: tuple[Stage, ...] = (
     # many of them per table so each token of the prefix serves many decisions
     # "{C}: {L}" puts the letter next to its condition: probe_matching.py learns the matching
     # with the letter adjacent (or 1 token away) but stalls near 0.63 with a 2-token gap
-    Stage(distractors=(1, 1), situations=(8, 12), leads=False, template_set=(6,)),
-    Stage(options=(2, 3), cond_words=(1, 2), distractors=(1, 3), template_set=(6, 6, 1, 0), shuffled_letters=0.1),
+    Stage(distractors=(1, 1), situations=(8, 12), leads=False, template_set=(6,), fixed_options=True),
+    Stage(options=(2, 3), cond_words=(1, 2), distractors=(1, 3), template_set=(6, 6, 1, 0), shuffled_letters=0.1,
+          fixed_options=True),
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
           shuffled_letters=0.3, case=0.05, chat=0.2),
     Stage(options=(2, 5), cond_words=(1, 3), conds_per_option=2, pool=0.8, distractors=(1, 4), partial=0.4,

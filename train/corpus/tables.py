@@ -30,7 +30,8 @@ def _template_words() -> set[str]:
              + list(T.SAME_RULES) + list(T.OPPOSITE_RULES) + list(T.TOWARD_RULES) + list(T.AWAY_RULES)
              + list(T.MOVING_SITUATIONS) + list(T.PLACE_SITUATIONS) + list(T.SYSTEM_PROMPTS)
              + [w for p in T.DIRECTION_PAIRS for w in p] + [w for s in T.SCALES for w in s]
-             + [w for c in T.COMPARATORS for w in c] + ["still", "wait", "stay", "nothing"])
+             + [w for c in T.COMPARATORS for w in c] + ["still", "wait", "stay", "nothing"]
+             + list(T.FIXED_ACTIONS))
     out = set()
     for t in texts:
         out.update(re.findall(r"[a-z]+", t.lower()))
@@ -153,6 +154,8 @@ def _join_clauses(joiner: str, clauses: list[str]) -> str:
 
 
 def _option_text(rng: random.Random, pool: Pool) -> str:
+    if pool.stage.fixed_options:
+        return rng.choice(T.FIXED_ACTIONS)
     r = rng.random()
     if r < 0.4:
         return pool.word()
