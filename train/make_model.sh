@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
 export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-SkylakeX}"  # Debian OpenBLAS misdetects this VM's CPU
+export OPENBLAS_NUM_THREADS="${THREADS:-2}"  # torch.set_num_threads does not bound OpenBLAS
 RUN="${RUN:-train/runs/meadow-nano}"
 MINUTES="${MINUTES:-150}"
 OUT="${OUT:-models/meadow-nano.gguf}"
