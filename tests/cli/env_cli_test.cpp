@@ -14,28 +14,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_run.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Output {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Output = meadow::cli_test::CliResult;
+using meadow::cli_test::read_file;
 
 class EnvCli : public ::testing::Test {
  protected:
@@ -52,18 +39,7 @@ class EnvCli : public ::testing::Test {
   std::string file(const std::string& name) const { return (dir_ / name).string(); }
 
   Output run(const std::vector<std::string>& args) const {
-    std::string cmd = quote(MEADOW_CLI);
-    for (const auto& a : args) cmd += " " + quote(a);
-    const std::string err = file("stderr.txt");
-    cmd += " 2>" + quote(err);
-    Output r;
-    FILE* p = popen(cmd.c_str(), "r");
-    char buf[65536];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-    const int status = pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = slurp(err);
-    return r;
+    return meadow::cli_test::run_cli(meadow::cli_test::quoted(args), "", file("stderr.txt"));
   }
 
   std::string write(const std::string& name, const std::string& text) const {
@@ -264,8 +240,9 @@ TEST_F(EnvCli, BadInputExitsTwoWithOneLine) {
     EXPECT_EQ(r.code, 2) << cmd;
     EXPECT_TRUE(r.out.empty()) << cmd << "\n" << r.out;
     EXPECT_NE(r.err.find(c.mentions), std::string::npos) << cmd << "\n" << r.err;
-    if (r.err.rfind("error: ", 0) == 0)  // our errors are one line; CLI11's usage may be more
+    if (r.err.rfind("error: ", 0) == 0) {  // our errors are one line; CLI11's usage may be more
       EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << cmd << "\n" << r.err;
+    }
   }
 }
 

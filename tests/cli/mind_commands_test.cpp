@@ -7,33 +7,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_run.hpp"
+
 #include "../diffusion/mind_fixture.hpp"
 
 namespace {
 
 using meadow::mind_test::shell_quote;
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
+using Result = meadow::cli_test::CliResult;
 
 // Runs the CLI with `env` prepended (e.g. "MEADOW_MIND_MODEL=x"); stderr goes to a file.
 Result run(const std::string& args, const std::string& env = "env -u MEADOW_MIND_MODEL") {
   const std::string err_file = std::string(MEADOW_BINARY_DIR) + "/mind_cli_stderr." +
                                ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  const std::string cmd = env + " " + MEADOW_CLI + " " + args + " 2>" + shell_quote(err_file);
-  FILE* p = popen(cmd.c_str(), "r");
-  Result r;
-  char buf[65536];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (FILE* f = fopen(err_file.c_str(), "r")) {
-    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) r.err.append(buf, n);
-    fclose(f);
-  }
-  return r;
+  return meadow::cli_test::run_cli(args, env, err_file);
 }
 
 const std::string kTable =

@@ -9,22 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_run.hpp"
+
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;
-};
+using Result = meadow::cli_test::CliResult;
 
 Result run(const std::string& args) {
-  const std::string cmd = std::string(MEADOW_CLI) + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  Result r;
-  char buf[65536];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return meadow::cli_test::run_cli(args, "", "/dev/null");
 }
 
 const std::string& fixture() {
@@ -61,7 +53,10 @@ TEST(ModelCommands, TokenizeThenLogitsOfTheSameText) {
   const auto ids = nlohmann::json::parse(t.out)["ids"].get<std::vector<int>>();
   ASSERT_FALSE(ids.empty());
   std::string id_list;
-  for (size_t i = 0; i < ids.size(); ++i) id_list += (i ? "," : "") + std::to_string(ids[i]);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i) id_list += ',';
+    id_list += std::to_string(ids[i]);
+  }
 
   const Result a = run("logits --model " + fixture() + " --text 'push the cart left' --json");
   const Result b = run("logits --model " + fixture() + " --ids " + id_list + " --json");

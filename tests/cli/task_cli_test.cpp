@@ -13,21 +13,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_run.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string sh_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using Result = meadow::cli_test::CliResult;
 
 class TaskCli : public ::testing::Test {
  protected:
@@ -51,7 +44,7 @@ class TaskCli : public ::testing::Test {
       const std::string out = (dir / "random_dream.gguf").string();
       const std::string cmd = std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
                               "/tests/diffusion/make_train_fixture.py --seed 5 --out " +
-                              sh_quote(out);
+                              meadow::cli_test::shell_quote(out);
       EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
       return out;
     }();
@@ -60,21 +53,10 @@ class TaskCli : public ::testing::Test {
 
   Result run(const std::vector<std::string>& args) const {
     // MEADOW_MIND_MODEL would override --model; the tests name their model.
-    std::string cmd =
-        "cd " + sh_quote(dir_.string()) + " && env -u MEADOW_MIND_MODEL " + sh_quote(MEADOW_CLI);
-    for (const auto& a : args) cmd += " " + sh_quote(a);
-    cmd += " 2>" + sh_quote(file("stderr.txt"));
-    Result r;
-    FILE* p = popen(cmd.c_str(), "r");
-    char buf[4096];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-    const int status = pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream in(file("stderr.txt"));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    r.err = ss.str();
-    return r;
+    return meadow::cli_test::run_cli(
+        meadow::cli_test::quoted(args),
+        "cd " + meadow::cli_test::shell_quote(dir_.string()) + " && env -u MEADOW_MIND_MODEL",
+        file("stderr.txt"));
   }
 
   fs::path dir_;
