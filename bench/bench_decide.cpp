@@ -18,20 +18,11 @@
 #include "meadow/mind.hpp"
 #include "tensor/ops.hpp"
 
+#include "bench_util.hpp"
+
+using namespace meadow::bench;
+
 namespace {
-
-std::string machine_name() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
-
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
 
 meadow::Task table() {
   meadow::Task t;
@@ -69,13 +60,13 @@ Stats measure(meadow::Mind& mind, const meadow::Task& task, const std::vector<st
               int n, bool uncached, int threads) {
   for (int i = 0; i < 5; ++i) mind.decide_status(task, sits[size_t(i) % sits.size()]);  // warm
   std::vector<double> lat;
-  const double c0 = cpu_seconds();
+  const double c0 = process_cpu_seconds();
   for (int i = 0; i < n; ++i) {
     const auto& s = sits[size_t(i) * 37 % sits.size()];
     lat.push_back(uncached ? mind.decide_status_uncached(task, s).lat_ms
                            : mind.decide_status(task, s).lat_ms);
   }
-  const double cpu_ms = (cpu_seconds() - c0) * 1e3 / n / threads;
+  const double cpu_ms = (process_cpu_seconds() - c0) * 1e3 / n / threads;
   std::sort(lat.begin(), lat.end());
   auto q = [&](double f) { return lat[std::min(lat.size() - 1, size_t(f * double(lat.size())))]; };
   return {q(0.5), q(0.95), cpu_ms};

@@ -12,18 +12,13 @@
 
 #include "meadow/gguf.hpp"
 
+#include "bench_util.hpp"
+
+using namespace meadow::bench;
+
 namespace {
 
 using meadow::gguf::TensorType;
-
-std::string machine_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown CPU";
-}
 
 }  // namespace
 

@@ -20,17 +20,13 @@
 #include "envs/pendulum.hpp"
 #include "meadow/env.hpp"
 
+#include "bench_util.hpp"
+
+using namespace meadow::bench;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string machine_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
 
 // A cheap action source so that the RNG does not dominate the measurement.
 struct XorShift {

@@ -22,54 +22,19 @@
 #include "meadow/model.hpp"
 #include "tensor/ops.hpp"
 
+#include "bench_util.hpp"
+
+using namespace meadow::bench;
+
 namespace {
 
 using meadow::model::Config;
-
-std::string machine_name() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
 
 std::string load_average() {
   std::ifstream in("/proc/loadavg");
   std::string a;
   in >> a;
   return a;
-}
-
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
-double peak_rss_bytes() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return double(ru.ru_maxrss) * 1024.0;
-}
-
-// Best-of-reps wall seconds and process CPU seconds / threads (the machine is shared: CPU
-// time says what the run would take with its cores to itself).
-struct Timing {
-  double wall = 1e30, cpu = 1e30;
-};
-template <class F>
-Timing best_of(int reps, int threads, F&& f) {
-  Timing best;
-  for (int r = 0; r < reps; ++r) {
-    const double c0 = cpu_seconds();
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    best.wall = std::min(best.wall, wall);
-    best.cpu = std::min(best.cpu, (cpu_seconds() - c0) / threads);
-  }
-  return best;
 }
 
 struct Shape {

@@ -13,6 +13,10 @@
 #include "envs/lunar_lander_heuristic.hpp"
 #include "meadow/env.hpp"
 
+#include "bench_util.hpp"
+
+using namespace meadow::bench;
+
 namespace {
 
 struct Summary {
@@ -44,19 +48,12 @@ Summary evaluate(bool continuous, int episodes) {
   return s;
 }
 
-std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const int episodes = argc > 1 ? std::atoi(argv[1]) : 1000;
   std::printf("LunarLander-v3 heuristic, seeds 0..%d, machine: %s\n", episodes - 1,
-              cpu_name().c_str());
+              machine_name().c_str());
   for (bool continuous : {false, true}) {
     const auto t0 = std::chrono::steady_clock::now();
     const Summary s = evaluate(continuous, episodes);

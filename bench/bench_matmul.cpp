@@ -18,6 +18,10 @@
 #include "meadow/gguf.hpp"
 #include "tensor/ops.hpp"
 
+#include "bench_util.hpp"
+
+using namespace meadow::bench;
+
 namespace {
 
 using meadow::gguf::TensorType;
@@ -35,14 +39,6 @@ const Shape kShapes[] = {
     {"gate/up 18944x3584", 18944, 3584, 56}, {"down 3584x18944", 3584, 18944, 28},
     {"output 152064x3584", 152064, 3584, 1},
 };
-
-std::string machine_name() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown CPU";
-}
 
 std::vector<float> random_floats(int64_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -62,32 +58,6 @@ std::vector<uint8_t> make_weights(TensorType type, int64_t rows, int64_t cols) {
     std::memcpy(out.data() + off, base.data(), std::min(base.size(), out.size() - off));
   }
   return out;
-}
-
-double process_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
-// Best of `reps` runs: wall-clock seconds, and CPU seconds of the whole process divided by
-// the thread count (what the run would take with its cores to itself: the machine this bench
-// runs on is shared, so wall time alone partly measures the neighbours).
-struct Timing {
-  double wall = 1e30, cpu = 1e30;
-};
-template <class F>
-Timing best_of(int reps, int threads, F&& f) {
-  Timing best;
-  for (int r = 0; r < reps; ++r) {
-    const double c0 = process_cpu_seconds();
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    const auto t1 = std::chrono::steady_clock::now();
-    best.wall = std::min(best.wall, std::chrono::duration<double>(t1 - t0).count());
-    best.cpu = std::min(best.cpu, (process_cpu_seconds() - c0) / threads);
-  }
-  return best;
 }
 
 std::string load_average() {

@@ -11,20 +11,13 @@
 #include <sstream>
 #include <string>
 
+#include "bench_util.hpp"
 #include "meadow/gguf.hpp"
 #include "meadow/tokenizer.hpp"
 #include "qwen_reference.hpp"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-static std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown CPU";
-}
 
 static std::string english_text() {
   std::string text;
@@ -85,7 +78,7 @@ int main(int argc, char** argv) {
     }
     double warm_s = seconds_since(t0) / passes;
 
-    std::printf("tokenizer bench  machine: %s, 1 thread\n", cpu_name().c_str());
+    std::printf("tokenizer bench  machine: %s, 1 thread\n", meadow::bench::machine_name().c_str());
     std::printf("vocabulary: %s (%d tokens, pre=%s), loaded in %.2f s\n", source.c_str(),
                 tok->size(), tok->pre().c_str(), load_s);
     std::printf("text: /usr/share/common-licenses/*, %.3f MB, %zu tokens (%.2f bytes/token)\n", mb,
