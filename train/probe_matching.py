@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     ap.add_argument("--tail", type=int, default=0,
                     help="constant tokens between the situation and the mask (the corpus has 3-5: '\\nAnswer:')")
     a = ap.parse_args(argv)
-    torch.set_num_threads(1)
+    torch.set_num_threads(int(os.environ.get("PROBE_THREADS", "1")))
     torch.manual_seed(0)
     m = DreamModel(Config(dim=64, layers=a.layers, heads=4, kv_heads=2, ffn=192))
     if a.init == "gpt2":

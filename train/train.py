@@ -57,6 +57,8 @@ def parse(argv=None):
     ap.add_argument("--reveal", type=float, default=0.0,
                     help="share of situations trained in reverse: answer shown, situation tokens masked")
     ap.add_argument("--stage", type=int, default=0, help="starting curriculum stage")
+    ap.add_argument("--set-stage", type=int, default=None,
+                    help="on resume: continue at this stage (e.g. after stages were inserted into the curriculum)")
     ap.add_argument("--max-stage", type=int, default=len(STAGES) - 1)
     ap.add_argument("--promote", type=float, default=0.9, help="eval accuracy that moves to the next stage")
     ap.add_argument("--mix-prev", type=float, default=0.2)
@@ -137,6 +139,8 @@ def main(argv=None) -> int:
         opt.load_state_dict(st["opt"])
         step, stage, counters = st["step"], st["stage"], st["counters"]
         elapsed0 = st.get("elapsed_s", 0.0)
+        if a.set_stage is not None:
+            stage = a.set_stage
     with open(os.path.join(a.run, "config.json"), "w") as f:
         json.dump({"config": cfg.to_dict(), "args": vars(a), "tokenizer": os.path.abspath(a.tokenizer)}, f, indent=1)
     log = open(os.path.join(a.run, "log.jsonl"), "a")

@@ -44,14 +44,19 @@ class CorpusTest(unittest.TestCase):
                 self.assertGreater(len(ex.suffixes), 0)
 
     def test_stage0_situation_contains_its_condition(self):
-        # stage 0: "W1: L1. W2: L2." and each situation holds its answer's W verbatim
-        for i in range(50):
-            ex = example(1, 0, i)
-            rule = ex.prefix.split("\n")[0].removeprefix("Rule: ")
-            cond = {c.split(": ")[1]: c.split(": ")[0].removeprefix("the ") for c in rule.rstrip(".").split(". ")}
-            for s, ans in zip(ex.suffixes, ex.answers):
-                words = s.removeprefix("Situation: ").split("\n")[0].split(", ")
-                self.assertIn(cond[ans], words, (rule, s, ans))
+        # stages 0-1: "W1 L1. W2 L2." (zero gap) and each situation holds its answer's W verbatim;
+        # stage 0 lists the clauses in option order (A first)
+        for st in (0, 1):
+            for i in range(50):
+                ex = example(1, st, i)
+                rule = ex.prefix.split("\n")[0].removeprefix("Rule: ")
+                clauses = [c.rsplit(" ", 1) for c in rule.rstrip(".").split(". ")]
+                cond = {L: w.removeprefix("the ") for w, L in clauses}
+                if st == 0:
+                    self.assertEqual([L for _, L in clauses], sorted(cond), rule)
+                for s, ans in zip(ex.suffixes, ex.answers):
+                    words = s.removeprefix("Situation: ").split("\n")[0].split(", ")
+                    self.assertIn(cond[ans], words, (rule, s, ans))
 
 
 class HeldOutTest(unittest.TestCase):

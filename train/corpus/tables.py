@@ -132,7 +132,7 @@ def _join_situation(rng: random.Random, phrases: list[str], stage: Stage) -> str
 
 def _render_cond(rng: random.Random, words: list[str], stage: Stage) -> str:
     ws = [vary_case(rng, w, stage.case) for w in words]
-    return ("the " if rng.random() < 0.25 else "") + " ".join(ws)
+    return ("the " if rng.random() < stage.article else "") + " ".join(ws)
 
 
 def _clause(rng: random.Random, stage: Stage, opt: Option, conds_text: str) -> str:
@@ -184,7 +184,7 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
         texts = [_render_cond(rng, c, stage) for c in o.conds]
         joined = texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + rng.choice((" or ", ", ")) + texts[-1]
         clauses.append(_clause(rng, stage, o, joined))
-    if rng.random() < 0.5:
+    if rng.random() < stage.shuffle_clauses:
         rng.shuffle(clauses)
     if default is not None:
         d = rng.choice(T.DEFAULT_CLAUSES).replace("{L}", default.letter).replace("{T}", default.text)
@@ -228,7 +228,7 @@ def bucket_table(rng: random.Random, stage: Stage) -> Table:
     letters = choose_letters(rng, n, stage)
     opts = [Option(L, _option_text(rng, pool), [[a, "is", b]]) for L, (a, b) in zip(letters, chosen)]
     clauses = [_clause(rng, stage, o, "the " + o.conds[0][0] + " is " + o.conds[0][2]) for o in opts]
-    if rng.random() < 0.5:
+    if rng.random() < stage.shuffle_clauses:
         rng.shuffle(clauses)
     rule = _join_clauses(rng.choice(T.CLAUSE_JOINERS), clauses)
     conds = set(chosen)
@@ -257,7 +257,7 @@ def _comparison_table(rng: random.Random, stage: Stage, pool: Pool) -> Table:
     opts = [Option(letters[0], _option_text(rng, pool), [[a, more, b]]),
             Option(letters[1], _option_text(rng, pool), [[a, less, b]])]
     clauses = [_clause(rng, stage, o, f"the {a} is {o.conds[0][1]} the {b}") for o in opts]
-    if rng.random() < 0.5:
+    if rng.random() < stage.shuffle_clauses:
         rng.shuffle(clauses)
     rule = _join_clauses(rng.choice(T.CLAUSE_JOINERS), clauses)
 

@@ -22,6 +22,7 @@ RULE_CLAUSES = (
     "In case of {C}, take {L}.",
     "{C} → {T}",
     "Whenever {C}, go with {L}.",
+    "{C} {L}",  # 16: zero gap between the condition and its letter (curriculum stage 0)
 )
 
 DEFAULT_CLAUSES = (
