@@ -29,6 +29,9 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
+# ccache keys on paths relative to the checkout, so a fresh clone elsewhere (CI) reuses it.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+
 build="${1:-build}"
 shift || true
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
