@@ -20,6 +20,12 @@ struct Registration {
 
 const std::vector<Registration>& registrations() {
   using namespace envs;
+  // FrozenLake-v1 and FrozenLake8x8-v1 differ only in defaults and time limit.
+  static const std::vector<KwargRule> frozen_lake_kwargs = {{"desc", kArray | kNull},
+                                                            {"map_name", kString | kNull},
+                                                            {"is_slippery", kBool},
+                                                            {"success_rate", kNumber},
+                                                            {"reward_schedule", kArray}};
   // One line per env: {id, max_episode_steps, reward_threshold, default kwargs, summary},
   // accepted kwargs, factory. Values as registered in gymnasium/envs/__init__.py (1.4.0).
   static const std::vector<Registration> table = {
@@ -41,22 +47,14 @@ const std::vector<Registration>& registrations() {
         0.70,
         {{"map_name", "4x4"}},
         "cross a frozen lake to the goal, avoiding holes"},
-       {{"desc", kArray | kNull},
-        {"map_name", kString | kNull},
-        {"is_slippery", kBool},
-        {"success_rate", kNumber},
-        {"reward_schedule", kArray}},
+       frozen_lake_kwargs,
        make_frozen_lake},
       {{"FrozenLake8x8-v1",
         200,
         0.85,
         {{"map_name", "8x8"}},
         "cross a frozen 8x8 lake to the goal, avoiding holes"},
-       {{"desc", kArray | kNull},
-        {"map_name", kString | kNull},
-        {"is_slippery", kBool},
-        {"success_rate", kNumber},
-        {"reward_schedule", kArray}},
+       frozen_lake_kwargs,
        make_frozen_lake},
       {{"CliffWalking-v1", std::nullopt, std::nullopt, {}, "walk along a cliff edge to the goal"},
        {{"is_slippery", kBool}},
