@@ -1,5 +1,7 @@
 #include "envs/scene_shapes.hpp"
 
+#include "envs/scene_util.hpp"
+
 #include <cmath>
 #include <numbers>
 #include <utility>
@@ -20,34 +22,19 @@ Shape rect_shape(double x, double y, double w, double h, Rgb color, bool filled,
 }
 
 Shape circle_shape(double cx, double cy, double radius, Rgb color, bool filled, double line_width) {
-  Shape s;
-  s.kind = Shape::Kind::Circle;
-  s.points = {{cx, cy}};
-  s.radius = radius;
-  s.color = color;
-  s.filled = filled;
+  Shape s = circle({cx, cy}, radius, color, filled);
   s.line_width = line_width;
   return s;
 }
 
 Shape polygon_shape(std::vector<Point> points, Rgb color, bool filled, double line_width) {
-  Shape s;
-  s.kind = Shape::Kind::Polygon;
-  s.points = std::move(points);
-  s.color = color;
-  s.filled = filled;
+  Shape s = polygon(std::move(points), color, filled);
   s.line_width = line_width;
   return s;
 }
 
 Shape polyline_shape(std::vector<Point> points, Rgb color, double line_width) {
-  Shape s;
-  s.kind = Shape::Kind::Polyline;
-  s.points = std::move(points);
-  s.color = color;
-  s.filled = false;
-  s.line_width = line_width;
-  return s;
+  return polyline(std::move(points), color, line_width);
 }
 
 Shape text_shape(double x, double y, std::string text, Rgb color, double font_size) {
