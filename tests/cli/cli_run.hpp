@@ -2,6 +2,9 @@
 // and stderr (shared by the tests/cli suites).
 #pragma once
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -24,5 +27,25 @@ std::string read_file(const std::filesystem::path& p);
 // `prefix` may hold e.g. "cd DIR &&" or "env -u MEADOW_MIND_MODEL".
 CliResult run_cli(const std::string& args, const std::string& prefix,
                   const std::string& stderr_path);
+
+// A fixture with a fresh temporary folder per test, removed afterwards.
+class CliTestDir : public ::testing::Test {
+ protected:
+  explicit CliTestDir(std::string prefix) : prefix_(std::move(prefix)) {}
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           (prefix_ + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::string prefix_;
+  std::filesystem::path dir_;
+};
 
 }  // namespace meadow::cli_test

@@ -24,19 +24,9 @@ using nlohmann::json;
 using Output = meadow::cli_test::CliResult;
 using meadow::cli_test::read_file;
 
-class EnvCli : public ::testing::Test {
+class EnvCli : public meadow::cli_test::CliTestDir {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("meadow-env-cli-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+  EnvCli() : CliTestDir("meadow-env-cli-") {}
 
   Output run(const std::vector<std::string>& args) const {
     return meadow::cli_test::run_cli(meadow::cli_test::quoted(args), "", file("stderr.txt"));
@@ -46,8 +36,6 @@ class EnvCli : public ::testing::Test {
     std::ofstream(file(name)) << text;
     return file(name);
   }
-
-  fs::path dir_;
 };
 
 json load_trace(const std::string& name) {

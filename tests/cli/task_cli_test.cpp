@@ -22,19 +22,9 @@ using nlohmann::json;
 
 using Result = meadow::cli_test::CliResult;
 
-class TaskCli : public ::testing::Test {
+class TaskCli : public meadow::cli_test::CliTestDir {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("meadow-task-cli-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+  TaskCli() : CliTestDir("meadow-task-cli-") {}
 
   // A random-weight dream model with the embedded model's tokenizer, made once per process.
   static std::string random_model() {
@@ -58,8 +48,6 @@ class TaskCli : public ::testing::Test {
         "cd " + meadow::cli_test::shell_quote(dir_.string()) + " && env -u MEADOW_MIND_MODEL",
         file("stderr.txt"));
   }
-
-  fs::path dir_;
 };
 
 TEST_F(TaskCli, ListJsonHoldsEveryTaskDefinition) {
