@@ -4,8 +4,8 @@
 
 Prints, per curriculum stage and per rule kind (match / bucket / relational), the accuracy
 of the argmax over the table's option letters at the first answer slot (what the runtime's
-decision pass reads) and the chance level. Still to add for issue 4's full table:
-unseen-word tables, relabelling invariance, the built-in exams and hand rephrasings.
+decision pass reads) and the chance level. Issue 4's full table (unseen words, relational,
+built-in exams, relabelling invariance, hand rephrasings) is train/eval_table.py.
 """
 from __future__ import annotations
 

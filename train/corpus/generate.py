@@ -44,6 +44,15 @@ class Example:
 
 
 def make_example(rng: random.Random, st: Stage, filt: heldout.HeldOut | None = None) -> Example:
+    table, sits, answers = draw_table(rng, st, filt)
+    chat = rng.random() < st.chat
+    prefix, suffixes = layout.render(rng, table, sits, chat)
+    return Example(prefix, suffixes, answers, table.kind, chat, [o.letter for o in table.options])
+
+
+def draw_table(rng: random.Random, st: Stage, filt: heldout.HeldOut | None = None):
+    """-> (Table, situations, answer letters): an example before its layout is rendered
+    (make_example's first draws; train/eval_table.py renders them in the runtime's layout)."""
     filt = filt or heldout.default()
     for _ in range(100):
         table = sample_table(rng, st)
@@ -60,9 +69,7 @@ def make_example(rng: random.Random, st: Stage, filt: heldout.HeldOut | None = N
         if filt.clean(s) and s not in sits:
             sits.append(s)
             answers.append(letter)
-    chat = rng.random() < st.chat
-    prefix, suffixes = layout.render(rng, table, sits, chat)
-    return Example(prefix, suffixes, answers, table.kind, chat, [o.letter for o in table.options])
+    return table, sits, answers
 
 
 def example(seed: int, stage: int, index: int) -> Example:

@@ -42,9 +42,10 @@ BANNED = _template_words() | W.RESERVED
 
 
 @functools.lru_cache(maxsize=None)
-def _pools() -> tuple[list[str], list[str]]:
-    return ([w for w in W.common_words() if w not in BANNED],
-            [w for w in W.dictionary_words() if w not in BANNED])
+def _pools(split: str = "train") -> tuple[list[str], list[str]]:
+    """(common, full) content words of one side of the seen / unseen split (wordlists.py)."""
+    return ([w for w in W.common_words(split=split) if w not in BANNED],
+            [w for w in W.split_words(split) if w not in BANNED])
 
 
 class Pool:
@@ -53,7 +54,7 @@ class Pool:
     def __init__(self, rng: random.Random, stage: Stage):
         self.rng, self.stage = rng, stage
         self.used: set[str] = set()
-        self.common, self.full = _pools()
+        self.common, self.full = _pools(W.current_split())
 
     def word(self) -> str:
         src = self.full if self.rng.random() < self.stage.pool else self.common
@@ -79,7 +80,7 @@ def vary_word(rng: random.Random, w: str, stage: Stage) -> str:
     """The same word as a situation may write it: inflected or a WordNet synonym."""
     if rng.random() >= stage.variation:
         return w
-    syn = W.wordnet_relations()[0].get(w, ())
+    syn = [x for x in W.wordnet_relations()[0].get(w, ()) if W.in_split(x)]
     inf = _stem_variants(w) or W.inflections(w)
     if syn and rng.random() < 0.4:
         return rng.choice(syn)

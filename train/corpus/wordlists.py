@@ -7,9 +7,11 @@ used by the earliest curriculum stages.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
+import zlib
 
 DICT_PATH = os.environ.get("MEADOW_DICT", "/usr/share/dict/american-english")
 WORDNET_DIR = os.environ.get("MEADOW_WORDNET", "/usr/share/wordnet")
@@ -42,8 +44,79 @@ def dictionary_words() -> tuple[str, ...]:
     return tuple(sorted(set(out)))
 
 
+# --- the seen / unseen split (issue 4: "synthetic tables with unseen words") -----------------
+# About UNSEEN_PERCENT % of the dictionary's words never appear as content words in training;
+# train/eval_table.py draws tables from them alone. A word's side is fixed by a hash of its
+# rough word family (suffix stripped), so "ferment", "ferments" and "fermenting" fall together
+# and an inflection of a training word is rarely an unseen word. Generators draw content words
+# from common_words() / split_words() and keep synonyms with in_split(); word_split("unseen")
+# switches every pool to the unseen side (evaluation only).
+UNSEEN_PERCENT = 10
+SPLITS = ("train", "unseen")
+_split = ["train"]
+
+
+def word_family(w: str) -> str:
+    """A rough stem: -ing / -ed / -es / -s off, then a final 'e' off and 'i' -> 'y'."""
+    for suf in ("ing", "ed", "es", "s"):
+        if w.endswith(suf) and len(w) - len(suf) >= 3 and not w.endswith("ss"):
+            w = w[:-len(suf)]
+            break
+    if w.endswith("e"):
+        w = w[:-1]
+    elif w.endswith("i"):
+        w = w[:-1] + "y"
+    return w
+
+
+def is_unseen(w: str) -> bool:
+    """True for the ~10 % of words training never uses (deterministic: CRC-32 of the family)."""
+    return zlib.crc32(word_family(w.lower()).encode()) % 100 < UNSEEN_PERCENT
+
+
+def current_split() -> str:
+    return _split[0]
+
+
+def in_split(w: str, split: str | None = None) -> bool:
+    return is_unseen(w) == ((split or _split[0]) == "unseen")
+
+
+@contextlib.contextmanager
+def word_split(name: str):
+    """with word_split("unseen"): every content-word pool draws only unseen words."""
+    if name not in SPLITS:
+        raise ValueError(f"word split {name!r}: expected one of {SPLITS}")
+    old, _split[0] = _split[0], name
+    try:
+        yield
+    finally:
+        _split[0] = old
+
+
+def split_words(split: str | None = None) -> tuple[str, ...]:
+    """dictionary_words() on one side of the split (default: the current one)."""
+    return _split_words(split or _split[0])
+
+
 @functools.lru_cache(maxsize=None)
-def common_words(n: int = 1500) -> tuple[str, ...]:
+def _split_words(split: str) -> tuple[str, ...]:
+    return tuple(w for w in dictionary_words() if in_split(w, split))
+
+
+def common_words(n: int = 1500, split: str | None = None) -> tuple[str, ...]:
+    """The n most frequent dictionary words (see _ranked_common), then only those of the split
+    (default: the current one), so a "common" word stays common on both sides."""
+    return _common_split(n, split or _split[0])
+
+
+@functools.lru_cache(maxsize=None)
+def _common_split(n: int, split: str) -> tuple[str, ...]:
+    return tuple(w for w in _ranked_common(n) if in_split(w, split))
+
+
+@functools.lru_cache(maxsize=None)
+def _ranked_common(n: int = 1500) -> tuple[str, ...]:
     """The n most frequent WordNet lemmas (sense-tagged counts) that are also dictionary words."""
     counts: dict[str, int] = {}
     with open(os.path.join(WORDNET_DIR, "cntlist.rev"), encoding="utf-8") as f:

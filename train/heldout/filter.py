@@ -1,7 +1,9 @@
 """Held-out sentences: the built-in tasks' rule and exam sentences never appear in training.
 
 Every *.txt file in this directory holds one held-out sentence per line ('#' starts a
-comment). Text is normalised to lower-case alphanumeric words; a text is contaminated if it
+comment); a line with tabs is a table row whose LAST tab-separated field is the sentence
+(rephrased.txt: `task<TAB>expected letter<TAB>sentence`, read by train/eval_table.py).
+Text is normalised to lower-case alphanumeric words; a text is contaminated if it
 contains any 6-word window of a held-out sentence, or (for sentences shorter than 6 words)
 the whole sentence as a contiguous word sequence. The corpus generator refuses such texts
 and check_contamination.py proves it on a large sample.
@@ -30,6 +32,8 @@ def load_sentences(directory: str = HELDOUT_DIR) -> list[tuple[str, str]]:
         with open(os.path.join(directory, name), encoding="utf-8") as f:
             for line in f:
                 line = line.split("#", 1)[0].strip()
+                if "\t" in line:  # task<TAB>letter<TAB>sentence: only the sentence is held out
+                    line = line.rsplit("\t", 1)[1].strip()
                 if line:
                     out.append((name, line))
     return out

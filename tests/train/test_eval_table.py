@@ -1,0 +1,90 @@
+"""train/eval_table.py's model-free parts: the rephrased-file parser, the relabelling helper,
+and the seen / unseen word split the unseen-words row relies on.
+
+    python3 -m unittest discover -s tests/train -p 'test_eval_table.py' -v
+"""
+from __future__ import annotations
+
+import os
+import random
+import sys
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "train"))
+
+import eval_table as E  # noqa: E402
+from corpus import tables as T  # noqa: E402
+from corpus import wordlists as W  # noqa: E402
+from corpus.curriculum import STAGES  # noqa: E402
+from heldout import filter as heldout  # noqa: E402
+
+
+class RephrasedTest(unittest.TestCase):
+    def test_parse(self):
+        lines = ["# comment\n", "\n", "cartpole\tA\tthe pole tips over to the left\n",
+                 "maze\tD\tthe open path leads upward  # trailing comment\n"]
+        self.assertEqual(E.parse_rephrased(lines), [("cartpole", "A", "the pole tips over to the left"),
+                                                    ("maze", "D", "the open path leads upward")])
+        for bad in ("cartpole A the pole", "cartpole\tAB\tthe pole", "cartpole\t\tthe pole", "a\tB\tc\td"):
+            with self.assertRaises(ValueError):
+                E.parse_rephrased([bad])
+
+    def test_shipped_file(self):
+        items = E.load_rephrased()
+        per_task = {t: sum(1 for x in items if x[0] == t) for t in E.BUILTIN}
+        for t, n in per_task.items():
+            self.assertTrue(8 <= n <= 12, (t, n))
+        self.assertEqual({x[0] for x in items}, set(E.BUILTIN))
+        # the held-out filter reads the sentence column only, and holds every sentence out
+        held = {s for name, s in heldout.load_sentences() if name == "rephrased.txt"}
+        self.assertEqual(held, {s for _, _, s in items})
+        h = heldout.default()
+        for _, _, s in items:
+            self.assertIsNotNone(h.find("now " + s + " again"), s)
+
+
+class RelabelTest(unittest.TestCase):
+    def test_derangement_moves_every_letter(self):
+        for n in range(2, 7):
+            letters = list("ABCDEF"[:n])
+            for i in range(20):
+                p = E.derangement(random.Random(i), letters)
+                self.assertEqual(sorted(p), letters)
+                self.assertEqual(sorted(p.values()), letters)
+                self.assertTrue(all(k != v for k, v in p.items()))
+
+    def test_relabel_rule_and_options(self):
+        rule = "If the pole is falling left, choose A. B for the cart's wheel; Pick C when A-1 is near."
+        opts = [("A", "push left"), ("B", "push right"), ("C", "wait")]
+        perm = {"A": "C", "B": "A", "C": "B"}
+        r, o = E.relabel(rule, opts, perm)
+        self.assertEqual(r, "If the pole is falling left, choose C. A for the cart's wheel; Pick B when A-1 is near.")
+        self.assertEqual(o, [("C", "push left"), ("A", "push right"), ("B", "wait")])  # listing order kept
+        with self.assertRaises(ValueError):  # a lone letter that is no option: cannot tell a word from a letter
+            E.relabel("If I see it, choose A.", opts[:2], {"A": "B", "B": "A"})
+
+    def test_runtime_prompt(self):
+        p = E.runtime_prompt("x, choose B.", [("B", "go"), ("A", "stay")])
+        self.assertTrue(p.endswith("Rule: x, choose B.\nOptions:\nB) go\nA) stay\n"), p)
+
+
+class WordSplitTest(unittest.TestCase):
+    def test_split_is_deterministic_and_about_ten_percent(self):
+        words = W.dictionary_words()
+        share = sum(map(W.is_unseen, words)) / len(words)
+        self.assertTrue(0.08 < share < 0.12, share)
+        self.assertEqual(W.is_unseen("fermenting"), W.is_unseen("ferment"))
+
+    def test_pools_draw_from_their_side(self):
+        st = STAGES[-1]
+        for split in ("train", "unseen"):
+            with W.word_split(split):
+                pool = T.Pool(random.Random(split), st)
+                for _ in range(200):
+                    self.assertEqual(W.is_unseen(pool.word()), split == "unseen")
+        self.assertEqual(W.current_split(), "train")
+
+
+if __name__ == "__main__":
+    unittest.main()
