@@ -18,8 +18,12 @@ LETTERS = "ABCDEF"
 
 class Packer:
     def __init__(self, tok: Tokenizer, max_len: int = 256, aux_mask: float = 0.0,
-                 reveal: float = 0.0, reveal_mask: float = 0.4):
+                 reveal: float = 0.0, reveal_mask: float = 0.4, prefix_mask: float = 0.0):
         self.tok, self.max_len, self.aux_mask = tok, max_len, aux_mask
+        # masked-diffusion signal on the rule and options too (a dense objective: to fill a
+        # masked rule token the model must read the table, the circuit the answer needs);
+        # special tokens stay, so the layout is never hidden
+        self.prefix_mask = prefix_mask
         self.reveal, self.reveal_mask = reveal, reveal_mask
         self.letter_ids = [tok.encode(L)[0] for L in LETTERS]
         assert all(len(tok.encode(L)) == 1 for L in LETTERS)
@@ -32,6 +36,12 @@ class Packer:
         pos = list(range(P))
         seg = [0] * P
         targets = []
+        if self.prefix_mask > 0:
+            special = {tok.mask, tok.im_end, tok.eot}
+            for j in range(1, P):
+                if ids[j] not in special and ids[j] < tok.mask - 3 and rng.random() < self.prefix_mask:
+                    targets.append((j, ids[j], False, 0, -1))
+                    ids[j] = tok.mask
         for s, (suffix, ans) in enumerate(zip(ex.suffixes, ex.answers), start=1):
             sids = tok.encode(suffix)
             k = rng.randint(1, 3)

@@ -130,6 +130,26 @@ class DreamModel(nn.Module):
         elif isinstance(m, nn.Embedding):
             nn.init.normal_(m.weight, std=m.weight.shape[1] ** -0.5)
 
+    @torch.no_grad()
+    def mimetic_init(self, qk: float = 1.0, vo: float = 0.0):
+        """Mimetic initialisation (Trockman & Kolter 2023): start every head with W_q ~ W_k so
+        that a token attends to copies of itself (q.k is then ~||k||^2 for equal tokens, ~0 for
+        others), optionally W_o ~ W_v^T so a head copies what it attends to. Generic: nothing
+        about the task is encoded; gradient descent still learns every weight."""
+        c = self.c
+        hd, rep = c.head_dim, c.heads // c.kv_heads
+        for b in self.blocks:
+            if qk:
+                for h in range(c.heads):
+                    g = h // rep
+                    wk = b.k.weight[g * hd:(g + 1) * hd]
+                    b.q.weight[h * hd:(h + 1) * hd] = qk * wk + 0.3 * b.q.weight[h * hd:(h + 1) * hd]
+            if vo:
+                for h in range(c.heads):
+                    g = h // rep
+                    wv = b.v.weight[g * hd:(g + 1) * hd]  # [hd, dim]
+                    b.o.weight[:, h * hd:(h + 1) * hd] = vo * wv.t() * (hd ** -0.5) / rep
+
     def hidden(self, tokens, pos, seg):
         """Final-normed hidden states [B,T,dim]."""
         x = self.embed(tokens)

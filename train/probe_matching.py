@@ -26,10 +26,15 @@ from model import Config, DreamModel  # noqa: E402
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--init", choices=("scaled", "gpt2"), default="scaled")
+    ap.add_argument("--init", choices=("scaled", "gpt2", "mimetic"), default="scaled")
     ap.add_argument("--steps", type=int, default=1500)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--options", type=int, default=2)
+    ap.add_argument("--dim", type=int, default=64)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--kv-heads", type=int, default=2)
+    ap.add_argument("--vo", type=float, default=0.0)
     ap.add_argument("--words", type=int, default=2700, help="size of the content-id range")
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--rule-letters", choices=("same", "spaced"), default="same",
@@ -44,29 +49,34 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     torch.set_num_threads(int(os.environ.get("PROBE_THREADS", "1")))
     torch.manual_seed(0)
-    m = DreamModel(Config(dim=64, layers=a.layers, heads=4, kv_heads=2, ffn=192))
+    m = DreamModel(Config(dim=a.dim, layers=a.layers, heads=a.heads, kv_heads=a.kv_heads, ffn=3 * a.dim))
     if a.init == "gpt2":
         for p in m.parameters():
             if p.dim() == 2:
                 nn.init.normal_(p, std=0.02)
+    if a.init == "mimetic":
+        m.mimetic_init(1.0, a.vo)
     opt = torch.optim.AdamW(m.parameters(), a.lr)
     rng = random.Random(0)
-    mask, A, B, n_sit = 4095, 65, 66, 8
-    RA, RB = (A, B) if a.rule_letters == "same" else (339, 338)  # " A" / " B" in vocab.json
+    mask, A, n_sit, K = 4095, 65, 8, a.options
+    letters = [A + j for j in range(K)]
+    rule_letters = letters if a.rule_letters == "same" else [339 + j for j in range(K)]
     gap = [20 + j for j in range(a.gap)]
 
     def batch():
         ids, pos, seg, tp, tt = [], [], [], [], []
         for b in range(a.batch):
-            w = rng.sample(range(300, 300 + a.words), 2 + n_sit)
-            row = [w[0]] + gap + [RA] + [w[1]] + gap + [RB]
+            w = rng.sample(range(300, 300 + a.words), K + n_sit)
+            row = []
+            for j in range(K):
+                row += [w[j]] + gap + [rule_letters[j]]
             noise_lo, noise_n = (3100, a.noise_vocab) if a.noise_vocab else (300, a.words)
             row += [rng.randrange(noise_lo, noise_lo + noise_n) for _ in range(a.noise)]
             P = len(row)
             ps, sg = list(range(P)), [0] * P
             for s in range(n_sit):
-                t = rng.randrange(2)
-                sit = [w[t], w[2 + s]]
+                t = rng.randrange(K)
+                sit = [w[t], w[K + s]]
                 rng.shuffle(sit)
                 tail = [10 + j for j in range(a.tail)]  # fixed filler ids (like "\nAnswer:")
                 start = len(row)
@@ -74,7 +84,7 @@ def main(argv=None) -> int:
                 ps += list(range(P, P + 3 + a.tail))
                 sg += [s + 1] * (3 + a.tail)
                 tp.append((b, start + 1 + a.tail))  # shifted: the mask's token is read one row earlier
-                tt.append((A, B)[t])
+                tt.append(letters[t])
             ids.append(row)
             pos.append(ps)
             seg.append(sg)
@@ -88,7 +98,7 @@ def main(argv=None) -> int:
         opt.zero_grad()
         loss.backward()
         opt.step()
-        acc.append((z[:, [A, B]].argmax(-1) == (tt - A)).float().mean().item())
+        acc.append((z[:, letters].argmax(-1) == (tt - A)).float().mean().item())
         if step % 250 == 0:
             print(f"init={a.init} step {step}: accuracy {sum(acc) / len(acc):.3f} ({time.time() - t0:.0f} s)", flush=True)
             acc = []

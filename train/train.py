@@ -32,7 +32,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev",
+STICKY = ("batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev",
           "eval_every", "eval_tables", "ckpt_every")
 DEFAULTS: dict = {}
 
@@ -48,6 +48,8 @@ def parse(argv=None):
     ap.add_argument("--kv-heads", type=int, default=2)
     ap.add_argument("--ffn", type=int, default=192)
     ap.add_argument("--untied", action="store_true")
+    ap.add_argument("--mimetic", type=float, default=0.0,
+                    help="new runs: mimetic init strength for W_q ~ W_k (0: plain scaled init)")
     ap.add_argument("--batch", type=int, default=16, help="rule tables per step (each packs several situations)")
     ap.add_argument("--max-len", type=int, default=256)
     ap.add_argument("--lr", type=float, default=3e-3)
@@ -58,6 +60,8 @@ def parse(argv=None):
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--wd", type=float, default=0.01)
     ap.add_argument("--aux-mask", type=float, default=0.0, help="also mask this share of situation tokens")
+    ap.add_argument("--prefix-mask", type=float, default=0.0,
+                    help="also mask this share of rule/option tokens (dense masked-diffusion signal)")
     ap.add_argument("--reveal", type=float, default=0.0,
                     help="share of situations trained in reverse: answer shown, situation tokens masked")
     ap.add_argument("--stage", type=int, default=0, help="starting curriculum stage")
@@ -118,7 +122,7 @@ def main(argv=None) -> int:
     os.makedirs(a.run, exist_ok=True)
     ckpt_path = os.path.join(a.run, "ckpt.pt")
     tok = Tokenizer.load(a.tokenizer)
-    packer = Packer(tok, a.max_len, a.aux_mask, a.reveal)
+    packer = Packer(tok, a.max_len, a.aux_mask, a.reveal, prefix_mask=a.prefix_mask)
     eval_packer = Packer(tok, a.max_len)
 
     if os.path.exists(ckpt_path):
@@ -136,12 +140,15 @@ def main(argv=None) -> int:
                      ffn=a.ffn, tied=not a.untied)
     torch.manual_seed(a.seed)
     model = DreamModel(cfg)
+    if a.mimetic and not st:
+        model.mimetic_init(a.mimetic)
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
     step, stage, counters, elapsed0 = 0, a.stage, {}, 0.0
     lr_base = a.lr
     if st:
         model.load_state_dict(st["model"])
-        opt.load_state_dict(st["opt"])
+        if st.get("opt"):  # a grown checkpoint (grow.py) starts a fresh optimizer
+            opt.load_state_dict(st["opt"])
         step, stage, counters = st["step"], st["stage"], st["counters"]
         elapsed0 = st.get("elapsed_s", 0.0)
         lr_base = st.get("lr_base", a.lr)

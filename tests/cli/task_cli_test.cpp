@@ -111,14 +111,17 @@ TEST_F(TaskCli, SeveralEpisodesGetOneFilePerSeedAndAJointVerdict) {
 }
 
 TEST_F(TaskCli, BenchPrintsLatencyPerTask) {
-  const Result r = run({"bench", "--model", random_model(), "--decisions", "3"});
+  const Result r = run({"bench", "--model", random_model(), "--decisions", "3", "--threads", "2"});
   ASSERT_EQ(r.code, 0) << r.err;
   const json j = json::parse(r.out);
+  EXPECT_EQ(j.at("threads").get<int>(), 2);
   ASSERT_EQ(j.at("tasks").size(), 5u);
-  for (const auto& [name, t] : j.at("tasks").items()) {
-    EXPECT_GT(t.at("p50_ms").get<double>(), 0.0) << name;
-    EXPECT_GE(t.at("p95_ms").get<double>(), t.at("p50_ms").get<double>()) << name;
-  }
+  for (const auto& [name, t] : j.at("tasks").items())
+    for (const char* mode : {"cached", "uncached"}) {
+      EXPECT_GT(t.at(mode).at("p50_ms").get<double>(), 0.0) << name << " " << mode;
+      EXPECT_GE(t.at(mode).at("p95_ms").get<double>(), t.at(mode).at("p50_ms").get<double>())
+          << name << " " << mode;
+    }
 }
 
 TEST_F(TaskCli, BadInputExitsTwoWithOneLine) {

@@ -35,6 +35,7 @@ class Stage:
     leads: bool = True                       # situation lead words ("Now", "You see") and varied joiners
     shuffle_clauses: float = 0.5             # prob. the rule's clauses are not in option order
     article: float = 0.25                    # prob. a condition is written with a leading "the "
+    scene: float = 0.0                       # prob. of a plain-English scene table (corpus/scenes.py)
 
 
 STAGES: tuple[Stage, ...] = (
@@ -46,6 +47,11 @@ STAGES: tuple[Stage, ...] = (
           shuffle_clauses=0.0, article=0.0),
     # clauses in either order: the letter must now be bound to its word (not to the clause's place)
     Stage(distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16,), fixed_options=True),
+    # 3-4 options, still zero gap: 2-option tables can be solved by checking one word (is A's
+    # word in the situation?), which does not carry over; 3+ options need the real lookup.
+    # Measured: 2-option-trained models sat at 0.46 on 3-option tables (chance 0.33).
+    Stage(options=(3, 4), distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16,), fixed_options=True,
+          article=0.0),
     # one token between word and letter ("W: L") in half the clauses, up to 3 options
     Stage(options=(2, 3), distractors=(1, 2), situations=(6, 10), leads=False, template_set=(16, 6),
           fixed_options=True),
@@ -59,6 +65,10 @@ STAGES: tuple[Stage, ...] = (
     Stage(options=(2, 6), cond_words=(1, 3), conds_per_option=3, pool=0.9, distractors=(0, 5), partial=0.5,
           variation=0.4, reorder=0.3, modifiers=0.4, templates=99, shuffled_letters=0.5, default=0.2,
           relational=0.15, bucket=0.15, chat=0.8, case=0.1, situations=(3, 8)),
+    # plain-English scenes in the runtime's chat layout (what users and perceivers write),
+    # mixed with stage-4-like word tables so the general matching skill stays
+    Stage(options=(2, 5), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
+          shuffled_letters=0.3, case=0.05, chat=1.0, scene=1.0, situations=(4, 8)),
 )
 
 

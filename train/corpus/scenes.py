@@ -1,0 +1,309 @@
+"""Scene tables: rules and situations written as short plain-English sentences about a thing
+that moves, leans, sinks or lies somewhere, the register a perceiver writes in.
+
+The other table kinds (tables.py) pair random content words; a rule a user writes reads
+"If the pole is falling left, choose A." and a status "the pole is falling left and leans
+slightly right". Here the subject, verbs, things, option verbs and numbers are drawn from
+word lists, and the skill is the same: find the clause whose words the situation holds
+(down to the word after the verb, when two clauses differ only there), or follow a
+relational rule (same way, opposite way, toward / away from a named thing) to the option
+whose text holds the direction. The built-in tasks' own nouns are never subjects or things
+here, and every text still passes the held-out 6-gram filter.
+"""
+from __future__ import annotations
+
+import random
+
+from . import wordlists as W
+
+# nouns of the built-in tasks: kept out of scene subjects/things so their exams test new words
+TASK_NOUNS = {"pole", "cart", "car", "lander", "pad", "goal", "hole", "path", "exit", "cell", "valley",
+              "hill", "middle", "engine", "ground", "legs", "ice", "lake", "maze"}
+
+DIR_SETS2 = (("left", "right"), ("up", "down"), ("north", "south"), ("east", "west"),
+             ("forward", "backward"), ("inward", "outward"))
+DIR_SETS4 = (("left", "down", "right", "up"), ("north", "south", "east", "west"))
+OPPOSITE = {a: b for p in DIR_SETS2 for a, b in (p, p[::-1])}
+
+# (participle, third person) of verbs a status uses for a direction
+MOTION = (("moving", "moves"), ("falling", "falls"), ("drifting", "drifts"), ("rolling", "rolls"),
+          ("sliding", "slides"), ("turning", "turns"), ("tilting", "tilts"), ("leaning", "leans"),
+          ("heading", "heads"), ("swinging", "swings"), ("spinning", "spins"), ("sinking", "sinks"),
+          ("floating", "floats"), ("pointing", "points"), ("tipping", "tips"), ("veering", "veers"),
+          ("wobbling", "wobbles"), ("creeping", "creeps"), ("flowing", "flows"), ("bending", "bends"),
+          ("sagging", "sags"), ("swerving", "swerves"), ("running", "runs"), ("flying", "flies"),
+          ("walking", "walks"), ("gliding", "glides"), ("climbing", "climbs"), ("shifting", "shifts"))
+ACTIONS = ("push", "pull", "steer", "turn", "walk", "go", "move", "roll", "lean", "tilt", "swing", "nudge",
+           "drive", "jump", "paddle", "row", "shift", "slide", "kick", "fly", "swim", "step", "run", "press",
+           "throw", "aim", "crawl", "hop", "dash", "glide")
+MODS = ("slightly", "a bit", "far", "fast", "slowly", "quickly", "very fast", "hard", "gently", "a little",
+        "sharply", "barely", "strongly")
+TOO = ("too fast", "too slowly", "too far {D}", "too much", "too hard", "too high", "too low", "too early")
+STATES = ("is nearly upright", "is steady", "is level", "is calm", "is at rest", "is still", "is low",
+          "is high", "is idle", "is balanced", "is safe", "is quiet", "stays put", "is resting")
+PLACES = ("high above the {N}", "low above the {N}", "near the {N}", "close to the {N}", "far from the {N}",
+          "halfway up the {N}", "deep in the {N}", "next to the {N}", "on the {N}", "under the {N}",
+          "high up a {N}", "low in the {N}", "{K} {U} away", "{K} {U} from the {N}", "at the edge of the {N}")
+UNITS = ("steps", "meters", "cells", "feet", "tiles", "blocks", "yards", "squares")
+PLACE_VERBS = ("lies", "is", "sits", "waits", "stands", "shows", "appears", "remains")
+SEPS = (", ", " and ", ", ", "; ", ", and ")
+CLAUSE_T = ("If the {S} {P}, choose {L}.", "When the {S} {P}, choose {L}.", "If the {S} {P}, pick {L}.",
+            "If the {S} {P}, answer {L}.", "Choose {L} when the {S} {P}.", "If the {S} {P}, take {L}.",
+            "When the {S} {P}, answer {L}.", "If the {S} {P} then choose {L}.")
+ACTION_CLAUSE_T = ("If the {S} {P}, {T}.", "When the {S} {P}, {T}.", "If the {S} {P} then {T}.",
+                   "{Tc} when the {S} {P}.", "{Tc} if the {S} {P}.")
+DEFAULT_T = ("Otherwise choose {L}.", "Otherwise, choose {L}.", "Otherwise pick {L}.", "In any other case choose {L}.",
+             "Otherwise answer {L}.", "Else choose {L}.")
+SAME_T = ("{Ac} in the same direction the {S} is {V}.", "{Ac} the same way the {S} is {V}.",
+          "{Ac} in the direction the {S} is {V}.", "{Ac} where the {S} is {V}.", "Go where the {S} is {V}.",
+          "Follow the {S}: {A} the way it is {V}.", "{Ac} along with the {S} as it is {V}.")
+SAME_TAIL = ("", "", "", ", to build up speed", ", to keep it going", ", like a pendulum", ", to gain momentum",
+             ", to follow it", ", to keep up")
+OPP_T = ("{Ac} in the opposite direction the {S} is {V}.", "{Ac} against the way the {S} is {V}.",
+         "{Ac} the other way from where the {S} is {V}.", "{Ac} opposite to the {S}'s motion.")
+TOWARD_T = ("{Ac} toward the {G}.", "{Ac} toward the {G} and never {A2} into the {H}.",
+            "{Ac} toward the {G} and stay away from the {H}.", "Head for the {G}.", "{Ac} to the {G}.",
+            "{Ac} toward the {G} over safe {N} and never {A2} into a {H}.", "Always {A} toward the {G}.")
+AWAY_T = ("{Ac} away from the {G}.", "Keep away from the {G}: {A} the other way.", "{Ac} away from the {G}, never toward it.")
+NEUTRAL = ("do nothing", "wait", "stay still", "hold still", "rest")
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+_NOUNS: list[str] | None = None
+
+
+def _nouns() -> list[str]:
+    """Common nouns (WordNet noun lemmas among the 1,500 most frequent words), task nouns out."""
+    global _NOUNS
+    if _NOUNS is None:
+        nouns = set()
+        with open(f"{W.WORDNET_DIR}/index.noun", encoding="latin-1") as f:
+            for line in f:
+                if not line.startswith(" "):
+                    nouns.add(line.split(" ", 1)[0])
+        skip = TASK_NOUNS | {d for s in DIR_SETS2 for d in s} | {"still", "steady", "way", "direction", "thing"}
+        _NOUNS = sorted(w for w in W.common_words(3000) if w in nouns and w not in skip and len(w) >= 3)
+    return _NOUNS
+
+
+class _Words:
+    """Distinct nouns for one table."""
+
+    def __init__(self, rng: random.Random):
+        self.rng, self.used = rng, set()
+
+    def noun(self) -> str:
+        while True:
+            w = self.rng.choice(_nouns())
+            if w not in self.used:
+                self.used.add(w)
+                return w
+
+
+def _letters(rng: random.Random, n: int, shuffled: float) -> list[str]:
+    if rng.random() < shuffled:
+        ls = sorted(rng.sample("ABCDEF", n))
+        if rng.random() < 0.5:
+            rng.shuffle(ls)
+        return ls
+    return list("ABCDEF"[:n])
+
+
+def _place(rng: random.Random, words: _Words) -> str:
+    p = rng.choice(PLACES)
+    return p.replace("{N}", words.noun()).replace("{K}", str(rng.randint(1, 20))).replace("{U}", rng.choice(UNITS))
+
+
+def _tail_phrases(rng: random.Random, words: _Words, dirs, skip_verb: str, k: int) -> list[str]:
+    """Distractor phrases: another verb with any direction, a state, a place, a number."""
+    out = []
+    for _ in range(k):
+        r = rng.random()
+        if r < 0.45:
+            v = rng.choice([m for m in MOTION if m[0] != skip_verb])
+            mod = rng.choice(MODS) + " " if rng.random() < 0.5 else ""
+            if rng.random() < 0.5:
+                out.append(f"{v[1]} {mod}{rng.choice(dirs)}")
+            else:
+                out.append(f"{v[0]} {mod}{rng.choice(dirs)}")
+        elif r < 0.65:
+            out.append(rng.choice(STATES))
+        elif r < 0.85:
+            out.append(_place(rng, words))
+        else:
+            out.append(f"the {words.noun()} is {rng.choice(dirs)}")
+    return out
+
+
+def _join(rng: random.Random, head: str, tail: list[str]) -> str:
+    s = head
+    for t in tail:
+        s += rng.choice(SEPS) + t
+    return s
+
+
+def clause_table(rng: random.Random, shuffled: float):
+    """'If the S is V-ing D1, choose A. If the S is V-ing D2, choose B.' (optionally a default):
+    the clauses can differ only in the direction after the verb, and situations add
+    distractor phrases holding the other directions."""
+    from .tables import Option, Table
+    words = _Words(rng)
+    subj = words.noun()
+    dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
+    n_dir = rng.randint(2, len(dirs))
+    dirs_used = rng.sample(dirs, n_dir)
+    # condition phrases: same verb with different directions, or different verbs/forms
+    verb = rng.choice(MOTION)
+    conds = []
+    mixed = rng.random() < 0.4
+    for d in dirs_used:
+        if mixed:
+            v = rng.choice(MOTION)
+            form = rng.random()
+            if form < 0.4:
+                conds.append(f"{v[1]} {rng.choice(TOO).replace('{D}', d)}")
+            elif form < 0.7:
+                conds.append(f"is {v[0]} {d}")
+            else:
+                conds.append(f"{v[1]} {d}")
+        else:
+            conds.append(f"is {verb[0]} {d}" if rng.random() < 0.8 else f"{verb[1]} {d}")
+    if len(set(conds)) < len(conds):
+        conds = [f"is {verb[0]} {d}" for d in dirs_used]
+    default = rng.random() < 0.3
+    n = len(conds) + (1 if default else 0)
+    letters = _letters(rng, n, shuffled)
+    act = rng.choice(ACTIONS)
+    obj = words.noun() if rng.random() < 0.5 else ""
+    # option directions: the clause's own (most rules read so), its opposite, or a permutation,
+    # so the letter must come from the clause, never from the option text alone
+    r = rng.random()
+    if r < 0.6:
+        ddirs = dirs_used
+    elif r < 0.8:
+        ddirs = [OPPOSITE[d] for d in dirs_used]
+    else:
+        ddirs = rng.sample(dirs_used, len(dirs_used))
+    texts = [f"{act} the {obj} {dd}" if obj else f"{act} {dd}" for dd in ddirs]
+    if default:
+        texts.append(rng.choice(NEUTRAL))
+    # the option list is in letter order; clause i belongs to option i
+    opts = [Option(letters[i], texts[i]) for i in range(n)]
+    tpl = rng.choice(CLAUSE_T)
+    clauses = [tpl.replace("{S}", subj).replace("{P}", c).replace("{L}", opts[i].letter) for i, c in enumerate(conds)]
+    order = list(range(len(clauses)))
+    if rng.random() < 0.4:
+        rng.shuffle(order)
+    rule = " ".join(clauses[i] for i in order)
+    if default:
+        rule += " " + rng.choice(DEFAULT_T).replace("{L}", opts[-1].letter)
+    shown = sorted(opts, key=lambda o: o.letter) if rng.random() < 0.7 else opts
+
+    def situation(r: random.Random):
+        if default and r.random() < 1.0 / n:
+            head = f"the {subj} {r.choice(STATES)}"
+            letter = opts[-1].letter
+        else:
+            i = r.randrange(len(conds))
+            c = conds[i]
+            if r.random() < 0.3 and c.split()[-1] in dirs:
+                c = c + " " + r.choice(MODS)
+            head = f"the {subj} {c}"
+            letter = opts[i].letter
+        tail = _tail_phrases(r, words, dirs, verb[0], r.randint(0, 3))
+        return _join(r, head, tail), letter
+
+    return Table("scene", rule, shown, situation)
+
+
+def relational_table(rng: random.Random, shuffled: float):
+    """Same way / opposite way as the subject moves, or toward / away from a named thing; the
+    answer is the option whose text holds the direction. Optional extra clauses name an
+    option by its text for a state with no motion ('If the S is still left of the N, push right.')."""
+    from .tables import Option, Table
+    words = _Words(rng)
+    mode = rng.choices(("same", "opposite", "toward", "away"), (0.4, 0.15, 0.3, 0.15))[0]
+    dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4 + DIR_SETS4))
+    act = rng.choice(ACTIONS)
+    neutral = rng.random() < 0.35
+    texts = [f"{act} {d}" for d in dirs] + ([rng.choice(NEUTRAL)] if neutral else [])
+    order = list(range(len(texts)))
+    if rng.random() < 0.5:
+        rng.shuffle(order)
+    n = len(texts)
+    letters = _letters(rng, n, shuffled)
+    opts = [Option(letters[i], texts[k]) for i, k in enumerate(order)]
+    by_text = {o.text: o for o in opts}
+    subj = words.noun()
+    verb = rng.choice(MOTION)
+    fill = {"{Ac}": _cap(act), "{A}": act, "{A2}": rng.choice(ACTIONS), "{S}": subj, "{V}": verb[0]}
+    if mode in ("toward", "away"):
+        goal, hazard = words.noun(), words.noun()
+        fill.update({"{G}": goal, "{H}": hazard, "{N}": words.noun()})
+        tpl = rng.choice(TOWARD_T if mode == "toward" else AWAY_T)
+    else:
+        goal = hazard = None
+        tpl = rng.choice(SAME_T if mode == "same" else OPP_T)
+        if mode == "same":
+            tpl = tpl[:-1] + rng.choice(SAME_TAIL) + "."
+    rule = tpl
+    for k, v in fill.items():
+        rule = rule.replace(k, v)
+    rule = _cap(rule)
+    # extra clauses: a still subject at a place -> a named option text
+    extra = []
+    if mode in ("same", "opposite") and rng.random() < 0.4:
+        ref = words.noun()
+        for d in rng.sample(dirs, min(2, len(dirs))):
+            target = rng.choice(opts)
+            extra.append((f"is still {d} of the {ref}", target))
+            tc = rng.choice(ACTION_CLAUSE_T)
+            rule += " " + tc.replace("{S}", subj).replace("{P}", f"is still {d} of the {ref}").replace(
+                "{T}", target.text).replace("{Tc}", _cap(target.text))
+    elif neutral and rng.random() < 0.5:
+        nt = texts[-1]
+        extra.append(("is still", by_text[nt]))
+        rule += f" If the {subj} is still, {nt}."
+
+    def situation(r: random.Random):
+        if extra and r.random() < 0.3:
+            cond, opt = r.choice(extra)
+            tail = []
+            if r.random() < 0.5:
+                tail.append(_place(r, words))
+            return _join(r, f"the {subj} {cond}", tail), opt.letter
+        d = r.choice(dirs)
+        want = d if mode in ("same", "toward") else OPPOSITE[d]
+        letter = by_text[f"{act} {want}"].letter
+        if mode in ("same", "opposite"):
+            mod = " " + r.choice(MODS) if r.random() < 0.4 else ""
+            head = f"the {subj} is {verb[0]} {d}{mod}" if r.random() < 0.75 else f"the {subj} {verb[1]} {d}{mod}"
+            tail = []
+            if r.random() < 0.7:
+                tail.append("is " + _place(r, words) if r.random() < 0.5 else _place(r, words))
+            if r.random() < 0.3:
+                tail.append(f"the {words.noun()} is {r.choice(MOTION)[0]} {r.choice(dirs)}")
+            return _join(r, head, tail), letter
+        pv = r.choice(PLACE_VERBS)
+        head = f"the {goal} {pv} {d}"
+        parts = [head]
+        if r.random() < 0.6:
+            parts.append(f"{r.randint(1, 20)} {r.choice(UNITS)} away")
+        if r.random() < 0.6:
+            d2 = r.choice(dirs)
+            parts.append(r.choice((f"a {hazard} is {d2}", f"the {hazard} is {d2}", f"a {hazard} lies {d2}")))
+        if len(parts) == 3 and r.random() < 0.25:
+            parts = [parts[2], parts[0], parts[1]]
+        s = parts[0]
+        for p in parts[1:]:
+            s += r.choice((", ", ", and ", " and "))+ p
+        return s, letter
+
+    return Table("scene", rule, opts, situation)
+
+
+def scene_table(rng: random.Random, shuffled: float = 0.15):
+    return clause_table(rng, shuffled) if rng.random() < 0.55 else relational_table(rng, shuffled)
