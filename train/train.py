@@ -130,8 +130,9 @@ def main(argv=None) -> int:
         cfg = Config(**st["config"])
         a.seed = st["seed"]
         # a resumed run keeps its recipe unless the command line changes it explicitly
+        given = {w.split("=")[0] for w in (argv if argv is not None else sys.argv[1:]) if w.startswith("--")}
         for k, v in st.get("args", {}).items():
-            if k in STICKY and getattr(a, k) == DEFAULTS[k] and v != DEFAULTS[k]:
+            if k in STICKY and "--" + k.replace("_", "-") not in given:
                 setattr(a, k, v)
         print(f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}", flush=True)
     else:

@@ -36,6 +36,7 @@ class Stage:
     shuffle_clauses: float = 0.5             # prob. the rule's clauses are not in option order
     article: float = 0.25                    # prob. a condition is written with a leading "the "
     scene: float = 0.0                       # prob. of a plain-English scene table (corpus/scenes.py)
+    scene_level: int = 2                     # 0: "same way"/"toward" rules only, no distractors; 2: all
 
 
 STAGES: tuple[Stage, ...] = (
@@ -69,6 +70,17 @@ STAGES: tuple[Stage, ...] = (
     # mixed with stage-4-like word tables so the general matching skill stays
     Stage(options=(2, 5), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
           shuffled_letters=0.3, case=0.05, chat=1.0, scene=1.0, situations=(4, 8)),
+    # 9: the option-text route alone: "go the way the X is moving" -> the option whose text
+    # holds the situation's direction word (few distinct direction words: crosses fast)
+    Stage(options=(2, 4), chat=1.0, scene=1.0, scene_level=0, situations=(8, 12)),
+    # 10: all relational modes (opposite, away), distractor things with their own directions,
+    # a "do nothing" option and clauses that name an option by its text
+    Stage(options=(2, 5), chat=1.0, scene=1.0, scene_level=1, situations=(6, 10)),
+    # 11: + clause tables ("If the X is V-ing D, choose L"), the full scene mix (as stage 8)
+    Stage(options=(2, 5), chat=1.0, scene=1.0, scene_level=2, situations=(6, 10)),
+    # 12: scenes with word tables mixed back in, so the general matching skill is kept
+    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
+          shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.75, situations=(4, 8)),
 )
 
 

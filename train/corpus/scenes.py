@@ -219,19 +219,22 @@ def clause_table(rng: random.Random, shuffled: float):
     return Table("scene", rule, shown, situation)
 
 
-def relational_table(rng: random.Random, shuffled: float):
+def relational_table(rng: random.Random, shuffled: float, level: int = 2):
     """Same way / opposite way as the subject moves, or toward / away from a named thing; the
     answer is the option whose text holds the direction. Optional extra clauses name an
     option by its text for a state with no motion ('If the S is still left of the N, push right.')."""
     from .tables import Option, Table
     words = _Words(rng)
-    mode = rng.choices(("same", "opposite", "toward", "away"), (0.4, 0.15, 0.3, 0.15))[0]
+    if level == 0:
+        mode = rng.choice(("same", "toward"))
+    else:
+        mode = rng.choices(("same", "opposite", "toward", "away"), (0.4, 0.15, 0.3, 0.15))[0]
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4 + DIR_SETS4))
     act = rng.choice(ACTIONS)
-    neutral = rng.random() < 0.35
+    neutral = level > 0 and rng.random() < 0.35
     texts = [f"{act} {d}" for d in dirs] + ([rng.choice(NEUTRAL)] if neutral else [])
     order = list(range(len(texts)))
-    if rng.random() < 0.5:
+    if level > 0 and rng.random() < 0.5:
         rng.shuffle(order)
     n = len(texts)
     letters = _letters(rng, n, shuffled)
@@ -255,7 +258,9 @@ def relational_table(rng: random.Random, shuffled: float):
     rule = _cap(rule)
     # extra clauses: a still subject at a place -> a named option text
     extra = []
-    if mode in ("same", "opposite") and rng.random() < 0.4:
+    if level == 0:
+        pass
+    elif mode in ("same", "opposite") and rng.random() < 0.4:
         ref = words.noun()
         for d in rng.sample(dirs, min(2, len(dirs))):
             target = rng.choice(opts)
@@ -282,9 +287,9 @@ def relational_table(rng: random.Random, shuffled: float):
             mod = " " + r.choice(MODS) if r.random() < 0.4 else ""
             head = f"the {subj} is {verb[0]} {d}{mod}" if r.random() < 0.75 else f"the {subj} {verb[1]} {d}{mod}"
             tail = []
-            if r.random() < 0.7:
+            if r.random() < (0.7 if level else 0.3):
                 tail.append("is " + _place(r, words) if r.random() < 0.5 else _place(r, words))
-            if r.random() < 0.3:
+            if level and r.random() < 0.3:
                 tail.append(f"the {words.noun()} is {r.choice(MOTION)[0]} {r.choice(dirs)}")
             return _join(r, head, tail), letter
         pv = r.choice(PLACE_VERBS)
@@ -292,7 +297,7 @@ def relational_table(rng: random.Random, shuffled: float):
         parts = [head]
         if r.random() < 0.6:
             parts.append(f"{r.randint(1, 20)} {r.choice(UNITS)} away")
-        if r.random() < 0.6:
+        if level and r.random() < 0.6:
             d2 = r.choice(dirs)
             parts.append(r.choice((f"a {hazard} is {d2}", f"the {hazard} is {d2}", f"a {hazard} lies {d2}")))
         if len(parts) == 3 and r.random() < 0.25:
@@ -305,5 +310,7 @@ def relational_table(rng: random.Random, shuffled: float):
     return Table("scene", rule, opts, situation)
 
 
-def scene_table(rng: random.Random, shuffled: float = 0.15):
-    return clause_table(rng, shuffled) if rng.random() < 0.55 else relational_table(rng, shuffled)
+def scene_table(rng: random.Random, shuffled: float = 0.15, level: int = 2):
+    if level <= 1:
+        return relational_table(rng, 0.0 if level == 0 else shuffled, level)
+    return clause_table(rng, shuffled) if rng.random() < 0.55 else relational_table(rng, shuffled, level)
