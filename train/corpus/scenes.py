@@ -310,7 +310,7 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2):
     return Table("scene", rule, opts, situation)
 
 
-def scene_table(rng: random.Random, shuffled: float = 0.15, level: int = 2):
+def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2):
     if level <= 1:
         return relational_table(rng, 0.0 if level == 0 else shuffled, level)
     return clause_table(rng, shuffled) if rng.random() < 0.55 else relational_table(rng, shuffled, level)

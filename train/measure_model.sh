@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Measures an exported model and writes its card: evaluation table, episodes of every
+# built-in task on its fixed seeds, latency bench, then models/MODEL_CARD.md and
+# models/meadow-nano.targets.json (train/model_card.py).
+#   train/measure_model.sh RUN_DIR [GGUF] [LINEAGE TEXT]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUN="$1"
+GGUF="${2:-models/meadow-nano.gguf}"
+LINEAGE="${3:-}"
+CLI="${CLI:-build/meadow-mind}"
+PY=/usr/bin/python3
+export OPENBLAS_NUM_THREADS=1
+
+$PY train/eval_table.py --ckpt "$RUN/ckpt.pt" --gguf "$GGUF" --cli "$CLI" --json "$RUN/eval.json"
+: > "$RUN/plays.txt"
+for t in cartpole mountaincar frozenlake lunarlander maze; do
+  n=$("$CLI" list --json | $PY -c "import json,sys; print(len([x for x in json.load(sys.stdin) if x['name']=='$t'][0]['seeds']))")
+  # one episode prints only its "seed N:" line; several end with a "verdict:" line
+  v=$("$CLI" play "$t" --model "$GGUF" --episodes "$n" 2>&1 | grep -E '^verdict:|^seed 0:' | tail -1 |
+      sed 's/^verdict: //; s/^seed 0: //') || true
+  echo "$t: $v" | tee -a "$RUN/plays.txt"
+done
+"$CLI" bench --model "$GGUF" --threads 2 --decisions 200 > "$RUN/bench.json"
+$PY train/model_card.py --ckpt "$RUN/ckpt.pt" --gguf "$GGUF" --eval "$RUN/eval.json" --bench "$RUN/bench.json" \
+  --plays "$RUN/plays.txt" --lineage "$LINEAGE"
