@@ -52,6 +52,8 @@ CLAUSE_T = ("If the {S} {P}, choose {L}.", "When the {S} {P}, choose {L}.", "If 
             "When the {S} {P}, answer {L}.", "If the {S} {P} then choose {L}.")
 ACTION_CLAUSE_T = ("If the {S} {P}, {T}.", "When the {S} {P}, {T}.", "If the {S} {P} then {T}.",
                    "{Tc} when the {S} {P}.", "{Tc} if the {S} {P}.")
+ADJECTIVES = ("open", "small", "big", "old", "red", "blue", "green", "little", "long", "main", "dark", "bright",
+              "heavy", "light", "narrow", "wide", "empty", "full", "round", "flat", "top", "front", "back", "lower")
 DEFAULT_T = ("Otherwise choose {L}.", "Otherwise, choose {L}.", "Otherwise pick {L}.", "In any other case choose {L}.",
              "Otherwise answer {L}.", "Else choose {L}.")
 SAME_T = ("{Ac} in the same direction the {S} is {V}.", "{Ac} the same way the {S} is {V}.",
@@ -95,6 +97,11 @@ class _Words:
     def __init__(self, rng: random.Random):
         self.rng, self.used = rng, set()
 
+    def subject(self) -> str:
+        """A noun, sometimes with an adjective in front ("the open door")."""
+        n = self.noun()
+        return f"{self.rng.choice(ADJECTIVES)} {n}" if self.rng.random() < 0.25 else n
+
     def noun(self) -> str:
         while True:
             w = self.rng.choice(_nouns())
@@ -131,11 +138,24 @@ def _tail_phrases(rng: random.Random, words: _Words, dirs, skip_verb: str, k: in
                 out.append(f"{v[0]} {mod}{rng.choice(dirs)}")
         elif r < 0.65:
             out.append(rng.choice(STATES))
-        elif r < 0.85:
+        elif r < 0.8:
             out.append(_place(rng, words))
+        elif r < 0.9 or not dirs:
+            out.append(_aside(rng, words))
         else:
             out.append(f"the {words.noun()} is {rng.choice(dirs)}")
     return out
+
+
+MEMORY = ("you were here once before", "you were here twice before", "you were here {K} times before",
+          "this {N} is new", "you saw this {N} {K} times", "the {N} is new to you", "first time at this {N}")
+
+
+def _aside(rng: random.Random, words: _Words) -> str:
+    """A phrase about something else: a distance to another thing, or what memory says."""
+    if rng.random() < 0.5:
+        return f"the {words.noun()} is {rng.randint(1, 20)} {rng.choice(UNITS)} away"
+    return rng.choice(MEMORY).replace("{N}", words.noun()).replace("{K}", str(rng.randint(3, 9)))
 
 
 def _join(rng: random.Random, head: str, tail: list[str]) -> str:
@@ -151,7 +171,7 @@ def clause_table(rng: random.Random, shuffled: float):
     distractor phrases holding the other directions."""
     from .tables import Option, Table
     words = _Words(rng)
-    subj = words.noun()
+    subj = words.subject()
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
     n_dir = rng.randint(2, len(dirs))
     dirs_used = rng.sample(dirs, n_dir)
@@ -240,7 +260,7 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2):
     letters = _letters(rng, n, shuffled)
     opts = [Option(letters[i], texts[k]) for i, k in enumerate(order)]
     by_text = {o.text: o for o in opts}
-    subj = words.noun()
+    subj = words.subject()
     verb = rng.choice(MOTION)
     fill = {"{Ac}": _cap(act), "{A}": act, "{A2}": rng.choice(ACTIONS), "{S}": subj, "{V}": verb[0]}
     if mode in ("toward", "away"):
@@ -291,6 +311,8 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2):
                 tail.append("is " + _place(r, words) if r.random() < 0.5 else _place(r, words))
             if level and r.random() < 0.3:
                 tail.append(f"the {words.noun()} is {r.choice(MOTION)[0]} {r.choice(dirs)}")
+            if level and r.random() < 0.3:
+                tail.append(_aside(r, words))
             return _join(r, head, tail), letter
         pv = r.choice(PLACE_VERBS)
         head = f"the {goal} {pv} {d}"
@@ -300,6 +322,8 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2):
         if level and r.random() < 0.6:
             d2 = r.choice(dirs)
             parts.append(r.choice((f"a {hazard} is {d2}", f"the {hazard} is {d2}", f"a {hazard} lies {d2}")))
+        if level and r.random() < 0.2:
+            parts.append(_aside(r, words))
         if len(parts) == 3 and r.random() < 0.25:
             parts = [parts[2], parts[0], parts[1]]
         s = parts[0]
