@@ -21,6 +21,9 @@ for t in cartpole mountaincar frozenlake lunarlander maze; do
       sed 's/^verdict: //; s/^seed 0: //') || true
   echo "$t: $v" | tee -a "$RUN/plays.txt"
 done
+# the relabelling tests of tests/mind/trained_model_test.cpp, on this model, every table set
+MEADOW_TEST_ALL_TARGETS=1 MEADOW_TEST_TRAINED_MODEL="$GGUF" build/tests/test_mind \
+  --gtest_filter='TrainedModel.*' > "$RUN/relabelling.txt" 2>&1 || true
 "$CLI" bench --model "$GGUF" --threads 2 --decisions 200 > "$RUN/bench.json"
 $PY train/model_card.py --ckpt "$RUN/ckpt.pt" --gguf "$GGUF" --eval "$RUN/eval.json" --bench "$RUN/bench.json" \
-  --plays "$RUN/plays.txt" --lineage "$LINEAGE"
+  --plays "$RUN/plays.txt" --relabelling "$RUN/relabelling.txt" --lineage "$LINEAGE"

@@ -29,6 +29,7 @@ def main(argv=None) -> int:
     ap.add_argument("--eval", required=True)
     ap.add_argument("--bench", required=True)
     ap.add_argument("--plays", required=True)
+    ap.add_argument("--relabelling", help="output of test_mind --gtest_filter='TrainedModel.*' on this model")
     ap.add_argument("--recipe", default="train/make_model.sh")
     ap.add_argument("--lineage", default="", help="free text: how this checkpoint was trained, if not the recipe alone")
     ap.add_argument("--out", default="models/MODEL_CARD.md")
@@ -59,6 +60,15 @@ def main(argv=None) -> int:
         met[t] = exam.get(t, {}).get("pass", False) and v.startswith("PASS")
     relabel = [r for r in rows if r["name"].startswith("relabelling")]
     met["relabelling"] = all(r["pass"] for r in relabel) if relabel else False
+    tests_ok = {}
+    if a.relabelling:
+        for line in open(a.relabelling):
+            for mark, ok in (("[       OK ] TrainedModel.", True), ("[  FAILED  ] TrainedModel.", False)):
+                if line.startswith(mark):
+                    tests_ok[line[len(mark):].split()[0]] = ok
+    # the C++ relabelling tests (general tables / scene-register tables) gate the claims too
+    met["relabelling"] = met["relabelling"] and tests_ok.get("RelabellingTheOptionsRelabelsTheChoice", False)
+    met["relabelling_scenes"] = tests_ok.get("RelabellingSceneTablesRelabelsTheChoice", False)
 
     L = []
     L.append("# meadow-nano — the embedded default model\n")
@@ -123,6 +133,13 @@ def main(argv=None) -> int:
     for t in TASKS:
         L.append(f"| {t} | {plays.get(t, 'not run')} | {'yes' if met[t] else 'no'} |")
     L.append("")
+    if tests_ok:
+        L.append("Relabelling tests (`tests/mind/trained_model_test.cpp`: each table decided under the "
+                 "letters ABC, CAB, BCA and DFE; the chosen option must follow the rule in 90 % of the "
+                 "decisions and stay the same under relabelling in 90 %):\n")
+        for name, ok in tests_ok.items():
+            L.append(f"- {name}: {'pass' if ok else 'fail'}")
+        L.append("")
     L.append("## Speed\n")
     L.append(f"`meadow-mind bench --threads {bench['threads']}` ({bench['machine']}), "
              f"{bench['decisions_per_task']} decisions per task and mode, latency of the decision pass:\n")

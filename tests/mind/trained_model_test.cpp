@@ -48,17 +48,38 @@ std::string fill(std::string rule, const std::string& letters) {
   return rule;
 }
 
-TEST(TrainedModel, RelabellingTheOptionsRelabelsTheChoice) {
+// The register the embedded model was trained on (corpus/scenes.py), with words and sentences
+// of no built-in task.
+const std::vector<Table> kSceneTables = {
+    {"If the boat is drifting left, choose {A}. If the boat is drifting right, choose {B}.",
+     {"row left", "row right", "drop the anchor"},
+     {{"the boat is drifting left, near the dock", 0},
+      {"the boat is drifting right and tilts slightly left", 1}}},
+    {"Walk toward the lamp.",
+     {"walk north", "walk south", "walk east"},
+     {{"the lamp lies east, 4 steps away", 2},
+      {"the lamp lies north", 0},
+      {"the lamp is south, and a wall is east", 1}}},
+    {"Steer in the same direction the kite is drifting.",
+     {"steer left", "do nothing", "steer right"},
+     {{"the kite is drifting right, high above the field", 2},
+      {"the kite is drifting left fast", 0}}},
+};
+
+// Each table decided under the letters ABC, then relabelled; the chosen option (not letter)
+// must follow the rule and stay the same under every relabelling.
+void expect_relabelling_follows(const std::vector<Table>& tables, const std::string& claim) {
   const std::string kModel = trained_model();
   if (!std::filesystem::exists(kModel))
     GTEST_SKIP() << kModel << " is not there yet (issue 4 trains it): relabelling test skipped";
   if (kModel == std::string(MEADOW_SOURCE_DIR) + "/models/meadow-nano.gguf" &&
-      !testing::embedded_target_claimed("relabelling"))
-    GTEST_SKIP() << "relabelling on these tables is not met by the shipped model "
-                    "(models/MODEL_CARD.md, models/meadow-nano.targets.json)";
+      !testing::embedded_target_claimed(claim))
+    GTEST_SKIP() << claim
+                 << " is not met by the shipped model (models/MODEL_CARD.md, "
+                    "models/meadow-nano.targets.json)";
   Mind mind(kModel);
   int total = 0, followed = 0, relabelled = 0, compared = 0;
-  for (const auto& table : kTables) {
+  for (const auto& table : tables) {
     std::map<std::string, double> base;  // situation → option index chosen under "ABC"
     for (const std::string letters : {"ABC", "CAB", "BCA", "DFE"}) {
       Task t;
@@ -80,10 +101,18 @@ TEST(TrainedModel, RelabellingTheOptionsRelabelsTheChoice) {
       }
     }
   }
-  RecordProperty("followed", followed);
+  ::testing::Test::RecordProperty("followed", followed);
   EXPECT_GE(followed, total * 9 / 10) << followed << "/" << total << " decisions followed the rule";
   EXPECT_GE(relabelled, compared * 9 / 10)
       << relabelled << "/" << compared << " relabelled decisions chose the same option";
+}
+
+TEST(TrainedModel, RelabellingTheOptionsRelabelsTheChoice) {
+  expect_relabelling_follows(kTables, "relabelling");
+}
+
+TEST(TrainedModel, RelabellingSceneTablesRelabelsTheChoice) {
+  expect_relabelling_follows(kSceneTables, "relabelling_scenes");
 }
 
 }  // namespace
