@@ -79,6 +79,7 @@ STAGES: tuple[Stage, ...] = (
     # 11: + clause tables ("If the X is V-ing D, choose L"), the full scene mix (as stage 8)
     Stage(options=(2, 5), chat=1.0, scene=1.0, scene_level=2, situations=(6, 10)),
     # 12: scenes with word tables mixed back in, so the general matching skill is kept
+    # (`options` binds the word tables; scene tables have 2-5 options of their own)
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
           shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.75, situations=(4, 8)),
 )
