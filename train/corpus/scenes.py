@@ -207,11 +207,20 @@ def clause_table(rng: random.Random, shuffled: float):
         ddirs = [OPPOSITE[d] for d in dirs_used]
     else:
         ddirs = rng.sample(dirs_used, len(dirs_used))
-    texts = [f"{act} the {obj} {dd}" if obj else f"{act} {dd}" for dd in ddirs]
+    mid = obj and rng.random() < 0.4  # "fire the left engine" as well as "push the cart left"
+    texts = [(f"{act} the {dd} {obj}" if mid else f"{act} the {obj} {dd}") if obj else f"{act} {dd}" for dd in ddirs]
+    # which option each clause (and the default) names: any slot, so neither the clause's
+    # place nor "the default is the last option" can stand in for reading the letter
+    slots = list(range(n))
+    if rng.random() < 0.6:
+        rng.shuffle(slots)
+    slot_text = [""] * n
+    for i, t in enumerate(texts):
+        slot_text[slots[i]] = t
     if default:
-        texts.append(rng.choice(NEUTRAL))
-    # the option list is in letter order; clause i belongs to option i
-    opts = [Option(letters[i], texts[i]) for i in range(n)]
+        slot_text[slots[-1]] = rng.choice(NEUTRAL)
+    by_slot = [Option(letters[k], slot_text[k]) for k in range(n)]
+    opts = [by_slot[slots[i]] for i in range(n)]  # opts[i]: clause i's option; opts[-1]: the default
     tpl = rng.choice(CLAUSE_T)
     clauses = [tpl.replace("{S}", subj).replace("{P}", c).replace("{L}", opts[i].letter) for i, c in enumerate(conds)]
     order = list(range(len(clauses)))
@@ -220,7 +229,7 @@ def clause_table(rng: random.Random, shuffled: float):
     rule = " ".join(clauses[i] for i in order)
     if default:
         rule += " " + rng.choice(DEFAULT_T).replace("{L}", opts[-1].letter)
-    shown = sorted(opts, key=lambda o: o.letter) if rng.random() < 0.7 else opts
+    shown = sorted(by_slot, key=lambda o: o.letter) if rng.random() < 0.7 else by_slot
 
     def situation(r: random.Random):
         if default and r.random() < 1.0 / n:
