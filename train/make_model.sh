@@ -2,22 +2,23 @@
 # Retrains the embedded model (models/meadow-nano.gguf) from scratch: contamination check,
 # training through the scene curriculum (resumable: rerun the same command to continue),
 # evaluation table, GGUF export. See models/MODEL_CARD.md for what this recipe produced.
-#   RUN=train/runs/meadow-nano MINUTES=90 train/make_model.sh
+#   RUN=train/runs/meadow-nano train/make_model.sh        (then train/measure_model.sh RUN for the card)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
 export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-SkylakeX}"  # Debian OpenBLAS misdetects this VM's CPU
 export OPENBLAS_NUM_THREADS=1  # torch.set_num_threads does not bound OpenBLAS; 1 thread is fastest at this size
 RUN="${RUN:-train/runs/meadow-nano}"
-MINUTES="${MINUTES:-90}"
+MINUTES="${MINUTES:-150}"
+STEPS="${STEPS:-23441}"  # the shipped model: train/runs/nano stopped at step 23,441 (72.9 min, 1 thread)
 OUT="${OUT:-models/meadow-nano.gguf}"
 CLI="${CLI:-build/meadow-mind}"
 
 $PY train/heldout/check_contamination.py --examples 2000
 # Curriculum: stage 9 (plain "same way / toward" scenes) -> 10 (all relational modes,
 # distractors) -> 11 (+ clause tables) -> 12 (+ word tables); promotion at 0.9 eval accuracy.
-$PY train/train.py --run "$RUN" --total-minutes "$MINUTES" --seed 0 --stage 9 --max-stage 12 \
+$PY train/train.py --run "$RUN" --total-minutes "$MINUTES" --steps "$STEPS" --seed 0 --stage 9 --max-stage 12 \
   --dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3 --lr2 1e-3 --lr2-acc 0.8 \
   --promote 0.9 --mix-prev 0.2 --replay-from 9 --eval-every 200 --eval-tables 60
 $PY train/export_gguf.py --ckpt "$RUN/ckpt.pt" --out "$OUT"
-$PY train/eval_table.py --ckpt "$RUN/ckpt.pt" --gguf "$OUT" --cli "$CLI" --json "$RUN/eval.json"
+train/measure_model.sh "$RUN" "$OUT"
