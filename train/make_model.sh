@@ -10,7 +10,7 @@ export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-SkylakeX}"  # Debian OpenBLAS mis
 export OPENBLAS_NUM_THREADS=1  # torch.set_num_threads does not bound OpenBLAS; 1 thread is fastest at this size
 RUN="${RUN:-train/runs/meadow-nano}"
 MINUTES="${MINUTES:-150}"
-STEPS="${STEPS:-23441}"  # the shipped model: train/runs/nano stopped at step 23,441 (72.9 min, 1 thread)
+STEPS="${STEPS:-27000}"  # the shipped model: train/runs/nano at step 27,000 (82.3 min, 1 thread)
 OUT="${OUT:-models/meadow-nano.gguf}"
 CLI="${CLI:-build/meadow-mind}"
 
