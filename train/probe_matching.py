@@ -60,7 +60,9 @@ def main(argv=None) -> int:
     rng = random.Random(0)
     mask, A, n_sit, K = 4095, 65, 8, a.options
     letters = [A + j for j in range(K)]
-    rule_letters = letters if a.rule_letters == "same" else [339 + j for j in range(K)]
+    if a.rule_letters == "spaced" and K != 2:
+        ap.error("--rule-letters spaced knows only the ids of ' A' and ' B' (use --options 2)")
+    rule_letters = letters if a.rule_letters == "same" else [339, 338][:K]  # " A", " B" in vocab.json
     gap = [20 + j for j in range(a.gap)]
 
     def batch():
