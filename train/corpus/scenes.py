@@ -277,7 +277,7 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2):
         fill.update({"{G}": goal, "{H}": hazard, "{N}": words.noun()})
         tpl = rng.choice(TOWARD_T if mode == "toward" else AWAY_T)
     else:
-        goal = hazard = None
+        goal = hazard = ""  # unused: the situations of these modes name the subject
         tpl = rng.choice(SAME_T if mode == "same" else OPP_T)
         if mode == "same":
             tpl = tpl[:-1] + rng.choice(SAME_TAIL) + "."
@@ -287,9 +287,7 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2):
     rule = _cap(rule)
     # extra clauses: a still subject at a place -> a named option text
     extra = []
-    if level == 0:
-        pass
-    elif mode in ("same", "opposite") and rng.random() < 0.4:
+    if level > 0 and mode in ("same", "opposite") and rng.random() < 0.4:
         ref = words.noun()
         for d in rng.sample(dirs, min(2, len(dirs))):
             target = rng.choice(opts)
