@@ -23,6 +23,7 @@ import torch  # noqa: E402
 
 from corpus.curriculum import STAGES  # noqa: E402
 from corpus.generate import example  # noqa: E402
+from corpus.scenes import OPPOSITE  # noqa: E402
 from heldout.filter import HeldOut, default as default_heldout  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
 
@@ -59,6 +60,35 @@ class CorpusTest(unittest.TestCase):
                 for s, ans in zip(ex.suffixes, ex.answers):
                     words = s.removeprefix("Situation: ").split("\n")[0].split(", ")
                     self.assertIn(cond[ans], words, (rule, s, ans))
+
+
+    def test_mixed_clause_tables_answer_by_the_clause_letter(self):
+        # stage 13: the answer is the letter written in the clause the situation opens with,
+        # whatever the option texts say; the default is the letter of the "otherwise" sentence
+        from corpus.scenes import NEUTRAL, mixed_clause_table
+        disagree = 0
+        for i in range(200):
+            rng = random.Random(f"mixed:{i}")
+            t = mixed_clause_table(rng, 0.35)
+            letters = [o.letter for o in t.options]
+            self.assertEqual(len(set(letters)), len(letters))
+            self.assertTrue(2 <= len(letters) <= 5, letters)
+            sentences = [s.rstrip(".") for s in t.rule.split(". ")]
+            text = {o.letter: o.text for o in t.options}
+            for j in range(6):
+                sit, ans = t.situation(random.Random(f"mixed:{i}:{j}"))
+                self.assertIn(ans, letters)
+                head = sit.split(",")[0].split(";")[0].split(" and ")[0]
+                hits = [s for s in sentences if s.split()[-1] == ans or f" {ans} when" in s]
+                self.assertEqual(len(hits), 1, (t.rule, sit, ans))
+                if text[ans] in NEUTRAL:
+                    self.assertTrue(any(w in hits[0] for w in ("Otherwise", "other case", "Else")), (t.rule, ans))
+                else:
+                    cond = head.split(" ", 2)[2] if head.count(" ") >= 2 else head
+                    self.assertIn(cond.split(" ", 1)[1] if " " in cond else cond, hits[0], (t.rule, sit, ans))
+                    d = head.split()[-1]
+                    disagree += d in OPPOSITE and not text[ans].endswith(d) and f" {d} " not in text[ans]
+        self.assertGreater(disagree, 100)  # option texts often name another direction
 
 
 class HeldOutTest(unittest.TestCase):

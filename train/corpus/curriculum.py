@@ -82,6 +82,15 @@ STAGES: tuple[Stage, ...] = (
     # (`options` binds the word tables; scene tables have 2-5 options of their own)
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
           shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.75, situations=(4, 8)),
+    # 13: mixed clause tables (clauses in different forms, a default in any slot, option texts
+    # whose directions disagree with the clauses') and still clauses aimed at the options whose
+    # text does not hold their direction, over the stage-12 mix
+    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
+          shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.85, scene_level=3, situations=(6, 10)),
+    # 14: as 13, with more relational tables whose still clauses name their option by letter
+    # half the time ("If the X is still left of the N, choose C.")
+    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
+          shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.85, scene_level=4, situations=(6, 10)),
 )
 
 

@@ -124,13 +124,14 @@ def _place(rng: random.Random, words: _Words) -> str:
     return p.replace("{N}", words.noun()).replace("{K}", str(rng.randint(1, 20))).replace("{U}", rng.choice(UNITS))
 
 
-def _tail_phrases(rng: random.Random, words: _Words, dirs, skip_verb: str, k: int) -> list[str]:
+def _tail_phrases(rng: random.Random, words: _Words, dirs, skip_verb: str, k: int,
+                  skip_verbs: tuple[str, ...] = ()) -> list[str]:
     """Distractor phrases: another verb with any direction, a state, a place, a number."""
     out = []
     for _ in range(k):
         r = rng.random()
         if r < 0.45:
-            v = rng.choice([m for m in MOTION if m[0] != skip_verb])
+            v = rng.choice([m for m in MOTION if m[0] != skip_verb and m[0] not in skip_verbs])
             mod = rng.choice(MODS) + " " if rng.random() < 0.5 else ""
             if rng.random() < 0.5:
                 out.append(f"{v[1]} {mod}{rng.choice(dirs)}")
@@ -260,7 +261,7 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2):
         mode = rng.choices(("same", "opposite", "toward", "away"), (0.4, 0.15, 0.3, 0.15))[0]
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4 + DIR_SETS4))
     act = rng.choice(ACTIONS)
-    neutral = level > 0 and rng.random() < 0.35
+    neutral = level > 0 and rng.random() < (0.35 if level < 3 else 0.6)
     texts = [f"{act} {d}" for d in dirs] + ([rng.choice(NEUTRAL)] if neutral else [])
     order = list(range(len(texts)))
     if level > 0 and rng.random() < 0.5:
@@ -287,12 +288,16 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2):
     rule = _cap(rule)
     # extra clauses: a still subject at a place -> a named option text
     extra = []
-    if level > 0 and mode in ("same", "opposite") and rng.random() < 0.4:
+    if level > 0 and mode in ("same", "opposite") and rng.random() < (0.4 if level < 3 else 0.85):
         ref = words.noun()
         for d in rng.sample(dirs, min(2, len(dirs))):
             target = rng.choice(opts)
+            if level >= 3 and rng.random() < 0.7:  # "still right of the N, do nothing" beside "push right"
+                target = rng.choice([o for o in opts if not o.text.endswith(" " + d)])
             extra.append((f"is still {d} of the {ref}", target))
             tc = rng.choice(ACTION_CLAUSE_T)
+            if level >= 4 and rng.random() < 0.5:  # name the option by its letter: one lookup, not two
+                tc = rng.choice(CLAUSE_T).replace("{L}", target.letter)
             rule += " " + tc.replace("{S}", subj).replace("{P}", f"is still {d} of the {ref}").replace(
                 "{T}", target.text).replace("{Tc}", _cap(target.text))
     elif neutral and rng.random() < 0.5:
@@ -301,7 +306,7 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2):
         rule += f" If the {subj} is still, {nt}."
 
     def situation(r: random.Random):
-        if extra and r.random() < 0.3:
+        if extra and r.random() < (0.3 if level < 3 else 0.45 if level < 4 else 0.5):
             cond, opt = r.choice(extra)
             tail = []
             if r.random() < 0.5:
@@ -341,7 +346,81 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2):
     return Table("scene", rule, opts, situation)
 
 
+def mixed_clause_table(rng: random.Random, shuffled: float):
+    """3-5 clauses in different forms ("sinks too fast", "leans too far left", "leans too far
+    right"), often a default in any slot, and option texts that name directions the clauses
+    do not map to by their words ("leans too far left" -> "fire the right thruster"), so the
+    letter after the clause must decide, never a word shared with an option's text."""
+    from .tables import Option, Table
+    words = _Words(rng)
+    subj = words.subject()
+    dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
+    # a pair (or more) of clauses sharing verb and form that differ in the direction, plus
+    # clauses with other verbs and no direction; all distinct
+    v1 = rng.choice(MOTION)
+    form = rng.choice(("{v3} too far {d}", "is {v0} {d}", "{v3} {d}", "is {v0} too far {d}", "{v3} {m} {d}"))
+    mod = rng.choice(MODS)
+    n_pair = rng.randint(2, min(3, len(dirs)))
+    conds = [(form.format(v3=v1[1], v0=v1[0], d=d, m=mod), d) for d in rng.sample(dirs, n_pair)]
+    verbs = [v1[0]]
+    for _ in range(rng.choice((0, 1, 1, 1, 2)) if n_pair < 3 else rng.choice((0, 1))):
+        v = rng.choice([m for m in MOTION if m[0] not in verbs])
+        verbs.append(v[0])
+        too = rng.choice([t for t in TOO if "{D}" not in t])
+        conds.append((rng.choice((f"{v[1]} {too}", f"is {v[0]} {too}")), ""))
+    rng.shuffle(conds)
+    default = rng.random() < 0.6
+    n = len(conds) + (1 if default else 0)
+    letters = _letters(rng, n, max(shuffled, 0.6))
+    act = rng.choice(ACTIONS)
+    obj = words.noun() if rng.random() < 0.6 else ""
+    adjs = rng.sample(ADJECTIVES, len(conds))
+    texts = []
+    for (c, d), adj in zip(conds, adjs):
+        w = (d if rng.random() < 0.5 else OPPOSITE[d]) if d else adj
+        texts.append(w)
+    if len(set(texts)) < len(texts):
+        texts = [d or adj for (c, d), adj in zip(conds, adjs)]
+    if rng.random() < 0.4:
+        rng.shuffle(texts)
+    mid = obj and rng.random() < 0.6
+    texts = [(f"{act} the {w} {obj}" if mid else f"{act} the {obj} {w}") if obj else f"{act} {w}" for w in texts]
+    slots = list(range(n))
+    rng.shuffle(slots)
+    slot_text = [""] * n
+    for i, t in enumerate(texts):
+        slot_text[slots[i]] = t
+    if default:
+        slot_text[slots[-1]] = rng.choice(NEUTRAL)
+    by_slot = [Option(letters[k], slot_text[k]) for k in range(n)]
+    opts = [by_slot[slots[i]] for i in range(n)]
+    tpl = rng.choice(CLAUSE_T)
+    rule = " ".join(tpl.replace("{S}", subj).replace("{P}", c).replace("{L}", opts[i].letter)
+                    for i, (c, _) in enumerate(conds))
+    if default:
+        rule += " " + rng.choice(DEFAULT_T).replace("{L}", opts[-1].letter)
+    shown = sorted(by_slot, key=lambda o: o.letter) if rng.random() < 0.8 else by_slot
+
+    def situation(r: random.Random):
+        if default and r.random() < 1.0 / n:
+            head, letter = f"the {subj} {r.choice(STATES)}", opts[-1].letter
+        else:
+            i = r.randrange(len(conds))
+            head, letter = f"the {subj} {conds[i][0]}", opts[i].letter
+        tail = _tail_phrases(r, words, dirs, "", r.randint(1, 3), skip_verbs=tuple(verbs))
+        return _join(r, head, tail), letter
+
+    return Table("scene", rule, shown, situation)
+
+
 def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2):
+    if level >= 3:  # stages 13-14: mixed clause tables and still clauses, over the level-2 mix
+        r = rng.random()
+        if r < (0.45 if level < 4 else 0.35):
+            return mixed_clause_table(rng, shuffled)
+        if r < 0.7:
+            return relational_table(rng, shuffled, level)
+        level = 2
     if level <= 1:
         return relational_table(rng, 0.0 if level == 0 else shuffled, level)
     return clause_table(rng, shuffled) if rng.random() < 0.55 else relational_table(rng, shuffled, level)
