@@ -33,7 +33,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
 STICKY = ("batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from",
-          "eval_every", "eval_tables", "ckpt_every")
+          "anneal", "eval_every", "eval_tables", "ckpt_every")
 DEFAULTS: dict = {}
 
 
@@ -58,6 +58,9 @@ def parse(argv=None):
                          "plateau at 0.81 with lr 3e-3 rose to 0.90 within 500 steps at 1e-3")
     ap.add_argument("--lr2-acc", type=float, default=0.75)
     ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--anneal", type=int, nargs=2, default=None, metavar=("FROM", "TO"),
+                    help="lr falls linearly from its base at step FROM to 5%% of it at step TO (and stays): "
+                         "the annealed end of a run is steadier than any snapshot at a constant lr")
     ap.add_argument("--wd", type=float, default=0.01)
     ap.add_argument("--aux-mask", type=float, default=0.0, help="also mask this share of situation tokens")
     ap.add_argument("--prefix-mask", type=float, default=0.0,
@@ -195,6 +198,9 @@ def main(argv=None) -> int:
             exs.append(example(a.seed, s, idx))
         b = packer.batch(exs, rng)
         lr = lr_base * min(1.0, (step + 1) / a.warmup)
+        if a.anneal:
+            lo, hi = a.anneal
+            lr *= 1.0 - 0.95 * min(1.0, max(0.0, (step - lo) / max(1, hi - lo)))
         for g in opt.param_groups:
             g["lr"] = lr
         h = model.hidden(b["ids"], b["pos"], b["seg"])

@@ -290,10 +290,14 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2):
     extra = []
     if level > 0 and mode in ("same", "opposite") and rng.random() < (0.4 if level < 3 else 0.85):
         ref = words.noun()
-        for d in rng.sample(dirs, min(2, len(dirs))):
+        still_dirs = rng.sample(dirs, min(2, len(dirs)))
+        pair = rng.sample(opts, 2) if level >= 4 else []  # two clauses, two different options
+        for j, d in enumerate(still_dirs):
             target = rng.choice(opts)
-            if level >= 3 and rng.random() < 0.7:  # "still right of the N, do nothing" beside "push right"
+            if level == 3 and rng.random() < 0.7:  # "still right of the N, do nothing" beside "push right"
                 target = rng.choice([o for o in opts if not o.text.endswith(" " + d)])
+            elif level >= 4:  # uniform: no "still d -> not d" shortcut, only the clause tells
+                target = pair[j]
             extra.append((f"is still {d} of the {ref}", target))
             tc = rng.choice(ACTION_CLAUSE_T)
             if level >= 4 and rng.random() < 0.5:  # name the option by its letter: one lookup, not two
