@@ -289,7 +289,8 @@ def main(argv=None) -> int:
     ap.add_argument("--gguf", help="GGUF model for the runtime rows (built-in exams, relabelled exams, rephrasings)")
     ap.add_argument("--cli", default="build/meadow-mind", help="meadow-mind binary")
     ap.add_argument("--tables", type=int, default=200, help="synthetic tables per synthetic row")
-    ap.add_argument("--stage", type=int, default=len(STAGES) - 1, help="curriculum stage of the synthetic rows (default: the last)")
+    ap.add_argument("--stage", type=int, default=None,
+                    help="curriculum stage of the synthetic rows (default: the checkpoint's own, else the last)")
     ap.add_argument("--seed", type=int, help="training seed (default: the checkpoint's); the eval stream is seed + 1000003")
     ap.add_argument("--rephrased", default=REPHRASED)
     ap.add_argument("--threads", type=int, default=1)
@@ -299,12 +300,15 @@ def main(argv=None) -> int:
         ap.error("give --ckpt (synthetic rows) and/or --gguf (runtime rows)")
     t0 = time.time()
     rows: list[dict] = []
-    info: dict = {"stage": a.stage, "tables": a.tables, "cli": a.cli}
     tmp = None
 
     dec = None
     if a.ckpt:
         dec = TorchDecider(a.ckpt, a.threads)
+    if a.stage is None:  # the stage the model last trained on: a later, untrained stage would mislead
+        a.stage = dec.stage if dec and dec.stage is not None else len(STAGES) - 1
+    info: dict = {"stage": a.stage, "tables": a.tables, "cli": a.cli}
+    if dec:
         import train as trainer  # torch is loaded by now anyway
         assert trainer.EVAL_SEED_OFFSET == EVAL_SEED_OFFSET
         info.update(ckpt=a.ckpt, step=dec.step, ckpt_stage=dec.stage)

@@ -57,7 +57,9 @@ def main(argv=None) -> int:
     met = {}
     for t in TASKS:
         v = plays.get(t, "")
-        met[t] = exam.get(t, {}).get("pass", False) and v.startswith("PASS")
+        # the task's own exam rule (mind.check: at most one miss, as the e2e tests run it), not
+        # the evaluation table's zero-miss bar, which the card reports on its own row
+        met[t] = exam.get(t, {}).get("misses", 99) <= 1 and v.startswith("PASS")
     relabel = [r for r in rows if r["name"].startswith("relabelling")]
     met["relabelling"] = all(r["pass"] for r in relabel) if relabel else False
     tests_ok = {}
@@ -89,14 +91,16 @@ def main(argv=None) -> int:
              "decision runs only the situation's tokens.\n")
     L.append("## Data\n")
     L.append("Procedural corpus (`train/corpus/`), deterministic from a seed. The shipped curriculum "
-             "(stages 9-12 of `corpus/curriculum.py`) is plain-English scenes (`corpus/scenes.py`): "
+             "(stages 9-13 of `corpus/curriculum.py`) is plain-English scenes (`corpus/scenes.py`): "
              "relational rules (the same way / the opposite way a thing moves, toward / away from a named "
              "thing) whose answer is the option whose text holds the situation's direction, with "
              "distractor things and directions, \"do nothing\" options and clauses that name an option by "
              "its text; clause tables (\"If the X is V-ing D, choose L.\", \"... too fast\", \"otherwise\") "
-             "whose clauses can differ only in the word after the verb; and, in the last stage, the "
+             "whose clauses can differ only in the word after the verb; from stage 12 on, the "
              "word-table kinds (random wamerican content words, 16 templates, synonyms, inflections, "
-             "bucketed numbers). Nouns come from WordNet's noun list among frequent words; 10 % of "
+             "bucketed numbers); in stage 13, clause tables in mixed forms (\"sinks too fast\", \"leans "
+             "too far left\") with a default in any slot and option texts whose direction words disagree "
+             "with the clauses'. Nouns come from WordNet's noun list among frequent words; 10 % of "
              "wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
              "text and status sentence of the built-in tasks and the hand rephrasings "
              "(`train/heldout/`): no 6-word window of them is ever generated "
@@ -104,11 +108,16 @@ def main(argv=None) -> int:
              "hole, path, ...) are never scene subjects.\n")
     L.append(f"Tables seen: {decisions_note} (batch {st['args']['batch']} tables of 4-12 situations).\n")
     L.append("## Training\n")
+    args = st["args"]
+    lr_note = f"lr {args['lr']:g} at the last invocation"
+    if args.get("lr2"):
+        lr_note += f", then {args['lr2']:g} once an eval reaches {args.get('lr2_acc', 0):g}"
+    if args.get("anneal"):
+        lo, hi = args["anneal"]
+        lr_note += f", falling linearly to 5 % of it from step {lo:,} to {hi:,}"
     L.append(f"- {st['step']:,} steps, {st['elapsed_s'] / 60:.1f} minutes of wall time summed over resumed "
              f"invocations, one CPU thread (`OPENBLAS_NUM_THREADS=1`) on a 2-core AMD EPYC VM (AVX-512) "
-             f"shared with a second training run; PyTorch (Debian `python3-torch`), AdamW, lr "
-             f"{st['args']['lr']:g} then {st['args'].get('lr2', 0):g} once an eval reaches "
-             f"{st['args'].get('lr2_acc', 0):g}; masked-diffusion loss on the answer slot (1-3 masks: letter, "
+             f"shared with a second training run; PyTorch (Debian `python3-torch`), AdamW, {lr_note}; masked-diffusion loss on the answer slot (1-3 masks: letter, "
              f"`<|im_end|>`, `<|endoftext|>`); curriculum promotion at eval accuracy {st['args']['promote']:g}; "
              f"final stage {st['stage']}.")
     L.append(f"- Recipe: `{a.recipe}` (resumable; rerun to continue).")

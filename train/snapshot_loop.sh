@@ -27,7 +27,7 @@ while :; do
     echo "== step $step"
     $PY train/exam_torch.py --ckpt "$RUN/snap/$step.pt" --tasks "$TASKS"
     for t in cartpole mountaincar lunarlander; do
-      "$CLI" play "$t" --model "$RUN/snap/$step.gguf" 2>&1 | grep '^verdict' | sed "s/^/$t /" || true
+      "$CLI" play "$t" --model "$RUN/snap/$step.gguf" --episodes 10 2>&1 | grep '^verdict' | sed "s/^/$t /" || true
     done
   } >>"$RUN/sel.txt"
 done
