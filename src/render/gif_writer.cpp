@@ -1,5 +1,7 @@
 // Animated GIF writer on giflib 5.2, streaming: each add() encodes and writes one frame.
+#include <fcntl.h>
 #include <gif_lib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -179,13 +181,18 @@ GifWriter::GifWriter(const std::string& path, const GifOptions& options)
     : state_(std::make_unique<State>()) {
   state_->path = path;
   state_->options = options;
+  // Opened here, not by EGifOpenFileName, which creates files 0600: a GIF is for sharing,
+  // so it gets the same permissions as any other file the user writes (0666 & ~umask).
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) throw Error("gif: cannot open " + path + " for writing: " + std::strerror(errno));
   int err = 0;
-  state_->gif.reset(EGifOpenFileName(path.c_str(), false, &err));
+  state_->gif.reset(EGifOpenFileHandle(fd, &err));  // owns fd from here on success
   if (!state_->gif) {
-    const int saved_errno = errno;
-    std::string why = GifErrorString(err) ? GifErrorString(err) : "unknown giflib error";
-    if (err == E_GIF_ERR_OPEN_FAILED) why = std::strerror(saved_errno);
-    throw Error("gif: cannot open " + path + " for writing: " + why);
+    ::close(fd);
+    std::remove(path.c_str());
+    const char* why = GifErrorString(err);
+    throw Error("gif: cannot open " + path +
+                " for writing: " + (why ? why : "unknown giflib error"));
   }
   EGifSetGifVersion(state_->gif.get(), true);  // GIF89a: needed for delays and looping
 }

@@ -1,6 +1,7 @@
 // GIFs read back with giflib: frames, size, delays, looping, and the pixels a viewer shows.
 #include <gif_lib.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -116,6 +117,22 @@ TEST(Gif, RoundTripsFramesDelaysLoopAndExactColours) {
   EXPECT_EQ(d.shown[4].rgb, c.rgb);
   // Only the changed pixel is stored for frame 2, so the file stays small.
   EXPECT_LT(std::filesystem::file_size(path), 400u);
+}
+
+// giflib's own EGifOpenFileName creates 0600 files; ours follow the umask like any output.
+TEST(Gif, FileModeFollowsTheUmask) {
+  meadow::test::TempDir tmp;
+  const std::string path = tmp.file("mode.gif");
+  const mode_t old = ::umask(022);
+  {
+    meadow::GifWriter gif(path);
+    gif.add(solid(4, 4, 1, 2, 3), 100);
+    gif.close();
+  }
+  ::umask(old);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
 }
 
 TEST(Gif, CarriesDelayRoundingAndHonoursLoopCount) {
