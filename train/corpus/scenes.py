@@ -166,11 +166,29 @@ def _join(rng: random.Random, head: str, tail: list[str]) -> str:
     return s
 
 
+def _slot_options(rng: random.Random, letters: list[str], texts: list[str], default: bool, shuffle: bool):
+    """Puts clause i's option text (and a neutral default last) into lettered slots, in a
+    random order when `shuffle`, so neither a clause's place nor "the default is the last
+    option" can stand in for reading the letter. -> (options by letter slot, options by clause)."""
+    from .tables import Option
+    n = len(texts) + (1 if default else 0)
+    slots = list(range(n))
+    if shuffle:
+        rng.shuffle(slots)
+    slot_text = [""] * n
+    for i, t in enumerate(texts):
+        slot_text[slots[i]] = t
+    if default:
+        slot_text[slots[-1]] = rng.choice(NEUTRAL)
+    by_slot = [Option(letters[k], slot_text[k]) for k in range(n)]
+    return by_slot, [by_slot[slots[i]] for i in range(n)]  # [i]: clause i's option; [-1]: the default
+
+
 def clause_table(rng: random.Random, shuffled: float):
     """'If the S is V-ing D1, choose A. If the S is V-ing D2, choose B.' (optionally a default):
     the clauses can differ only in the direction after the verb, and situations add
     distractor phrases holding the other directions."""
-    from .tables import Option, Table
+    from .tables import Table
     words = _Words(rng)
     subj = words.subject()
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
@@ -212,16 +230,7 @@ def clause_table(rng: random.Random, shuffled: float):
     texts = [(f"{act} the {dd} {obj}" if mid else f"{act} the {obj} {dd}") if obj else f"{act} {dd}" for dd in ddirs]
     # which option each clause (and the default) names: any slot, so neither the clause's
     # place nor "the default is the last option" can stand in for reading the letter
-    slots = list(range(n))
-    if rng.random() < 0.6:
-        rng.shuffle(slots)
-    slot_text = [""] * n
-    for i, t in enumerate(texts):
-        slot_text[slots[i]] = t
-    if default:
-        slot_text[slots[-1]] = rng.choice(NEUTRAL)
-    by_slot = [Option(letters[k], slot_text[k]) for k in range(n)]
-    opts = [by_slot[slots[i]] for i in range(n)]  # opts[i]: clause i's option; opts[-1]: the default
+    by_slot, opts = _slot_options(rng, letters, texts, default, rng.random() < 0.6)
     tpl = rng.choice(CLAUSE_T)
     clauses = [tpl.replace("{S}", subj).replace("{P}", c).replace("{L}", opts[i].letter) for i, c in enumerate(conds)]
     order = list(range(len(clauses)))
@@ -355,7 +364,7 @@ def mixed_clause_table(rng: random.Random, shuffled: float):
     right"), often a default in any slot, and option texts that name directions the clauses
     do not map to by their words ("leans too far left" -> "fire the right thruster"), so the
     letter after the clause must decide, never a word shared with an option's text."""
-    from .tables import Option, Table
+    from .tables import Table
     words = _Words(rng)
     subj = words.subject()
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
@@ -389,15 +398,7 @@ def mixed_clause_table(rng: random.Random, shuffled: float):
         rng.shuffle(texts)
     mid = obj and rng.random() < 0.6
     texts = [(f"{act} the {w} {obj}" if mid else f"{act} the {obj} {w}") if obj else f"{act} {w}" for w in texts]
-    slots = list(range(n))
-    rng.shuffle(slots)
-    slot_text = [""] * n
-    for i, t in enumerate(texts):
-        slot_text[slots[i]] = t
-    if default:
-        slot_text[slots[-1]] = rng.choice(NEUTRAL)
-    by_slot = [Option(letters[k], slot_text[k]) for k in range(n)]
-    opts = [by_slot[slots[i]] for i in range(n)]
+    by_slot, opts = _slot_options(rng, letters, texts, default, True)
     tpl = rng.choice(CLAUSE_T)
     rule = " ".join(tpl.replace("{S}", subj).replace("{P}", c).replace("{L}", opts[i].letter)
                     for i, (c, _) in enumerate(conds))
