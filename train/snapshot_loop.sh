@@ -25,6 +25,10 @@ while :; do
   [ "$cur" -ge "$UNTIL" ] && break
   $PY train/train.py --run "$RUN" --steps $((cur + CHUNK)) "$@" >>"$RUN/train.out" 2>&1
   step=$(step_of "$RUN/ckpt.pt")
+  if [ "$step" -le "$cur" ]; then  # e.g. a sticky --total-minutes reached: pass --total-minutes 1e9
+    echo "no progress past step $cur (see $RUN/train.out); stopping" >&2
+    exit 1
+  fi
   cp "$RUN/ckpt.pt" "$RUN/snap/$step.pt"
   $PY train/export_gguf.py --ckpt "$RUN/snap/$step.pt" --out "$RUN/snap/$step.gguf" >/dev/null
   {
