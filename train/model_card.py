@@ -134,6 +134,8 @@ def main(argv=None) -> int:
         acc = f"{r['accuracy']:.3f}" + (f" ({r['misses']} missed)" if r.get("misses") is not None else "")
         tgt = "0 misses" if r.get("target_kind") == "max_misses" else f">= {r['target']:g}"
         L.append(f"| {r['name']} | {r['n']} | {acc} | {ch} | {tgt} | {'yes' if r['pass'] else 'no'} |")
+        for kind, k in r.get("by_kind", {}).items():  # a mean can hide a kind at chance
+            L.append(f"| · of which {kind} tables | {k['n']} | {k['accuracy']:.3f} | {k['chance']:.3f} | | |")
     L.append("")
     L.append("Episodes (`meadow-mind play TASK --model models/meadow-nano.gguf --episodes N` with the "
              "tasks' fixed seeds; every step is one model decision):\n")
@@ -163,6 +165,13 @@ def main(argv=None) -> int:
              "end-to-end ones and the tests skip those by name. The model reads the scene register it was "
              "trained on (directions, \"too fast\", \"toward the X\"); open-vocabulary clause tables and "
              "relabelled letters are weak (rows above).\n")
+    at_chance = sorted({f"{kind} tables ({r['name']}: {k['accuracy']:.3f}, chance {k['chance']:.3f})"
+                        for r in rows for kind, k in r.get("by_kind", {}).items()
+                        if k["n"] and k["accuracy"] < k["chance"] + 0.05})
+    if at_chance:
+        L.append("At chance (within 0.05): " + "; ".join(at_chance) + ". \"match\" tables are the "
+                 "open-vocabulary word tables (`corpus/tables.py`): conditions of random English words; "
+                 "the row means above are carried by the scene tables.\n")
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         f.write("\n".join(L))

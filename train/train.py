@@ -32,7 +32,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from",
+STICKY = ("batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to",
           "anneal", "eval_every", "eval_tables", "ckpt_every")
 DEFAULTS: dict = {}
 
@@ -75,6 +75,8 @@ def parse(argv=None):
     ap.add_argument("--mix-prev", type=float, default=0.2)
     ap.add_argument("--replay-from", type=int, default=0,
                     help="--mix-prev replays stages replay-from .. current-1 (the scene recipe: 9)")
+    ap.add_argument("--replay-to", type=int, default=None,
+                    help="last stage --mix-prev replays (default: current-1; skips unused stages in between)")
     ap.add_argument("--steps", type=int, default=10**9)
     ap.add_argument("--minutes", type=float, default=1e9, help="stop after this wall time (this invocation)")
     ap.add_argument("--total-minutes", type=float, default=1e9,
@@ -192,7 +194,8 @@ def main(argv=None) -> int:
         exs = []
         for _ in range(a.batch):
             lo = min(a.replay_from, stage)
-            s = stage if stage == lo or rng.random() >= a.mix_prev else rng.randrange(lo, stage)
+            hi = stage if a.replay_to is None else min(a.replay_to + 1, stage)
+            s = stage if hi <= lo or rng.random() >= a.mix_prev else rng.randrange(lo, hi)
             idx = counters.get(str(s), 0)
             counters[str(s)] = idx + 1
             exs.append(example(a.seed, s, idx))

@@ -69,6 +69,22 @@ class RelabelTest(unittest.TestCase):
         self.assertTrue(p.endswith("Rule: x, choose B.\nOptions:\nB) go\nA) stay\n"), p)
 
 
+class ByKindTest(unittest.TestCase):
+    def test_a_kind_at_chance_shows_under_a_good_mean(self):
+        scene = E.Case("scene", "r", [("A", "x"), ("B", "y")], ["s"] * 4, ["A"] * 4, ["A"] * 4)
+        match = E.Case("match", "r", [("A", "x"), ("B", "y"), ("C", "z"), ("D", "w")], ["s"] * 2, ["B", "C"],
+                       ["A", "C"])
+        k = E.by_kind([scene, match])
+        self.assertEqual(list(k), ["match", "scene"])
+        self.assertEqual((k["match"]["n"], k["match"]["accuracy"], k["match"]["chance"]), (2, 0.5, 0.25))
+        self.assertEqual((k["scene"]["n"], k["scene"]["accuracy"], k["scene"]["chance"]), (4, 1.0, 0.5))
+        row = E.acc_row("held-out", E.synthetic_hits([scene, match]), 0.98, by_kind=k)
+        self.assertAlmostEqual(row["accuracy"], 5 / 6)
+        lines = E.fmt_row(row).splitlines()
+        self.assertEqual(len(lines), 3)
+        self.assertIn("· match tables (chance 0.250) | 2 | 0.500 |", lines[1])
+
+
 class WordSplitTest(unittest.TestCase):
     def test_split_is_deterministic_and_about_ten_percent(self):
         words = W.dictionary_words()

@@ -91,6 +91,14 @@ STAGES: tuple[Stage, ...] = (
     # half the time ("If the X is still left of the N, choose C.")
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
           shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.85, scene_level=4, situations=(6, 10)),
+    # 15: word tables alone in the chat layout, made easy: one common word per condition, the
+    # letter named in the clause, fixed option texts (content words in the options stalled the
+    # matching probe), 2-4 options. The scene recipe's models answer word tables at chance.
+    Stage(options=(2, 4), distractors=(1, 2), template_set=(0, 1, 2, 3, 5, 6, 7, 16), shuffled_letters=0.3,
+          fixed_options=True, chat=1.0, situations=(6, 10)),
+    # 16: stage 0 in the chat layout (does the layout alone lengthen the plateau?)
+    Stage(distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16,), fixed_options=True,
+          shuffle_clauses=0.0, article=0.0, chat=1.0),
 )
 
 
