@@ -32,7 +32,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to",
+STICKY = ("batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
           "anneal", "eval_every", "eval_tables", "ckpt_every")
 DEFAULTS: dict = {}
 
@@ -77,6 +77,9 @@ def parse(argv=None):
                     help="--mix-prev replays stages replay-from .. current-1 (the scene recipe: 9)")
     ap.add_argument("--replay-to", type=int, default=None,
                     help="last stage --mix-prev replays (default: current-1; skips unused stages in between)")
+    ap.add_argument("--replay", default=None,
+                    help="comma list: --mix-prev replays these stages instead of replay-from..to (any order, "
+                         "e.g. word-table stages under the scene curriculum)")
     ap.add_argument("--steps", type=int, default=10**9)
     ap.add_argument("--minutes", type=float, default=1e9, help="stop after this wall time (this invocation)")
     ap.add_argument("--total-minutes", type=float, default=1e9,
@@ -115,6 +118,18 @@ def evaluate(model, packer, seed, stage, n_tables):
             chance += [1.0 / len(s) for s in b["letter_sets"]]
     model.train()
     return torch.cat(hits).mean().item(), sum(chance) / len(chance)
+
+
+def pick_stage(rng: random.Random, stage: int, mix_prev: float, replay_from: int, replay_to=None, replay=None) -> int:
+    """The stage of one example of a batch: the current one, or with probability mix_prev a
+    replayed one (replay_from..replay_to, both below the current stage; or the listed ones).
+    The draws without replay_to / replay are the recipe's, so its stream stays reproducible."""
+    if replay:
+        pool = [int(x) for x in str(replay).split(",") if int(x) != stage]
+        return stage if not pool or rng.random() >= mix_prev else rng.choice(pool)
+    lo = min(replay_from, stage)
+    hi = stage if replay_to is None else min(replay_to + 1, stage)
+    return stage if hi <= lo or rng.random() >= mix_prev else rng.randrange(lo, hi)
 
 
 def save(path, state):
@@ -193,9 +208,7 @@ def main(argv=None) -> int:
         rng = random.Random(f"{a.seed}:step:{step}")
         exs = []
         for _ in range(a.batch):
-            lo = min(a.replay_from, stage)
-            hi = stage if a.replay_to is None else min(a.replay_to + 1, stage)
-            s = stage if hi <= lo or rng.random() >= a.mix_prev else rng.randrange(lo, hi)
+            s = pick_stage(rng, stage, a.mix_prev, a.replay_from, a.replay_to, a.replay)
             idx = counters.get(str(s), 0)
             counters[str(s)] = idx + 1
             exs.append(example(a.seed, s, idx))

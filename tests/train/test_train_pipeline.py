@@ -91,6 +91,26 @@ class CorpusTest(unittest.TestCase):
         self.assertGreater(disagree, 100)  # option texts often name another direction
 
 
+class ReplayTest(unittest.TestCase):
+    def test_stage_draws(self):
+        from train import pick_stage
+
+        def draws(*args, **kw):
+            rng = random.Random("r")
+            return [pick_stage(rng, *args, **kw) for _ in range(400)]
+
+        # the recipe's expression before --replay-to / --replay existed
+        rng, old = random.Random("r"), []
+        for _ in range(400):
+            lo = min(9, 13)
+            old.append(13 if 13 == lo or rng.random() >= 0.3 else rng.randrange(lo, 13))
+        self.assertEqual(draws(13, 0.3, 9), old)
+        self.assertEqual(set(draws(13, 0.3, 9)), {9, 10, 11, 12, 13})
+        self.assertEqual(set(draws(15, 0.4, 9, 13)), {9, 10, 11, 12, 13, 15})
+        self.assertEqual(set(draws(9, 0.3, 9, replay="16,15,9")), {9, 15, 16})
+        self.assertEqual(set(draws(9, 0.3, 9)), {9})
+
+
 class HeldOutTest(unittest.TestCase):
     def test_filter_flags_overlap(self):
         h = HeldOut(["push in the same direction the car is moving, to pump energy like a swing", "go left now"])
