@@ -90,7 +90,15 @@ def parse(argv=None):
     ap.add_argument("--threads", type=int, default=1)
     global DEFAULTS
     DEFAULTS = {k: ap.get_default(k) for k in STICKY}
-    return ap.parse_args(argv)
+    a = ap.parse_args(argv)
+    if a.replay is not None:
+        try:
+            stages = [int(x) for x in a.replay.split(",")]
+        except ValueError:
+            ap.error(f"--replay {a.replay!r}: expected a comma list of stage numbers, e.g. 15,16")
+        if any(not 0 <= x < len(STAGES) for x in stages):
+            ap.error(f"--replay {a.replay!r}: stages run from 0 to {len(STAGES) - 1}")
+    return a
 
 
 def letter_accuracy(logits_rows, letter_ids, sets, answers):

@@ -110,6 +110,18 @@ class ReplayTest(unittest.TestCase):
         self.assertEqual(set(draws(9, 0.3, 9, replay="16,15,9")), {9, 15, 16})
         self.assertEqual(set(draws(9, 0.3, 9)), {9})
 
+    def test_bad_replay_list_is_a_usage_error(self):
+        import contextlib
+        import io
+
+        from train import parse
+        for bad in ("a,b", "15,99", ""):
+            with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()) as err:
+                parse(["--run", "x", "--replay", bad])
+            self.assertEqual(e.exception.code, 2)
+            self.assertIn("--replay", err.getvalue())
+        self.assertEqual(parse(["--run", "x", "--replay", "16,15"]).replay, "16,15")
+
 
 class HeldOutTest(unittest.TestCase):
     def test_filter_flags_overlap(self):

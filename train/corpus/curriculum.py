@@ -99,6 +99,9 @@ STAGES: tuple[Stage, ...] = (
     # 16: stage 0 in the chat layout (does the layout alone lengthen the plateau?)
     Stage(distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16,), fixed_options=True,
           shuffle_clauses=0.0, article=0.0, chat=1.0),
+    # 17: stage 16 with 3 options (2-option tables can be solved by checking A's word alone)
+    Stage(options=(3, 3), distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16,), fixed_options=True,
+          shuffle_clauses=0.0, article=0.0, chat=1.0),
 )
 
 
