@@ -93,13 +93,21 @@ class WordSplitTest(unittest.TestCase):
         self.assertEqual(W.is_unseen("fermenting"), W.is_unseen("ferment"))
 
     def test_pools_draw_from_their_side(self):
-        st = STAGES[-1]
+        st = STAGES[13]  # the recipe's last stage: half its words from the full list
         for split in ("train", "unseen"):
             with W.word_split(split):
                 pool = T.Pool(random.Random(split), st)
                 for _ in range(200):
                     self.assertEqual(W.is_unseen(pool.word()), split == "unseen")
         self.assertEqual(W.current_split(), "train")
+
+    def test_an_exhausted_pool_is_an_error_not_a_hang(self):
+        st = STAGES[17]  # common words only
+        with W.word_split("unseen"):
+            pool = T.Pool(random.Random(0), st)
+            with self.assertRaisesRegex(ValueError, "word pool exhausted"):
+                for _ in range(100_000):
+                    pool.word()
 
 
 if __name__ == "__main__":

@@ -58,8 +58,13 @@ class Pool:
 
     def word(self) -> str:
         src = self.full if self.rng.random() < self.stage.pool else self.common
-        while True:
+        for tries in range(101):  # the 101st draw comes from the unused words
             w = self.rng.choice(src)
+            if tries == 100:  # a small pool (common words of the unseen split) can run dry
+                left = [x for x in src if x not in self.used]
+                if not left:
+                    raise ValueError(f"word pool exhausted: all {len(src)} words of this table's pool are used")
+                w = self.rng.choice(left)
             if w not in self.used:
                 self.used.add(w)
                 # a synonym / inflection of a used word would make situations ambiguous
