@@ -169,9 +169,10 @@ def main(argv=None) -> int:
                         for r in rows for kind, k in r.get("by_kind", {}).items()
                         if k["n"] and k["accuracy"] < k["chance"] + 0.05})
     if at_chance:
-        L.append("At chance (within 0.05): " + "; ".join(at_chance) + ". \"match\" tables are the "
-                 "open-vocabulary word tables (`corpus/tables.py`): conditions of random English words; "
-                 "the row means above are carried by the scene tables.\n")
+        why = (" \"match\" tables are the open-vocabulary word tables (`corpus/tables.py`): conditions of "
+               "random English words." if any(x.startswith("match ") for x in at_chance) else "")
+        L.append("At chance (within 0.05): " + "; ".join(at_chance) + "." + why + " The row means above are "
+                 "carried by the other kinds.\n")
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         f.write("\n".join(L))
