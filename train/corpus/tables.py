@@ -58,19 +58,22 @@ class Pool:
 
     def word(self) -> str:
         src = self.full if self.rng.random() < self.stage.pool else self.common
-        for tries in range(101):  # the 101st draw comes from the unused words
+        for _ in range(100):
             w = self.rng.choice(src)
-            if tries == 100:  # a small pool (common words of the unseen split) can run dry
-                left = [x for x in src if x not in self.used]
-                if not left:
-                    raise ValueError(f"word pool exhausted: all {len(src)} words of this table's pool are used")
-                w = self.rng.choice(left)
             if w not in self.used:
-                self.used.add(w)
-                # a synonym / inflection of a used word would make situations ambiguous
-                self.used.update(W.inflections(w))
-                self.used.update(W.wordnet_relations()[0].get(w, ()))
-                return w
+                return self._take(w)
+        # a small pool (common words of the unseen split) can run dry
+        left = [x for x in src if x not in self.used]
+        if not left:
+            raise ValueError(f"word pool exhausted: all {len(src)} words of this table's pool are used")
+        return self._take(self.rng.choice(left))
+
+    def _take(self, w: str) -> str:
+        self.used.add(w)
+        # a synonym / inflection of a used word would make situations ambiguous
+        self.used.update(W.inflections(w))
+        self.used.update(W.wordnet_relations()[0].get(w, ()))
+        return w
 
 
 def vary_case(rng: random.Random, w: str, p: float) -> str:
