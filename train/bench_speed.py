@@ -3,7 +3,9 @@
     OPENBLAS_CORETYPE=SkylakeX python3 train/bench_speed.py --stage 0 --batch 16
 
 Reports steps per CPU-second (process time: robust when other jobs share the cores) and
-per wall-second, plus the corpus+packing cost per step, for each size in --sizes.
+per wall-second, plus the corpus+packing cost per step, for each size in --sizes; with
+--heap both (the default), every size first under glibc's default allocator settings, then
+after heap.keep_heap() (what train.py does), side by side in one run.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import torch.nn.functional as F  # noqa: E402
 
 from batching import Packer  # noqa: E402
 from corpus.generate import example  # noqa: E402
+from heap import keep_heap  # noqa: E402
 from model import Config, DreamModel  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
 
@@ -30,12 +33,14 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--steps", type=int, default=15)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--heap", choices=("both", "default", "keep"), default="both")
     ap.add_argument("--sizes", default="64x2,96x2,128x2,64x4,128x4", help="DIMxLAYERS list (ffn = 3*dim)")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     tok = Tokenizer.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tokenizer", "vocab.json"))
     pk = Packer(tok)
-    example(0, a.stage, 0)  # load word lists outside the timing
+    for i in range(200):  # load word lists and WordNet (lazily, on first use) outside the timing
+        example(1, a.stage, i)
     n = (a.steps + 2) * a.batch
     c0 = time.process_time()
     exs = [example(0, a.stage, i) for i in range(n)]
@@ -47,10 +52,14 @@ def main(argv=None) -> int:
     print(f"stage {a.stage}, batch {a.batch} tables: mean padded length {T:.0f}, {dec:.0f} decisions/step; "
           f"corpus+packing {data_ms:.1f} CPU-ms/step; threads {a.threads}; "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}; load {os.getloadavg()[0]:.1f}")
-    for spec in a.sizes.split(","):
+    modes = {"both": ("default", "keep"), "default": ("default",), "keep": ("keep",)}[a.heap]
+    for mode, spec in ((m, s) for m in modes for s in a.sizes.split(",")):
+        if mode == "keep" and not keep_heap():
+            print("  (no mallopt here: keep_heap skipped)")
         d, L = (int(x) for x in spec.split("x"))
         torch.manual_seed(0)
-        m = DreamModel(Config(vocab=len(tok), dim=d, layers=L, heads=4, kv_heads=2, ffn=3 * d))
+        # head size 16 as in the shipped model (4 heads at d = 64); KV heads half the heads
+        m = DreamModel(Config(vocab=len(tok), dim=d, layers=L, heads=d // 16, kv_heads=max(1, d // 32), ffn=3 * d))
         opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
         for i, b in enumerate(batches):
             if i == 2:
@@ -62,7 +71,7 @@ def main(argv=None) -> int:
             opt.step()
         cpu, wall = time.process_time() - c0, time.time() - w0
         k = len(batches) - 2
-        print(f"  d={d:4d} layers={L} params={m.n_params():8d}: {k / cpu:6.2f} steps/CPU-s "
+        print(f"  heap {mode:7s} d={d:4d} layers={L} params={m.n_params():8d}: {k / cpu:6.2f} steps/CPU-s "
               f"(model only; with data {1 / (cpu / k + data_ms / 1e3):5.2f}), {k / wall:6.2f} steps/wall-s", flush=True)
     return 0
 

@@ -37,6 +37,7 @@ def main(argv=None) -> int:
     ap.add_argument("--vo", type=float, default=0.0)
     ap.add_argument("--words", type=int, default=2700, help="size of the content-id range")
     ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--clip", type=float, default=0.0, help="clip the gradient norm (the trainer uses 1.0)")
     ap.add_argument("--rule-letters", choices=("same", "spaced"), default="same",
                     help="letter ids in the rule: the answer's ('A') or the corpus rule's (' A')")
     ap.add_argument("--gap", type=int, default=0, help="filler tokens between a rule word and its letter")
@@ -66,7 +67,7 @@ def main(argv=None) -> int:
     gap = [20 + j for j in range(a.gap)]
 
     def batch():
-        ids, pos, seg, tp, tt = [], [], [], [], []
+        ids, pos, seg, tp, tt, first = [], [], [], [], [], []
         for b in range(a.batch):
             w = rng.sample(range(300, 300 + a.words), K + n_sit)
             row = []
@@ -80,6 +81,7 @@ def main(argv=None) -> int:
                 t = rng.randrange(K)
                 sit = [w[t], w[K + s]]
                 rng.shuffle(sit)
+                first.append(sit[0] == w[t])
                 tail = [10 + j for j in range(a.tail)]  # fixed filler ids (like "\nAnswer:")
                 start = len(row)
                 row += sit + tail + [mask]
@@ -90,20 +92,31 @@ def main(argv=None) -> int:
             ids.append(row)
             pos.append(ps)
             seg.append(sg)
-        return torch.tensor(ids), torch.tensor(pos), torch.tensor(seg), torch.tensor(tp), torch.tensor(tt)
+        return (torch.tensor(ids), torch.tensor(pos), torch.tensor(seg), torch.tensor(tp), torch.tensor(tt),
+                torch.tensor(first))
 
-    t0, acc = time.time(), []
+    t0, acc, acc_first = time.time(), [], []
     for step in range(1, a.steps + 1):
-        ids, pos, seg, tp, tt = batch()
+        ids, pos, seg, tp, tt, first = batch()
         z = m.head(m.hidden(ids, pos, seg)[tp[:, 0], tp[:, 1]])
         loss = F.cross_entropy(z, tt)
         opt.zero_grad()
         loss.backward()
+        if a.clip:
+            torch.nn.utils.clip_grad_norm_(m.parameters(), a.clip)
         opt.step()
-        acc.append((z[:, letters].argmax(-1) == (tt - A)).float().mean().item())
+        hit = (z[:, letters].argmax(-1) == (tt - A)).float()
+        acc.append(hit.mean().item())
+        acc_first += [(bool(f), h) for f, h in zip(first.tolist(), hit.tolist())]
         if step % 250 == 0:
-            print(f"init={a.init} step {step}: accuracy {sum(acc) / len(acc):.3f} ({time.time() - t0:.0f} s)", flush=True)
-            acc = []
+            # split by where the matched word sits in the situation: a read-out that gathers
+            # the situation by position answers the first word's letter more often
+            hf = [h for f, h in acc_first if f]
+            hs = [h for f, h in acc_first if not f]
+            print(f"init={a.init} step {step}: accuracy {sum(acc) / len(acc):.3f} (word first "
+                  f"{sum(hf) / max(1, len(hf)):.3f}, second {sum(hs) / max(1, len(hs)):.3f}) "
+                  f"({time.time() - t0:.0f} s)", flush=True)
+            acc, acc_first = [], []
     return 0
 
 

@@ -27,6 +27,7 @@ import torch.nn.functional as F  # noqa: E402
 from batching import Packer  # noqa: E402
 from corpus.curriculum import STAGES  # noqa: E402
 from corpus.generate import example  # noqa: E402
+from heap import keep_heap  # noqa: E402
 from model import Config, DreamModel  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
 
@@ -79,7 +80,7 @@ def parse(argv=None):
                     help="last stage --mix-prev replays (default: current-1; skips unused stages in between)")
     ap.add_argument("--replay", default=None,
                     help="comma list: --mix-prev replays these stages instead of replay-from..to (any order, "
-                         "e.g. word-table stages under the scene curriculum)")
+                         "e.g. word-table stages under the scene curriculum; '' clears a resumed run's list)")
     ap.add_argument("--steps", type=int, default=10**9)
     ap.add_argument("--minutes", type=float, default=1e9, help="stop after this wall time (this invocation)")
     ap.add_argument("--total-minutes", type=float, default=1e9,
@@ -91,6 +92,8 @@ def parse(argv=None):
     global DEFAULTS
     DEFAULTS = {k: ap.get_default(k) for k in STICKY}
     a = ap.parse_args(argv)
+    if a.replay == "":
+        a.replay = None  # an explicit empty list clears a resumed run's (sticky) list
     if a.replay is not None:
         try:
             stages = [int(x) for x in a.replay.split(",")]
@@ -148,6 +151,7 @@ def save(path, state):
 
 def main(argv=None) -> int:
     a = parse(argv)
+    keep_heap()
     torch.set_num_threads(a.threads)
     os.makedirs(a.run, exist_ok=True)
     ckpt_path = os.path.join(a.run, "ckpt.pt")

@@ -115,12 +115,13 @@ class ReplayTest(unittest.TestCase):
         import io
 
         from train import parse
-        for bad in ("a,b", "15,99", ""):
+        for bad in ("a,b", "15,99", "16,"):
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()) as err:
                 parse(["--run", "x", "--replay", bad])
             self.assertEqual(e.exception.code, 2)
             self.assertIn("--replay", err.getvalue())
         self.assertEqual(parse(["--run", "x", "--replay", "16,15"]).replay, "16,15")
+        self.assertIsNone(parse(["--run", "x", "--replay", ""]).replay)
 
 
 class HeldOutTest(unittest.TestCase):

@@ -102,6 +102,12 @@ STAGES: tuple[Stage, ...] = (
     # 17: stage 16 with 3 options (2-option tables can be solved by checking A's word alone)
     Stage(options=(3, 3), distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16,), fixed_options=True,
           shuffle_clauses=0.0, article=0.0, chat=1.0),
+    # 18: 3-4 options, still ordered and zero gap (e4 / w2 climbed 17 in small steps)
+    Stage(options=(3, 4), distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16,), fixed_options=True,
+          shuffle_clauses=0.0, article=0.0, chat=1.0),
+    # 19: 2-4 options with the clauses in any order and "the " sometimes (stage 1 in the chat layout)
+    Stage(options=(2, 4), distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16,), fixed_options=True,
+          chat=1.0),
 )
 
 
