@@ -33,7 +33,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
+STICKY = ("bf16", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
           "anneal", "eval_every", "eval_tables", "ckpt_every")
 DEFAULTS: dict = {}
 
@@ -89,6 +89,9 @@ def parse(argv=None):
     ap.add_argument("--eval-tables", type=int, default=150)
     ap.add_argument("--ckpt-every", type=int, default=500)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=False,
+                    help="training forward under bfloat16 autocast (evals stay float32). Measured: 1.4x per "
+                         "step at 128 x 2 (AMX/AVX-512 CPU); gradient cosine to float32 0.986-0.999 (README)")
     global DEFAULTS
     DEFAULTS = {k: ap.get_default(k) for k in STICKY}
     a = ap.parse_args(argv)
@@ -166,7 +169,8 @@ def main(argv=None) -> int:
         # a resumed run keeps its recipe unless the command line changes it explicitly
         given = {w.split("=")[0] for w in (argv if argv is not None else sys.argv[1:]) if w.startswith("--")}
         for k, v in st.get("args", {}).items():
-            if k in STICKY and "--" + k.replace("_", "-") not in given:
+            flag = k.replace("_", "-")
+            if k in STICKY and "--" + flag not in given and "--no-" + flag not in given:
                 setattr(a, k, v)
         print(f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}", flush=True)
     else:
@@ -231,8 +235,9 @@ def main(argv=None) -> int:
             lr *= 1.0 - 0.95 * min(1.0, max(0.0, (step - lo) / max(1, hi - lo)))
         for g in opt.param_groups:
             g["lr"] = lr
-        h = model.hidden(b["ids"], b["pos"], b["seg"])
-        z = model.head(h[b["t_batch"], b["t_pos"]])
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
+            h = model.hidden(b["ids"], b["pos"], b["seg"])
+            z = model.head(h[b["t_batch"], b["t_pos"]]).float()
         loss = F.cross_entropy(z, b["t_tok"])
         opt.zero_grad(set_to_none=True)
         loss.backward()
