@@ -108,6 +108,16 @@ STAGES: tuple[Stage, ...] = (
     # 19: 2-4 options with the clauses in any order and "the " sometimes (stage 1 in the chat layout)
     Stage(options=(2, 4), distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16,), fixed_options=True,
           chat=1.0),
+    # 20-22 widen the gap between a condition and its letter one step at a time:
+    # 20: one token ("W: L", "W means L.", "When W → L") besides "W L"
+    Stage(options=(2, 4), distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16, 6, 2, 1),
+          fixed_options=True, chat=1.0),
+    # 21: + two tokens ("If W, choose L.", "On W do L.")
+    Stage(options=(2, 4), distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16, 6, 2, 1, 0, 3),
+          fixed_options=True, chat=1.0),
+    # 22: + the letter before its condition ("Pick L when W.", "Choose L whenever W.", "L for W.")
+    Stage(options=(2, 4), distractors=(1, 1), situations=(8, 12), leads=False,
+          template_set=(16, 6, 2, 1, 0, 3, 5, 7, 12), fixed_options=True, chat=1.0),
 )
 
 
