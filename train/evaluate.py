@@ -32,6 +32,7 @@ def main(argv=None) -> int:
     ap.add_argument("--ckpt", required=True)
     ap.add_argument("--tables", type=int, default=300)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--stages", default=None, help="comma list of stages to evaluate (default: all)")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     st = torch.load(a.ckpt, map_location="cpu")
@@ -43,7 +44,8 @@ def main(argv=None) -> int:
     seed = st["seed"] + EVAL_SEED_OFFSET
     print(f"checkpoint step {st['step']} (stage {st['stage']}); {a.tables} fresh tables per stage")
     print(f"{'stage':>5} {'kind':>10} {'n':>5} {'acc':>7} {'chance':>7}")
-    for s in range(len(STAGES)):
+    stages = range(len(STAGES)) if a.stages is None else [int(x) for x in a.stages.split(",")]
+    for s in stages:
         res = defaultdict(lambda: [0.0, 0, 0.0])
         exs = [example(seed, s, i) for i in range(a.tables)]
         rng = random.Random(f"evaluate:{s}")

@@ -34,7 +34,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
 STICKY = ("bf16", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
-          "anneal", "eval_every", "eval_tables", "ckpt_every")
+          "anneal", "eval_every", "eval_tables", "ckpt_every", "path")
 DEFAULTS: dict = {}
 
 
@@ -73,6 +73,11 @@ def parse(argv=None):
                     help="on resume: continue at this stage (e.g. after stages were inserted into the curriculum)")
     ap.add_argument("--max-stage", type=int, default=len(STAGES) - 1)
     ap.add_argument("--promote", type=float, default=0.9, help="eval accuracy that moves to the next stage")
+    ap.add_argument("--path", default=None,
+                    help="comma list: the stages to walk, in this order (promotion moves to the next one; "
+                         "without --replay, --mix-prev replays the path's earlier stages)")
+    ap.add_argument("--stop-at-end", action="store_true",
+                    help="save and exit once an eval at the last stage (of --path, else --max-stage) reaches --promote")
     ap.add_argument("--mix-prev", type=float, default=0.2)
     ap.add_argument("--replay-from", type=int, default=0,
                     help="--mix-prev replays stages replay-from .. current-1 (the scene recipe: 9)")
@@ -104,7 +109,35 @@ def parse(argv=None):
             ap.error(f"--replay {a.replay!r}: expected a comma list of stage numbers, e.g. 15,16")
         if any(not 0 <= x < len(STAGES) for x in stages):
             ap.error(f"--replay {a.replay!r}: stages run from 0 to {len(STAGES) - 1}")
+    if a.path is not None:
+        try:
+            path = [int(x) for x in a.path.split(",")]
+        except ValueError:
+            ap.error(f"--path {a.path!r}: expected a comma list of stage numbers, e.g. 0,1,16")
+        if not path or any(not 0 <= x < len(STAGES) for x in path) or len(set(path)) != len(path):
+            ap.error(f"--path {a.path!r}: distinct stages from 0 to {len(STAGES) - 1}")
     return a
+
+
+def path_of(a) -> list[int] | None:
+    return None if a.path is None else [int(x) for x in a.path.split(",")]
+
+
+def next_stage(a, stage: int) -> int | None:
+    """The stage a promotion moves to, or None at the end (of --path, else --max-stage)."""
+    path = path_of(a)
+    if path is None:
+        return stage + 1 if stage < a.max_stage else None
+    i = path.index(stage) if stage in path else -1
+    return path[i + 1] if i + 1 < len(path) else None
+
+
+def path_replay(a, stage: int) -> str | None:
+    """--replay as given, else with --path the path's stages before this one."""
+    path = path_of(a)
+    if a.replay or path is None or stage not in path or path.index(stage) == 0:
+        return a.replay
+    return ",".join(str(x) for x in path[:path.index(stage)])
 
 
 def letter_accuracy(logits_rows, letter_ids, sets, answers):
@@ -144,6 +177,22 @@ def pick_stage(rng: random.Random, stage: int, mix_prev: float, replay_from: int
     lo = min(replay_from, stage)
     hi = stage if replay_to is None else min(replay_to + 1, stage)
     return stage if hi <= lo or rng.random() >= mix_prev else rng.randrange(lo, hi)
+
+
+def replay_note(a, stage: int) -> str:
+    """What --mix-prev replays, said once at start: a sticky --replay-to below --replay-from
+    silently replayed nothing in one session-6 run."""
+    if a.mix_prev <= 0:
+        return "replay: none (--mix-prev 0)"
+    if path_of(a) is not None and not a.replay and stage in path_of(a) and path_of(a).index(stage) == 0:
+        return "replay: none yet (the first stage of --path)"
+    if path_replay(a, stage):
+        return f"replay: stages {path_replay(a, stage)} in {a.mix_prev:.0%} of examples"
+    lo = min(a.replay_from, stage)
+    hi = stage - 1 if a.replay_to is None else min(a.replay_to, stage - 1)
+    if hi < lo:
+        return f"replay: none (stages {a.replay_from}..{a.replay_to if a.replay_to is not None else stage - 1} is empty)"
+    return f"replay: stages {lo}..{hi} in {a.mix_prev:.0%} of examples"
 
 
 def save(path, state):
@@ -195,6 +244,13 @@ def main(argv=None) -> int:
             lr_base = a.lr  # an explicit --lr on resume wins
         if a.set_stage is not None:
             stage = a.set_stage
+    path = path_of(a)
+    if path is not None and stage not in path:
+        stage = path[0]  # a fresh run, or a resumed one put on a new path, starts at its beginning
+    print(replay_note(a, stage), flush=True)
+    if st and st.get("at_end") and a.stop_at_end and stage == st["stage"] and next_stage(a, stage) is None:
+        print(f"stage {stage} already reached --promote at the end of the path (step {st['step']})", flush=True)
+        return 0
     with open(os.path.join(a.run, "config.json"), "w") as f:
         json.dump({"config": cfg.to_dict(), "args": vars(a), "tokenizer": os.path.abspath(a.tokenizer)}, f, indent=1)
     log = open(os.path.join(a.run, "log.jsonl"), "a")
@@ -204,7 +260,7 @@ def main(argv=None) -> int:
         return {"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "stage": stage,
                 "counters": counters, "config": cfg.to_dict(), "seed": a.seed, "args": vars(a),
                 "tokenizer": os.path.abspath(a.tokenizer), "elapsed_s": elapsed0 + time.time() - t0,
-                "lr_base": lr_base}
+                "lr_base": lr_base, "at_end": "end" in stop}
 
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()
@@ -224,7 +280,7 @@ def main(argv=None) -> int:
         rng = random.Random(f"{a.seed}:step:{step}")
         exs = []
         for _ in range(a.batch):
-            s = pick_stage(rng, stage, a.mix_prev, a.replay_from, a.replay_to, a.replay)
+            s = pick_stage(rng, stage, a.mix_prev, a.replay_from, a.replay_to, path_replay(a, stage))
             idx = counters.get(str(s), 0)
             counters[str(s)] = idx + 1
             exs.append(example(a.seed, s, idx))
@@ -266,12 +322,16 @@ def main(argv=None) -> int:
                 lr_base = a.lr2
                 print(f"lr -> {lr_base}", flush=True)
             t_last, steps_last, cpu_last = time.time(), step, time.process_time()
-            if acc >= a.promote and stage < a.max_stage:
-                stage += 1
+            if acc >= a.promote and next_stage(a, stage) is not None:
+                stage = next_stage(a, stage)
                 print(f"promoted to stage {stage}", flush=True)
+            elif acc >= a.promote and a.stop_at_end:
+                print(f"stage {stage} reached {a.promote} at the end of the path", flush=True)
+                stop.append("end")
         if step % a.ckpt_every == 0:
             save(ckpt_path, state())
     save(ckpt_path, state())
+    log.close()
     print(f"stopped at step {step}, stage {stage}; checkpoint {ckpt_path}", flush=True)
     return 0
 

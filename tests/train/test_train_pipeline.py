@@ -124,6 +124,44 @@ class ReplayTest(unittest.TestCase):
         self.assertIsNone(parse(["--run", "x", "--replay", ""]).replay)
 
 
+class PathTest(unittest.TestCase):
+    """--path walks listed stages in order, replays the path's earlier ones, and --stop-at-end
+    ends a phase when its last stage reaches --promote (so a script can grow the model next)."""
+
+    def test_path_order_and_replay(self):
+        import contextlib
+        import io
+
+        from train import next_stage, parse, path_replay, replay_note
+        a = parse(["--run", "x", "--path", "0,1,16", "--mix-prev", "0.2"])
+        self.assertEqual([next_stage(a, s) for s in (0, 1, 16)], [1, 16, None])
+        self.assertEqual((path_replay(a, 0), path_replay(a, 16)), (None, "0,1"))
+        self.assertIn("stages 0,1 in 20%", replay_note(a, 16))
+        b = parse(["--run", "x", "--replay-from", "16", "--replay-to", "1", "--mix-prev", "0.3"])
+        self.assertIn("none", replay_note(b, 22))  # the session-6 trap: an empty range
+        for bad in ("0,x", "0,99", "1,1"):
+            with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+                parse(["--run", "x", "--path", bad])
+
+    def test_stop_at_end(self):
+        import contextlib
+        import io
+
+        import train
+        with tempfile.TemporaryDirectory() as d:
+            args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
+                    "--path", "16,17", "--promote", "0", "--stop-at-end", "--eval-every", "2",
+                    "--eval-tables", "2", "--steps", "50"]
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                self.assertEqual(train.main(args), 0)
+            st = torch.load(os.path.join(d, "ckpt.pt"))
+            self.assertEqual((st["step"], st["stage"], st["at_end"]), (4, 17, True), out.getvalue())
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                self.assertEqual(train.main(args), 0)
+            self.assertIn("already reached", out.getvalue())
+            self.assertEqual(torch.load(os.path.join(d, "ckpt.pt"))["step"], 4)
+
+
 class HeldOutTest(unittest.TestCase):
     def test_filter_flags_overlap(self):
         h = HeldOut(["push in the same direction the car is moving, to pump energy like a swing", "go left now"])
@@ -254,6 +292,56 @@ class GrowTest(unittest.TestCase):
             deep = torch.load(out)
         self.assertEqual(deep["config"]["layers"], 3)
         self.assertLess((self._logp(deep, b) - ref).abs().max().item(), 1e-5)
+
+
+class StitchTest(unittest.TestCase):
+    """A stitched model computes the sum of its two halves' logits: exactly when the halves'
+    streams have equal rms, and closer with the rms plan than without it otherwise."""
+
+    def _model(self, seed, dim, heads, kv, ffn, scale):
+        from model import Config, DreamModel
+        torch.manual_seed(seed)
+        m = DreamModel(Config(vocab=len(Tokenizer.load(VOCAB)), dim=dim, layers=2, heads=heads, kv_heads=kv, ffn=ffn))
+        with torch.no_grad():
+            for p in m.parameters():
+                p += 0.05 * torch.randn_like(p)
+            m.embed.weight *= scale  # streams of different size, as two separately trained models have
+        return m.double().eval()
+
+    def _logits(self, st, b):
+        from model import Config, DreamModel
+        m = DreamModel(Config(**st["config"]))
+        m.load_state_dict(st["model"])
+        with torch.no_grad():
+            return m.double().head(m.hidden(b["ids"], b["pos"], b["seg"]))
+
+    def test_stitch(self):
+        import stitch
+        from batching import Packer
+        a, b_ = self._model(1, 32, 4, 2, 64, 1.0), self._model(2, 48, 6, 3, 96, 3.0)
+        sa = {"model": a.state_dict(), "config": a.c.to_dict(), "seed": 0, "step": 1}
+        sb = {"model": b_.state_dict(), "config": b_.c.to_dict(), "seed": 0, "step": 9, "stage": 4}
+        batch = Packer(Tokenizer.load(VOCAB)).batch([example(0, 13, i) for i in range(4)], random.Random(0))
+        with torch.no_grad():
+            za, zb = (m.head(m.hidden(batch["ids"], batch["pos"], batch["seg"])) for m in (a, b_))
+        self_st = stitch.stitch(sa, sa)  # equal halves: equal rms, so the sum is exact
+        self.assertLess((self._logits(self_st, batch) - 2 * za).abs().max().item(), 1e-6)
+        plain = stitch.stitch(sa, sb)
+        self.assertEqual((plain["config"]["dim"], plain["config"]["heads"], plain["config"]["kv_heads"]), (80, 10, 5))
+        self.assertEqual(plain["step"], 9)
+        self.assertGreater((self._logits(plain, batch) - (za + zb)).abs().mean().item(), 0.1)  # rms coupling
+        # A2 = A with its stream twice as large (same function): the plan scales it back, exactly
+        sd2 = {k: v * 2 if k.split(".")[-2] in ("embed", "o", "down") else v for k, v in sa["model"].items()}
+        sd2["norm.weight"] = sd2["norm.weight"] / 2
+        sa2 = {**sa, "model": sd2}
+        a2 = self._model(1, 32, 4, 2, 64, 1.0)
+        a2.load_state_dict(sd2)
+        c, gains = stitch.plan(stitch.stream_rms(a2, batch), stitch.stream_rms(a, batch), 32, 32)
+        self.assertAlmostEqual(c, 0.5, places=5)
+        self.assertLess((self._logits(stitch.stitch(sa2, sa, c, gains), batch) - 2 * za).abs().max().item(), 1e-5)
+        wrong = {**sb, "config": {**sb["config"], "heads": 3}}  # 1 query head per KV head, A has 2
+        with self.assertRaises(SystemExit):
+            stitch.stitch(sa, wrong)
 
 
 class ExportTest(unittest.TestCase):

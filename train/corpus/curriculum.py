@@ -118,6 +118,17 @@ STAGES: tuple[Stage, ...] = (
     # 22: + the letter before its condition ("Pick L when W.", "Choose L whenever W.", "L for W.")
     Stage(options=(2, 4), distractors=(1, 1), situations=(8, 12), leads=False,
           template_set=(16, 6, 2, 1, 0, 3, 5, 7, 12), fixed_options=True, chat=1.0),
+    # 23-25 lead from the ladder's end to the word tables of stages 12-13, one knob group at a time:
+    # 23: lead words and joiners, 1-2 distractors, letters out of order (stage 15's knobs)
+    Stage(options=(2, 4), distractors=(1, 2), situations=(6, 10), template_set=(16, 6, 2, 1, 0, 3, 5, 7, 12),
+          shuffled_letters=0.3, fixed_options=True, chat=1.0),
+    # 24: content words in the option texts (they share the prefix with the conditions)
+    Stage(options=(2, 4), distractors=(1, 2), situations=(6, 10), template_set=(16, 6, 2, 1, 0, 3, 5, 7, 12),
+          shuffled_letters=0.3, chat=1.0),
+    # 25: the word tables of stages 12-13 alone (1-2 words per condition, rare words, partial
+    # matches in distractors, the first 8 templates with option-text clauses, case variation)
+    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
+          shuffled_letters=0.3, case=0.05, chat=1.0, situations=(6, 10)),
 )
 
 

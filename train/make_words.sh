@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The word-table branch of the recipe (issue 4): a model that reads open-vocabulary rule
+# tables, trained from scratch in three phases (resumable: rerun the same command to continue).
+#   RUN=train/runs/words train/make_words.sh        -> $RUN-narrow/ckpt.pt, $RUN/ckpt.pt
+# 1. 64 x 2 on the compact layout's plateau-crossing stages 0 -> 1, then their chat-layout
+#    twin 16 (a circuit formed in the compact layout transfers; from scratch in the chat
+#    layout it does not form: train/README.md, session 5);
+# 2. widen x 2 (grow.py): the narrow model's 3-option plateau (0.80) breaks only when wider;
+# 3. 128 x 2 up the chat ladder 16 -> 25: 3, then 2-4 options, the gap between a condition and
+#    its letter one template group at a time, lead words, content-word option texts, and
+#    finally the word tables of stages 12-13 (session 6-7 measurements in train/README.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=/usr/bin/python3
+export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-SkylakeX}"  # Debian OpenBLAS misdetects this VM's CPU
+export OPENBLAS_NUM_THREADS=1
+RUN="${RUN:-train/runs/words}"
+MINUTES="${MINUTES:-150}"  # wall time of this invocation, all phases together
+end=$(($(date +%s) + ${MINUTES%.*} * 60))
+left() { echo $(((end - $(date +%s)) / 60)); }
+
+$PY train/train.py --run "$RUN-narrow" --minutes "$(left)" --seed 0 --path 0,1,16 --stop-at-end \
+  --dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3 --lr2 1e-3 --lr2-acc 0.75 \
+  --promote 0.88 --mix-prev 0.2 --eval-every 200 --eval-tables 60
+at_end() { $PY -c "import sys, torch; sys.exit(0 if torch.load('$1', weights_only=False).get('at_end') else 1)"; }
+if ! at_end "$RUN-narrow/ckpt.pt"; then
+  echo "phase 1 not finished (stage 16 below 0.88); rerun to continue"; exit 0
+fi
+[ -f "$RUN/ckpt.pt" ] || $PY train/grow.py --ckpt "$RUN-narrow/ckpt.pt" --out "$RUN/ckpt.pt" --widen 2
+[ "$(left)" -gt 0 ] || exit 0
+$PY train/train.py --run "$RUN" --minutes "$(left)" --path 16,17,18,19,20,21,22,23,24,25 --stop-at-end \
+  --lr 1e-3 --lr2 0 --warmup 200 --promote 0.9 --mix-prev 0.2
