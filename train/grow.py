@@ -34,7 +34,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     st = torch.load(a.ckpt)
     if a.widen:
-        return save(a, widen(st, a.widen), f"width x{a.widen}")
+        return save(a.out, widen(st, a.widen), f"{a.ckpt}: width x{a.widen}")
     old = Config(**st["config"])
     at = old.layers if a.at is None else a.at
     new_cfg = Config(**{**st["config"], "layers": old.layers + 1})
@@ -54,8 +54,8 @@ def main(argv=None) -> int:
         sd[k] = sd_old[k.replace(f"blocks.{i}.", f"blocks.{src}.", 1)]
     sd[f"blocks.{at}.o.weight"].zero_()
     sd[f"blocks.{at}.down.weight"].zero_()
-    return save(a, {**st, "model": sd, "opt": None, "config": new_cfg.to_dict()},
-                f"{old.layers} -> {new_cfg.layers} layers (new block {at})")
+    return save(a.out, {**st, "model": sd, "opt": None, "config": new_cfg.to_dict()},
+                f"{a.ckpt}: {old.layers} -> {new_cfg.layers} layers (new block {at})")
 
 
 NEW_DIMS_SCALE = 0.1  # new residual dims start at a tenth of the usual init
@@ -90,10 +90,10 @@ def widen(st: dict, f: int, new_scale: float = NEW_DIMS_SCALE) -> dict:
     return {**st, "model": sd, "opt": None, "config": cfg.to_dict()}
 
 
-def save(a, st: dict, what: str) -> int:
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    torch.save(st, a.out)
-    print(f"{a.ckpt}: {what} -> {a.out}")
+def save(out: str, st: dict, what: str) -> int:
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    torch.save(st, out)
+    print(f"{what} -> {out}")
     return 0
 
 

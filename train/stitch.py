@@ -33,6 +33,7 @@ import torch  # noqa: E402
 
 from batching import Packer  # noqa: E402
 from corpus.generate import example  # noqa: E402
+from grow import save  # noqa: E402
 from model import Config, DreamModel  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
 
@@ -133,10 +134,7 @@ def main(argv=None) -> int:
     for n in ra:
         print(f"{n:>18}: mean log rms A {ra[n].mean():6.2f} B {rb[n].mean():6.2f}; gains x{gains[n][0]:.3f} / x{gains[n][1]:.3f}")
     st = stitch(sa, sb) if a.plain else stitch(sa, sb, c, gains)
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    torch.save(st, a.out)
-    print(f"{'no rms plan' if a.plain else f'A scaled by {c:.3f}'}; stitched {st['config']} -> {a.out}")
-    return 0
+    return save(a.out, st, f"{'no rms plan' if a.plain else f'A scaled by {c:.3f}'}; stitched {st['config']}")
 
 
 if __name__ == "__main__":

@@ -100,23 +100,25 @@ def parse(argv=None):
     global DEFAULTS
     DEFAULTS = {k: ap.get_default(k) for k in STICKY}
     a = ap.parse_args(argv)
-    if a.replay == "":
-        a.replay = None  # an explicit empty list clears a resumed run's (sticky) list
-    if a.replay is not None:
-        try:
-            stages = [int(x) for x in a.replay.split(",")]
-        except ValueError:
-            ap.error(f"--replay {a.replay!r}: expected a comma list of stage numbers, e.g. 15,16")
-        if any(not 0 <= x < len(STAGES) for x in stages):
-            ap.error(f"--replay {a.replay!r}: stages run from 0 to {len(STAGES) - 1}")
-    if a.path is not None:
-        try:
-            path = [int(x) for x in a.path.split(",")]
-        except ValueError:
-            ap.error(f"--path {a.path!r}: expected a comma list of stage numbers, e.g. 0,1,16")
-        if not path or any(not 0 <= x < len(STAGES) for x in path) or len(set(path)) != len(path):
-            ap.error(f"--path {a.path!r}: distinct stages from 0 to {len(STAGES) - 1}")
+    a.replay = _stage_list(ap, "--replay", a.replay, "15,16")
+    a.path = _stage_list(ap, "--path", a.path, "0,1,16")
+    if a.path is not None and len(set(a.path.split(","))) != len(a.path.split(",")):
+        ap.error(f"--path {a.path!r}: each stage once")
     return a
+
+
+def _stage_list(ap, flag: str, value: str | None, example: str) -> str | None:
+    """A comma list of stage numbers, checked; an explicit empty one clears a resumed run's
+    (sticky) list."""
+    if not value:
+        return None
+    try:
+        stages = [int(x) for x in value.split(",")]
+    except ValueError:
+        ap.error(f"{flag} {value!r}: expected a comma list of stage numbers, e.g. {example}")
+    if any(not 0 <= x < len(STAGES) for x in stages):
+        ap.error(f"{flag} {value!r}: stages run from 0 to {len(STAGES) - 1}")
+    return value
 
 
 def path_of(a) -> list[int] | None:

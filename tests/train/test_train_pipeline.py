@@ -142,6 +142,7 @@ class PathTest(unittest.TestCase):
         for bad in ("0,x", "0,99", "1,1"):
             with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
                 parse(["--run", "x", "--path", bad])
+        self.assertIsNone(parse(["--run", "x", "--path", ""]).path)  # clears a resumed run's path
 
     def test_stop_at_end(self):
         import contextlib

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Joins the scene branch and the word-table branch of the recipe into one model (issue 4):
+# stitch.py puts the two side by side (block-diagonal, logits summed), then a short fine-tune
+# on stage 13 (scenes with word tables) replaying both branches' stages teaches the halves
+# to share the residual norms and which half to trust; the lr anneals to 5 % at the end.
+#   SCENES=train/checkpoints/nano/ckpt.pt WORDS=train/runs/words/ckpt.pt RUN=train/runs/joint \
+#     train/make_joint.sh                 (resumable; then export_gguf.py / measure_model.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=/usr/bin/python3
+export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-SkylakeX}"
+export OPENBLAS_NUM_THREADS=1
+SCENES="${SCENES:-train/checkpoints/nano/ckpt.pt}"
+WORDS="${WORDS:-train/runs/words/ckpt.pt}"
+RUN="${RUN:-train/runs/joint}"
+STEPS="${STEPS:-3000}"      # fine-tune steps after the stitch
+ANNEAL="${ANNEAL:-2000}"    # the last ANNEAL of them decay the lr linearly to 5 %
+MINUTES="${MINUTES:-60}"
+
+[ -f "$RUN/ckpt.pt" ] || $PY train/stitch.py --a "$SCENES" --b "$WORDS" --out "$RUN/ckpt.pt"
+[ -f "$RUN/start_step" ] || $PY -c "import torch; print(torch.load('$RUN/ckpt.pt', weights_only=False)['step'])" > "$RUN/start_step"
+s0=$(cat "$RUN/start_step")
+$PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --set-stage 13 --max-stage 13 --path '' \
+  --lr 1e-3 --lr2 0 --warmup 200 --replay 9,10,11,12,22,23,24,25 --mix-prev 0.4 --promote 2 \
+  --anneal $((s0 + STEPS - ANNEAL)) $((s0 + STEPS)) --eval-every 200 --eval-tables 60
