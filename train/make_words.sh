@@ -7,8 +7,9 @@
 #    layout it does not form: train/README.md, session 5);
 # 2. widen x 2 (grow.py): the narrow model's 3-option plateau (0.80) breaks only when wider;
 # 3. 128 x 2 up the chat ladder 16 -> 25: 3, then 2-4 options, the gap between a condition and
-#    its letter one template group at a time, lead words, content-word option texts, and
-#    finally the word tables of stages 12-13 (session 6-7 measurements in train/README.md).
+#    its letter one template group at a time, lead words, content-word option texts, two-word
+#    and rare-word conditions (26), partial-match distractors (27), and finally the word tables
+#    of stages 12-13 with option-text clauses (25) (session 6-7 measurements in train/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
@@ -28,5 +29,5 @@ if ! at_end "$RUN-narrow/ckpt.pt"; then
 fi
 [ -f "$RUN/ckpt.pt" ] || $PY train/grow.py --ckpt "$RUN-narrow/ckpt.pt" --out "$RUN/ckpt.pt" --widen 2
 [ "$(left)" -gt 0 ] || exit 0
-$PY train/train.py --run "$RUN" --minutes "$(left)" --path 16,17,18,19,20,21,22,23,24,25 --stop-at-end \
+$PY train/train.py --run "$RUN" --minutes "$(left)" --path 16,17,18,19,20,21,22,23,24,26,27,25 --stop-at-end \
   --lr 1e-3 --lr2 0 --warmup 200 --promote 0.9 --mix-prev 0.2

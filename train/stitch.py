@@ -106,6 +106,8 @@ def plan(ra: dict, rb: dict, dim_a: int, dim_b: int) -> tuple[float, dict]:
 
 
 def load(path: str) -> tuple[dict, DreamModel]:
+    if not os.path.isfile(path):
+        raise SystemExit(f"stitch: no checkpoint at {path}")
     st = torch.load(path, map_location="cpu", weights_only=False)
     m = DreamModel(Config(**st["config"]))
     m.load_state_dict(st["model"])

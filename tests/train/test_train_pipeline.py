@@ -343,6 +343,9 @@ class StitchTest(unittest.TestCase):
         wrong = {**sb, "config": {**sb["config"], "heads": 3}}  # 1 query head per KV head, A has 2
         with self.assertRaises(SystemExit):
             stitch.stitch(sa, wrong)
+        with self.assertRaises(SystemExit) as e:
+            stitch.main(["--a", "/nonexistent/a.pt", "--b", "/nonexistent/b.pt", "--out", "/tmp/never.pt"])
+        self.assertIn("no checkpoint", str(e.exception))
 
 
 class ExportTest(unittest.TestCase):

@@ -129,6 +129,13 @@ STAGES: tuple[Stage, ...] = (
     # matches in distractors, the first 8 templates with option-text clauses, case variation)
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
           shuffled_letters=0.3, case=0.05, chat=1.0, situations=(6, 10)),
+    # 26-27 split the step from 24 to 25 (make_words.sh walks 24 -> 26 -> 27 -> 25):
+    # 26: stage 24 with 1-2 words per condition, half of them rare (split into subwords)
+    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 2), situations=(6, 10),
+          template_set=(16, 6, 2, 1, 0, 3, 5, 7, 12), shuffled_letters=0.3, chat=1.0),
+    # 27: + up to 4 distractors, some holding part of another option's condition, case variation
+    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, situations=(6, 10),
+          template_set=(16, 6, 2, 1, 0, 3, 5, 7, 12), shuffled_letters=0.3, case=0.05, chat=1.0),
 )
 
 
