@@ -186,10 +186,11 @@ def replay_note(a, stage: int) -> str:
     silently replayed nothing in one session-6 run."""
     if a.mix_prev <= 0:
         return "replay: none (--mix-prev 0)"
-    if path_of(a) is not None and not a.replay and stage in path_of(a) and path_of(a).index(stage) == 0:
+    listed = path_replay(a, stage)
+    if listed:
+        return f"replay: stages {listed} in {a.mix_prev:.0%} of examples"
+    if path_of(a) is not None and stage in path_of(a):
         return "replay: none yet (the first stage of --path)"
-    if path_replay(a, stage):
-        return f"replay: stages {path_replay(a, stage)} in {a.mix_prev:.0%} of examples"
     lo = min(a.replay_from, stage)
     hi = stage - 1 if a.replay_to is None else min(a.replay_to, stage - 1)
     if hi < lo:
@@ -280,9 +281,9 @@ def main(argv=None) -> int:
 
     while step < a.steps and time_left():
         rng = random.Random(f"{a.seed}:step:{step}")
-        exs = []
+        exs, replay = [], path_replay(a, stage)
         for _ in range(a.batch):
-            s = pick_stage(rng, stage, a.mix_prev, a.replay_from, a.replay_to, path_replay(a, stage))
+            s = pick_stage(rng, stage, a.mix_prev, a.replay_from, a.replay_to, replay)
             idx = counters.get(str(s), 0)
             counters[str(s)] = idx + 1
             exs.append(example(a.seed, s, idx))
