@@ -136,6 +136,10 @@ STAGES: tuple[Stage, ...] = (
     # 27: + up to 4 distractors, some holding part of another option's condition, case variation
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, situations=(6, 10),
           template_set=(16, 6, 2, 1, 0, 3, 5, 7, 12), shuffled_letters=0.3, case=0.05, chat=1.0),
+    # 28: stage 22 with 1-2 distractors: the second distractor is what stage 23 costs (session 7:
+    # 0.71 with exactly 2 vs 0.85 with 1, at step 28,295 of the word branch)
+    Stage(options=(2, 4), distractors=(1, 2), situations=(8, 12), leads=False,
+          template_set=(16, 6, 2, 1, 0, 3, 5, 7, 12), fixed_options=True, chat=1.0),
 )
 
 
