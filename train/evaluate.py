@@ -34,6 +34,12 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--stages", default=None, help="comma list of stages to evaluate (default: all)")
     a = ap.parse_args(argv)
+    try:
+        stages = range(len(STAGES)) if a.stages is None else [int(x) for x in a.stages.split(",")]
+    except ValueError:
+        ap.error(f"--stages {a.stages!r}: expected a comma list of stage numbers, e.g. 9,13")
+    if any(not 0 <= s < len(STAGES) for s in stages):
+        ap.error(f"--stages {a.stages!r}: stages run from 0 to {len(STAGES) - 1}")
     torch.set_num_threads(a.threads)
     st = torch.load(a.ckpt, map_location="cpu")
     model = DreamModel(Config(**st["config"]))
@@ -44,7 +50,6 @@ def main(argv=None) -> int:
     seed = st["seed"] + EVAL_SEED_OFFSET
     print(f"checkpoint step {st['step']} (stage {st['stage']}); {a.tables} fresh tables per stage")
     print(f"{'stage':>5} {'kind':>10} {'n':>5} {'acc':>7} {'chance':>7}")
-    stages = range(len(STAGES)) if a.stages is None else [int(x) for x in a.stages.split(",")]
     for s in stages:
         res = defaultdict(lambda: [0.0, 0, 0.0])
         exs = [example(seed, s, i) for i in range(a.tables)]

@@ -91,8 +91,9 @@ def widen(st: dict, f: int, new_scale: float = NEW_DIMS_SCALE) -> dict:
 
 
 def save(out: str, st: dict, what: str) -> int:
+    """Write a grown (or stitched) checkpoint: the start of a new phase, so not at any path's end."""
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    torch.save(st, out)
+    torch.save({**st, "at_end": False}, out)
     print(f"{what} -> {out}")
     return 0
 

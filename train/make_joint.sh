@@ -13,8 +13,8 @@ export OPENBLAS_NUM_THREADS=1
 SCENES="${SCENES:-train/checkpoints/nano/ckpt.pt}"
 WORDS="${WORDS:-train/runs/words/ckpt.pt}"
 RUN="${RUN:-train/runs/joint}"
-STEPS="${STEPS:-3000}"      # fine-tune steps after the stitch
-ANNEAL="${ANNEAL:-2000}"    # the last ANNEAL of them decay the lr linearly to 5 %
+STEPS="${STEPS:-4000}"      # fine-tune steps after the stitch (j2, j3 in train/README.md)
+ANNEAL="${ANNEAL:-3000}"    # the last ANNEAL of them decay the lr linearly to 5 %
 MINUTES="${MINUTES:-60}"
 
 [ -f "$RUN/ckpt.pt" ] || $PY train/stitch.py --a "$SCENES" --b "$WORDS" --out "$RUN/ckpt.pt"

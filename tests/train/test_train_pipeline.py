@@ -143,6 +143,11 @@ class PathTest(unittest.TestCase):
             with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
                 parse(["--run", "x", "--path", bad])
         self.assertIsNone(parse(["--run", "x", "--path", ""]).path)  # clears a resumed run's path
+        import evaluate
+        for bad in ("x", "99"):  # checked before any checkpoint is read
+            with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
+                evaluate.main(["--ckpt", "/nonexistent.pt", "--stages", bad])
+            self.assertEqual(e.exception.code, 2)
 
     def test_stop_at_end(self):
         import contextlib
