@@ -35,8 +35,19 @@ def main(argv=None) -> int:
     st = torch.load(a.ckpt)
     if a.widen:
         return save(a.out, widen(st, a.widen), f"{a.ckpt}: width x{a.widen}")
+    st2 = deepen(st, a.at)
+    old, new = st["config"]["layers"], st2["config"]["layers"]
+    at = old if a.at is None else a.at
+    return save(a.out, st2, f"{a.ckpt}: {old} -> {new} layers (new block {at})")
+
+
+@torch.no_grad()
+def deepen(st: dict, at: int | None = None) -> dict:
+    """The checkpoint with one more block at index `at` (default: last) that computes nothing yet."""
     old = Config(**st["config"])
-    at = old.layers if a.at is None else a.at
+    at = old.layers if at is None else at
+    if not 0 <= at <= old.layers:
+        raise SystemExit(f"--at {at}: a new block goes at 0..{old.layers}")
     new_cfg = Config(**{**st["config"], "layers": old.layers + 1})
     torch.manual_seed(st["seed"] + 7919 * new_cfg.layers)
     m = DreamModel(new_cfg)
@@ -54,8 +65,7 @@ def main(argv=None) -> int:
         sd[k] = sd_old[k.replace(f"blocks.{i}.", f"blocks.{src}.", 1)]
     sd[f"blocks.{at}.o.weight"].zero_()
     sd[f"blocks.{at}.down.weight"].zero_()
-    return save(a.out, {**st, "model": sd, "opt": None, "config": new_cfg.to_dict()},
-                f"{a.ckpt}: {old.layers} -> {new_cfg.layers} layers (new block {at})")
+    return {**st, "model": sd, "opt": None, "config": new_cfg.to_dict()}
 
 
 NEW_DIMS_SCALE = 0.1  # new residual dims start at a tenth of the usual init

@@ -17,11 +17,12 @@ export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-SkylakeX}"  # Debian OpenBLAS mis
 export OPENBLAS_NUM_THREADS=1
 RUN="${RUN:-train/runs/words}"
 MINUTES="${MINUTES:-150}"  # wall time of this invocation, all phases together
+LAYERS="${LAYERS:-2}"  # 3: the situation-to-table lookup gets its own layer (session 8)
 end=$(($(date +%s) + ${MINUTES%.*} * 60))
 left() { echo $(((end - $(date +%s)) / 60)); }
 
 $PY train/train.py --run "$RUN-narrow" --minutes "$(left)" --seed 0 --path 0,1,16 --stop-at-end \
-  --dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3 --lr2 1e-3 --lr2-acc 0.75 \
+  --dim 64 --layers "$LAYERS" --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3 --lr2 1e-3 --lr2-acc 0.75 \
   --promote 0.88 --mix-prev 0.2 --eval-every 200 --eval-tables 60
 at_end() { $PY -c "import sys, torch; sys.exit(0 if torch.load('$1', weights_only=False).get('at_end') else 1)"; }
 if ! at_end "$RUN-narrow/ckpt.pt"; then

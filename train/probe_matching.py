@@ -3,7 +3,7 @@
     OPENBLAS_CORETYPE=SkylakeX python3 train/probe_matching.py --init scaled --steps 1500
 
 Synthetic token ids, no corpus: prefix [w0, A, w1, B]; each of 8 packed situations is
-[w_t, distractor] in random order + one <|mask|>; the answer is the letter after w_t. Uses
+[w_t, distractor(s)] in random order + one <|mask|>; the answer is the letter after w_t. Uses
 the trainer's model, mask pattern and shifted read-out. --init gpt2 re-initialises with
 std 0.02 (the plateau that did not end within 3,000 steps); --init scaled is model.py's.
 """
@@ -45,6 +45,7 @@ def main(argv=None) -> int:
                     help="random word ids appended to the prefix (like the options block's texts)")
     ap.add_argument("--noise-vocab", type=int, default=0,
                     help="draw the noise from this many fixed ids (0: from the content-word range)")
+    ap.add_argument("--distractors", type=int, default=1, help="distractor words per situation")
     ap.add_argument("--tail", type=int, default=0,
                     help="constant tokens between the situation and the mask (the corpus has 3-5: '\\nAnswer:')")
     a = ap.parse_args(argv)
@@ -69,7 +70,8 @@ def main(argv=None) -> int:
     def batch():
         ids, pos, seg, tp, tt, first = [], [], [], [], [], []
         for b in range(a.batch):
-            w = rng.sample(range(300, 300 + a.words), K + n_sit)
+            D = a.distractors
+            w = rng.sample(range(300, 300 + a.words), K + n_sit * D)
             row = []
             for j in range(K):
                 row += [w[j]] + gap + [rule_letters[j]]
@@ -79,15 +81,15 @@ def main(argv=None) -> int:
             ps, sg = list(range(P)), [0] * P
             for s in range(n_sit):
                 t = rng.randrange(K)
-                sit = [w[t], w[K + s]]
+                sit = [w[t]] + w[K + s * D:K + (s + 1) * D]
                 rng.shuffle(sit)
                 first.append(sit[0] == w[t])
                 tail = [10 + j for j in range(a.tail)]  # fixed filler ids (like "\nAnswer:")
                 start = len(row)
                 row += sit + tail + [mask]
-                ps += list(range(P, P + 3 + a.tail))
-                sg += [s + 1] * (3 + a.tail)
-                tp.append((b, start + 1 + a.tail))  # shifted: the mask's token is read one row earlier
+                ps += list(range(P, P + len(sit) + 1 + a.tail))
+                sg += [s + 1] * (len(sit) + 1 + a.tail)
+                tp.append((b, start + len(sit) - 1 + a.tail))  # shifted: the mask's token is read one row earlier
                 tt.append(letters[t])
             ids.append(row)
             pos.append(ps)

@@ -3,7 +3,7 @@
     python3 train/stitch.py --a train/checkpoints/nano/ckpt.pt --b train/runs/w2/ckpt.pt \
         --out train/runs/S/ckpt.pt
 
-Two models of the same depth, vocabulary and head size, trained on different curricula (the
+Two models of the same vocabulary and head size, trained on different curricula (the
 scene register; the open-vocabulary word tables), each hold a circuit the other lacks, and
 teaching either one the other's skill was slow (train/README.md, sessions 5-6). The stitched
 model has dim = dim_a + dim_b, heads, KV heads and FFN summed, and every weight block-diagonal:
@@ -19,7 +19,9 @@ the mean ratio of the joint to the half's own rms at that norm over the sample, 
 of typical proportions is normalised as before. Measured on the scene and word models
 (train/README.md, session 7): the plan leaves the raw logits further from the exact sum, but the
 fine-tune recovers from it far faster (0.82 vs 0.36 after 400 steps), so it is the default.
-The optimizer starts fresh; step, stage and counters come from B.
+The optimizer starts fresh; step, stage and counters come from B. A shallower model first gets
+blocks that compute nothing (grow.deepen, appended), so a 2-layer scene model joins a 4-layer
+word model.
 """
 from __future__ import annotations
 
@@ -35,13 +37,13 @@ import torch  # noqa: E402
 
 from batching import Packer  # noqa: E402
 from corpus.generate import example  # noqa: E402
-from grow import save  # noqa: E402
+from grow import deepen, save  # noqa: E402
 from model import Config, DreamModel  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
 
 
 def _check(ca: Config, cb: Config) -> None:
-    same = ("vocab", "layers", "rope_theta", "eps", "tied")
+    same = ("vocab", "rope_theta", "eps", "tied")
     bad = [k for k in same if getattr(ca, k) != getattr(cb, k)]
     if ca.head_dim != cb.head_dim:
         bad.append("head_dim")
@@ -61,6 +63,7 @@ def _block_diag(wa: torch.Tensor, wb: torch.Tensor) -> torch.Tensor:
 def stitch(sa: dict, sb: dict, c: float = 1.0, gains: dict | None = None) -> dict:
     """The stitched checkpoint; A's residual stream is scaled by c (its function unchanged).
     gains: norm name -> (factor for A's half, factor for B's half)."""
+    sa, sb = (to_depth(st, max(sa["config"]["layers"], sb["config"]["layers"])) for st in (sa, sb))
     ca, cb = Config(**sa["config"]), Config(**sb["config"])
     _check(ca, cb)
     cfg = Config(**{**sb["config"], "dim": ca.dim + cb.dim, "heads": ca.heads + cb.heads,
@@ -107,13 +110,22 @@ def plan(ra: dict, rb: dict, dim_a: int, dim_b: int) -> tuple[float, dict]:
     return math.exp(log_c), gains
 
 
-def load(path: str) -> tuple[dict, DreamModel]:
+def to_depth(st: dict, layers: int) -> dict:
+    while st["config"]["layers"] < layers:
+        st = deepen(st)
+    return st
+
+
+def load(path: str) -> dict:
     if not os.path.isfile(path):
         raise SystemExit(f"stitch: no checkpoint at {path}")
-    st = torch.load(path, map_location="cpu", weights_only=False)
+    return torch.load(path, map_location="cpu", weights_only=False)
+
+
+def as_model(st: dict) -> DreamModel:
     m = DreamModel(Config(**st["config"]))
     m.load_state_dict(st["model"])
-    return st, m.eval()
+    return m.eval()
 
 
 def sample_batch(tok_path: str, stages: list[int], n: int = 16) -> dict:
@@ -130,8 +142,10 @@ def main(argv=None) -> int:
     ap.add_argument("--plain", action="store_true", help="no rms plan: A and B as they are")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
-    sa, ma = load(a.a)
-    sb, mb = load(a.b)
+    sa, sb = load(a.a), load(a.b)
+    depth = max(sa["config"]["layers"], sb["config"]["layers"])
+    sa, sb = to_depth(sa, depth), to_depth(sb, depth)
+    ma, mb = as_model(sa), as_model(sb)
     batch = sample_batch(sb["tokenizer"], [int(s) for s in a.stages.split(",")])
     ra, rb = stream_rms(ma, batch), stream_rms(mb, batch)
     c, gains = plan(ra, rb, ma.c.dim, mb.c.dim)

@@ -332,6 +332,10 @@ class StitchTest(unittest.TestCase):
             za, zb = (m.head(m.hidden(batch["ids"], batch["pos"], batch["seg"])) for m in (a, b_))
         self_st = stitch.stitch(sa, sa)  # equal halves: equal rms, so the sum is exact
         self.assertLess((self._logits(self_st, batch) - 2 * za).abs().max().item(), 1e-6)
+        from grow import deepen  # a deeper B: A gets blocks that compute nothing, still exact
+        deep = stitch.stitch(sa, deepen(deepen(sa)))  # (blocks appended, as stitch appends them)
+        self.assertEqual(deep["config"]["layers"], 4)
+        self.assertLess((self._logits(deep, batch) - 2 * za).abs().max().item(), 1e-6)
         plain = stitch.stitch(sa, sb)
         self.assertEqual((plain["config"]["dim"], plain["config"]["heads"], plain["config"]["kv_heads"]), (80, 10, 5))
         self.assertEqual(plain["step"], 9)
