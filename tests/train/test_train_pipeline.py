@@ -91,6 +91,46 @@ class CorpusTest(unittest.TestCase):
         self.assertGreater(disagree, 100)  # option texts often name another direction
 
 
+class RewordTest(unittest.TestCase):
+    """Stage 29's rewording keeps what a situation says: the condition's direction survives,
+    a synonym never collides with another verb of the rule, and the letter is unchanged."""
+
+    def test_reword(self):
+        from corpus import reword as R
+        from corpus import scenes as S
+        motion = {v0 for v0, _ in S.MOTION}
+        for v, syns in R.SYNONYMS.items():
+            self.assertIn(v, motion)
+            for s0, s3 in syns:  # a synonym is never another MOTION verb (distractors use those)
+                self.assertTrue(s0.split()[0] == v or s0.split()[0] not in motion, s0)
+        rule = "If the fox is moving left, choose A. If the fox is heading right, choose B."
+        seen = set()
+        for i in range(400):
+            r = random.Random(i)
+            out = R.reword(r, "the fox is moving left, leans far right, is near the barn", rule)
+            head_dir = "left" in out.split("right")[0] or out.startswith("leaning") or "although" in out
+            self.assertIn("left", out)
+            self.assertTrue(head_dir, out)
+            self.assertNotRegex(out, r"\b(going|goes|travelling|travels)\b")  # heading's synonyms too
+            seen.add(out)
+        self.assertGreater(len(seen), 40)  # it does reword
+        r = random.Random(1)
+        outs = {R.reword(r, "the fox is still left of the barn", "If the fox is still left of the barn, wait.")
+                for _ in range(200)}
+        self.assertTrue(any("not moving" in o or "at rest" in o or "stands still" in o for o in outs))
+        self.assertTrue(all("left" in o for o in outs))
+        # a reworded table answers what the same table does unreworded
+        changed = 0
+        for k in range(30):
+            plain, reworded = (S.scene_table(random.Random(k), level=3, rephrase=p) for p in (0.0, 1.0))
+            self.assertEqual(plain.rule, reworded.rule)
+            for j in range(5):
+                (s0, l0), (s1, l1) = plain.situation(random.Random(j)), reworded.situation(random.Random(j))
+                self.assertEqual(l0, l1)
+                changed += s0 != s1
+        self.assertGreater(changed, 75)
+
+
 class ReplayTest(unittest.TestCase):
     def test_stage_draws(self):
         from train import pick_stage

@@ -37,6 +37,7 @@ class Stage:
     article: float = 0.25                    # prob. a condition is written with a leading "the "
     scene: float = 0.0                       # prob. of a plain-English scene table (corpus/scenes.py)
     scene_level: int = 2                     # 0: "same way"/"toward" rules only, no distractors; 2: all
+    rephrase: float = 0.0                    # prob. a scene situation is reworded (corpus/reword.py)
 
 
 STAGES: tuple[Stage, ...] = (
@@ -140,6 +141,10 @@ STAGES: tuple[Stage, ...] = (
     # 0.71 with exactly 2 vs 0.85 with 1, at step 28,295 of the word branch)
     Stage(options=(2, 4), distractors=(1, 2), situations=(8, 12), leads=False,
           template_set=(16, 6, 2, 1, 0, 3, 5, 7, 12), fixed_options=True, chat=1.0),
+    # 29: stage 13 with half the scene situations reworded (direction phrasing, verb synonyms,
+    # a distractor in front or as a concession, "is not moving" for "is still")
+    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
+          shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.85, scene_level=3, situations=(6, 10), rephrase=0.5),
 )
 
 

@@ -418,7 +418,21 @@ def mixed_clause_table(rng: random.Random, shuffled: float):
     return Table("scene", rule, shown, situation)
 
 
-def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2):
+def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0):
+    t = _scene_table(rng, shuffled, level)
+    if not rephrase:
+        return t  # (no extra draws: the stages without rewording keep their streams)
+    from .reword import reword
+    from .tables import Table
+
+    def situation(r: random.Random):
+        s, letter = t.situation(r)
+        return (reword(r, s, t.rule) if r.random() < rephrase else s), letter
+
+    return Table(t.kind, t.rule, t.options, situation)
+
+
+def _scene_table(rng: random.Random, shuffled: float, level: int):
     if level >= 3:  # stages 13-14: mixed clause tables and still clauses, over the level-2 mix
         r = rng.random()
         if r < (0.45 if level < 4 else 0.35):
