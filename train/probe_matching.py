@@ -49,6 +49,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tail", type=int, default=0,
                     help="constant tokens between the situation and the mask (the corpus has 3-5: '\\nAnswer:')")
     a = ap.parse_args(argv)
+    if a.distractors < 0 or a.options < 2:
+        ap.error("--options must be 2 or more and --distractors 0 or more")
     torch.set_num_threads(int(os.environ.get("PROBE_THREADS", "1")))
     torch.manual_seed(0)
     m = DreamModel(Config(dim=a.dim, layers=a.layers, heads=a.heads, kv_heads=a.kv_heads, ffn=3 * a.dim))

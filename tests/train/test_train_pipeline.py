@@ -338,6 +338,10 @@ class GrowTest(unittest.TestCase):
             deep = torch.load(out)
         self.assertEqual(deep["config"]["layers"], 3)
         self.assertLess((self._logp(deep, b) - ref).abs().max().item(), 1e-5)
+        self.assertLess((self._logp(grow.deepen(st, 0), b) - ref).abs().max().item(), 1e-5)  # in front too
+        with self.assertRaises(SystemExit) as e:
+            grow.deepen(st, 3)
+        self.assertIn("0..2", str(e.exception))
 
 
 class StitchTest(unittest.TestCase):
