@@ -112,6 +112,7 @@ def reword(r: random.Random, sentence: str, rule: str) -> str:
     tails = [rest[i + 1] for i in range(0, len(rest), 2)]
     if r.random() < 0.5:
         head = _swap_verb(r, head, rule)
+    head = _directions(r, head, 0.5)  # the condition's phrase only: distractors keep theirs
     if " is still" in head and r.random() < 0.5:
         place = " is still " in head  # "is still left of the N" (a place follows)
         head = head.replace(" is still", " " + r.choice(_STILL_AT if place else _STILL), 1)
@@ -129,4 +130,4 @@ def reword(r: random.Random, sentence: str, rule: str) -> str:
         out += r.choice(_CONCEDE) + concede
     if front:
         out = f"{front}, {out}"
-    return _directions(r, out, 0.5)
+    return out
