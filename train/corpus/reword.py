@@ -8,7 +8,7 @@ rule's words literally; these rewrites teach that "to the left", "leftward" and 
 direction, that a motion verb has synonyms, and that the phrase holding the condition is not
 always the first one.
 
-Rewrites: direction phrasing ("left" -> "to the left", "leftward", "over to the left"),
+Rewrites: direction phrasing in the condition's phrase ("left" -> "to the left", "leftward"),
 the head verb by a synonym that no other verb of the table can mean, a distractor phrase
 moved to the front as a participle ("leaning far left, the X is ..."), a distractor joined
 as a concession ("... although it leans right"), and "is still" by "is not moving" / "stands
@@ -123,9 +123,7 @@ def reword(r: random.Random, sentence: str, rule: str) -> str:
             front, tails = p, tails[1:]
     if tails and r.random() < 0.3 and tails[-1].split(" ", 1)[0] in _FROM_THIRD:
         concede, tails = tails[-1], tails[:-1]
-    out = head
-    for t in tails:
-        out += r.choice(S.SEPS) + t
+    out = S._join(r, head, tails)
     if concede:
         out += r.choice(_CONCEDE) + concede
     if front:
