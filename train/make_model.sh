@@ -12,6 +12,8 @@ RUN="${RUN:-train/runs/meadow-nano}"
 MINUTES="${MINUTES:-150}"
 STEPS="${STEPS:-27000}"    # end of the scene curriculum (stages 9-12): train/runs/nano, 82.3 min, 1 thread
 STEPS2="${STEPS2:-45000}"    # end of stage 13 (mixed clause tables), annealed from 33,000 to 45,000
+ANNEAL="${ANNEAL:-33000}"    # the step where stage 13's lr starts falling to 5 %
+LAYERS="${LAYERS:-2}"        # 3: a still clause naming its option by text is a third lookup (session 9)
 OUT="${OUT:-models/meadow-nano.gguf}"
 CLI="${CLI:-build/meadow-mind}"
 
@@ -19,12 +21,12 @@ $PY train/heldout/check_contamination.py --examples 2000
 # Curriculum: stage 9 (plain "same way / toward" scenes) -> 10 (all relational modes,
 # distractors) -> 11 (+ clause tables) -> 12 (+ word tables); promotion at 0.9 eval accuracy.
 $PY train/train.py --run "$RUN" --total-minutes "$MINUTES" --steps "$STEPS" --seed 0 --stage 9 --max-stage 12 \
-  --dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3 --lr2 1e-3 --lr2-acc 0.8 \
+  --dim 64 --layers "$LAYERS" --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3 --lr2 1e-3 --lr2-acc 0.8 \
   --promote 0.9 --mix-prev 0.2 --replay-from 9 --eval-every 200 --eval-tables 60
 # Stage 13 (mixed clause tables with defaults in any slot, still clauses), replaying 9-12 in
 # 30 % of each batch: constant lr 1e-3 to step 33,000, then linear decay to 5 % at 45,000.
 # Resuming at a step past STEPS is fine: the first command then only re-saves the checkpoint.
 $PY train/train.py --run "$RUN" --total-minutes 1e9 --steps "$STEPS2" --set-stage 13 --max-stage 13 \
-  --lr 1e-3 --lr2 0 --mix-prev 0.3 --replay-from 9 --anneal 33000 45000
+  --lr 1e-3 --lr2 0 --mix-prev 0.3 --replay-from 9 --anneal "$ANNEAL" "$STEPS2"
 $PY train/export_gguf.py --ckpt "$RUN/ckpt.pt" --out "$OUT"
 train/measure_model.sh "$RUN" "$OUT"

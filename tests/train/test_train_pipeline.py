@@ -131,6 +131,29 @@ class RewordTest(unittest.TestCase):
         self.assertGreater(changed, 75)
 
 
+class PlacePoolTest(unittest.TestCase):
+    """Stage 30: place nouns from every dictionary noun (rare tokens), never a task's noun."""
+
+    def test_place_nouns(self):
+        import re
+        from corpus import scenes as S
+        common = set(S._nouns())
+        place = re.compile(r"(?:up|above|in|near|to|from|on|under|of) (?:the|a) ([a-z]+)")
+        for pool, rare_share in ((0.0, (0.0, 0.0)), (1.0, (0.6, 1.0))):
+            found = rare = 0
+            for k in range(60):
+                t = S.scene_table(random.Random(k), level=3, place_pool=pool)
+                for j in range(6):
+                    s, _ = t.situation(random.Random(j))
+                    for noun in place.findall(s):
+                        self.assertNotIn(noun, S.TASK_NOUNS)
+                        found += 1
+                        rare += noun not in common and noun not in t.rule
+            self.assertGreater(found, 40)
+            self.assertGreaterEqual(rare / found, rare_share[0])
+            self.assertLessEqual(rare / found, rare_share[1])
+
+
 class ReplayTest(unittest.TestCase):
     def test_stage_draws(self):
         from train import pick_stage

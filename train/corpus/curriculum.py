@@ -38,6 +38,7 @@ class Stage:
     scene: float = 0.0                       # prob. of a plain-English scene table (corpus/scenes.py)
     scene_level: int = 2                     # 0: "same way"/"toward" rules only, no distractors; 2: all
     rephrase: float = 0.0                    # prob. a scene situation is reworded (corpus/reword.py)
+    place_pool: float = 0.0                  # prob. a scene place's noun is any dictionary word (rare tokens)
 
 
 STAGES: tuple[Stage, ...] = (
@@ -145,6 +146,11 @@ STAGES: tuple[Stage, ...] = (
     # a distractor in front or as a concession, "is not moving" for "is still")
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
           shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.85, scene_level=3, situations=(6, 10), rephrase=0.5),
+    # 30: stage 13 with half the place phrases' nouns drawn from every dictionary word: a rare,
+    # barely trained token in "high up a N" tipped the shipped model's answer (N = "hill")
+    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
+          shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.85, scene_level=3, situations=(6, 10),
+          place_pool=0.5),
 )
 
 

@@ -12,6 +12,7 @@ here, and every text still passes the held-out 6-gram filter.
 """
 from __future__ import annotations
 
+import functools
 import random
 
 from . import wordlists as W
@@ -91,11 +92,23 @@ def _nouns() -> list[str]:
     return _NOUNS
 
 
-class _Words:
-    """Distinct nouns for one table."""
+@functools.lru_cache(maxsize=None)
+def _rare_nouns(split: str) -> tuple[str, ...]:
+    """Every WordNet noun among the dictionary words of one side of the split (~20k)."""
+    nouns = set()
+    with open(f"{W.WORDNET_DIR}/index.noun", encoding="latin-1") as f:
+        for line in f:
+            if not line.startswith(" "):
+                nouns.add(line.split(" ", 1)[0])
+    return tuple(w for w in W.split_words(split) if w in nouns and w not in TASK_NOUNS)
 
-    def __init__(self, rng: random.Random):
-        self.rng, self.used = rng, set()
+
+class _Words:
+    """Distinct nouns for one table; `place_pool`: the share of place nouns drawn from every
+    dictionary word of the split instead (mostly rare words with barely trained tokens)."""
+
+    def __init__(self, rng: random.Random, place_pool: float = 0.0):
+        self.rng, self.used, self.place_pool = rng, set(), place_pool
 
     def subject(self) -> str:
         """A noun, sometimes with an adjective in front ("the open door")."""
@@ -121,7 +134,10 @@ def _letters(rng: random.Random, n: int, shuffled: float) -> list[str]:
 
 def _place(rng: random.Random, words: _Words) -> str:
     p = rng.choice(PLACES)
-    return p.replace("{N}", words.noun()).replace("{K}", str(rng.randint(1, 20))).replace("{U}", rng.choice(UNITS))
+    # a rare noun teaches that a place's noun never decides ("high up a hill" once read as
+    # "push right"); drawn only when asked, so the other stages keep their streams
+    rare = words.place_pool and rng.random() < words.place_pool
+    return p.replace("{N}", rng.choice(_rare_nouns(W.current_split())) if rare else words.noun()).replace("{K}", str(rng.randint(1, 20))).replace("{U}", rng.choice(UNITS))
 
 
 def _tail_phrases(rng: random.Random, words: _Words, dirs, skip_verb: str, k: int,
@@ -184,12 +200,12 @@ def _slot_options(rng: random.Random, letters: list[str], texts: list[str], defa
     return by_slot, [by_slot[slots[i]] for i in range(n)]  # [i]: clause i's option; [-1]: the default
 
 
-def clause_table(rng: random.Random, shuffled: float):
+def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0):
     """'If the S is V-ing D1, choose A. If the S is V-ing D2, choose B.' (optionally a default):
     the clauses can differ only in the direction after the verb, and situations add
     distractor phrases holding the other directions."""
     from .tables import Table
-    words = _Words(rng)
+    words = _Words(rng, place_pool)
     subj = words.subject()
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
     n_dir = rng.randint(2, len(dirs))
@@ -258,12 +274,12 @@ def clause_table(rng: random.Random, shuffled: float):
     return Table("scene", rule, shown, situation)
 
 
-def relational_table(rng: random.Random, shuffled: float, level: int = 2):
+def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_pool: float = 0.0):
     """Same way / opposite way as the subject moves, or toward / away from a named thing; the
     answer is the option whose text holds the direction. Optional extra clauses name an
     option by its text for a state with no motion ('If the S is still left of the N, push right.')."""
     from .tables import Option, Table
-    words = _Words(rng)
+    words = _Words(rng, place_pool)
     if level == 0:
         mode = rng.choice(("same", "toward"))
     else:
@@ -359,13 +375,13 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2):
     return Table("scene", rule, opts, situation)
 
 
-def mixed_clause_table(rng: random.Random, shuffled: float):
+def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0):
     """3-5 clauses in different forms ("sinks too fast", "leans too far left", "leans too far
     right"), often a default in any slot, and option texts that name directions the clauses
     do not map to by their words ("leans too far left" -> "fire the right thruster"), so the
     letter after the clause must decide, never a word shared with an option's text."""
     from .tables import Table
-    words = _Words(rng)
+    words = _Words(rng, place_pool)
     subj = words.subject()
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
     # a pair (or more) of clauses sharing verb and form that differ in the direction, plus
@@ -418,8 +434,9 @@ def mixed_clause_table(rng: random.Random, shuffled: float):
     return Table("scene", rule, shown, situation)
 
 
-def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0):
-    t = _scene_table(rng, shuffled, level)
+def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0,
+                place_pool: float = 0.0):
+    t = _scene_table(rng, shuffled, level, place_pool)
     if not rephrase:
         return t  # (no extra draws: the stages without rewording keep their streams)
     from .reword import reword
@@ -432,14 +449,16 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
     return Table(t.kind, t.rule, t.options, situation)
 
 
-def _scene_table(rng: random.Random, shuffled: float, level: int):
+def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: float):
     if level >= 3:  # stages 13-14: mixed clause tables and still clauses, over the level-2 mix
         r = rng.random()
         if r < (0.45 if level < 4 else 0.35):
-            return mixed_clause_table(rng, shuffled)
+            return mixed_clause_table(rng, shuffled, place_pool)
         if r < 0.7:
-            return relational_table(rng, shuffled, level)
+            return relational_table(rng, shuffled, level, place_pool)
         level = 2
     if level <= 1:
-        return relational_table(rng, 0.0 if level == 0 else shuffled, level)
-    return clause_table(rng, shuffled) if rng.random() < 0.55 else relational_table(rng, shuffled, level)
+        return relational_table(rng, 0.0 if level == 0 else shuffled, level, place_pool)
+    if rng.random() < 0.55:
+        return clause_table(rng, shuffled, place_pool)
+    return relational_table(rng, shuffled, level, place_pool)
