@@ -13,6 +13,7 @@ MINUTES="${MINUTES:-150}"
 STEPS="${STEPS:-27000}"    # end of the scene curriculum (stages 9-12): train/runs/nano, 82.3 min, 1 thread
 STEPS2="${STEPS2:-45000}"    # end of stage 13 (mixed clause tables), annealed from 33,000 to 45,000
 ANNEAL="${ANNEAL:-33000}"    # the step where stage 13's lr starts falling to 5 %
+STEPS3="${STEPS3:-49000}"    # end of stage 30 (rare place nouns), lr 3e-4 annealed from STEPS2 + 1,000
 LAYERS="${LAYERS:-2}"        # 3: a still clause naming its option by text is a third lookup (session 9)
 OUT="${OUT:-models/meadow-nano.gguf}"
 CLI="${CLI:-build/meadow-mind}"
@@ -28,5 +29,10 @@ $PY train/train.py --run "$RUN" --total-minutes "$MINUTES" --steps "$STEPS" --se
 # Resuming at a step past STEPS is fine: the first command then only re-saves the checkpoint.
 $PY train/train.py --run "$RUN" --total-minutes 1e9 --steps "$STEPS2" --set-stage 13 --max-stage 13 \
   --lr 1e-3 --lr2 0 --mix-prev 0.3 --replay-from 9 --anneal "$ANNEAL" "$STEPS2"
+# Stage 30 (stage 13 with rare nouns in place phrases: "high up a hill" had tipped an exam item),
+# replaying 9-14 in 40 % (14's still clauses name any option: they kept "still right of the
+# middle -> do nothing" right). Session 9: exams 0 misses, every play target held.
+$PY train/train.py --run "$RUN" --total-minutes 1e9 --steps "$STEPS3" --set-stage 30 --max-stage 30 \
+  --lr 3e-4 --mix-prev 0.4 --replay 9,10,11,12,13,14 --anneal "$((STEPS2 + 1000))" "$STEPS3"
 $PY train/export_gguf.py --ckpt "$RUN/ckpt.pt" --out "$OUT"
 train/measure_model.sh "$RUN" "$OUT"

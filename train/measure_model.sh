@@ -9,10 +9,13 @@ RUN="$1"
 GGUF="${2:-models/meadow-nano.gguf}"
 LINEAGE="${3:-}"
 CLI="${CLI:-build/meadow-mind}"
+# the synthetic rows' stream: stage 13 (the full scene + word-table mix) for every model, so
+# cards stay comparable whatever stage a recipe ends on
+EVAL_STAGE="${EVAL_STAGE:-13}"
 PY=/usr/bin/python3
 export OPENBLAS_NUM_THREADS=1
 
-$PY train/eval_table.py --ckpt "$RUN/ckpt.pt" --gguf "$GGUF" --cli "$CLI" --json "$RUN/eval.json"
+$PY train/eval_table.py --ckpt "$RUN/ckpt.pt" --gguf "$GGUF" --cli "$CLI" --stage "$EVAL_STAGE" --json "$RUN/eval.json"
 : > "$RUN/plays.txt"
 for t in cartpole mountaincar frozenlake lunarlander maze; do
   n=$("$CLI" list --json | $PY -c "import json,sys; print(len([x for x in json.load(sys.stdin) if x['name']=='$t'][0]['seeds']))")

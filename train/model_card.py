@@ -91,7 +91,7 @@ def main(argv=None) -> int:
              "decision runs only the situation's tokens.\n")
     L.append("## Data\n")
     L.append("Procedural corpus (`train/corpus/`), deterministic from a seed. The shipped curriculum "
-             "(stages 9-13 of `corpus/curriculum.py`) is plain-English scenes (`corpus/scenes.py`): "
+             "(stages 9-14 and 30 of `corpus/curriculum.py`) is plain-English scenes (`corpus/scenes.py`): "
              "relational rules (the same way / the opposite way a thing moves, toward / away from a named "
              "thing) whose answer is the option whose text holds the situation's direction, with "
              "distractor things and directions, \"do nothing\" options and clauses that name an option by "
@@ -100,7 +100,8 @@ def main(argv=None) -> int:
              "word-table kinds (random wamerican content words, 16 templates, synonyms, inflections, "
              "bucketed numbers); in stage 13, clause tables in mixed forms (\"sinks too fast\", \"leans "
              "too far left\") with a default in any slot and option texts whose direction words disagree "
-             "with the clauses'. Nouns come from WordNet's noun list among frequent words; 10 % of "
+             "with the clauses'; in stage 30 (the recipe's last 4,000 steps, replaying 9-14), half the "
+             "place phrases' nouns (\"high up a N\") are any dictionary noun, mostly rare tokens. Nouns come from WordNet's noun list among frequent words; 10 % of "
              "wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
              "text and status sentence of the built-in tasks and the hand rephrasings "
              "(`train/heldout/`): no 6-word window of them is ever generated "

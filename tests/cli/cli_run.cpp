@@ -34,6 +34,9 @@ CliResult run_cli(const std::string& args, const std::string& prefix,
                   const std::string& stderr_path) {
   std::string cmd = prefix;
   if (!cmd.empty()) cmd += ' ';
+  // A machine image may set OPENBLAS_CORETYPE to a lesser core; the CLI then warns on stderr,
+  // which tests comparing stderr must not see. Without it the CLI picks the core itself.
+  cmd += "env -u OPENBLAS_CORETYPE ";
   cmd += shell_quote(MEADOW_CLI);
   cmd += ' ';
   cmd += args;

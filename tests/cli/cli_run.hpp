@@ -23,8 +23,8 @@ std::string quoted(const std::vector<std::string>& args);
 // The whole file, or "" if it cannot be read.
 std::string read_file(const std::filesystem::path& p);
 
-// Runs `PREFIX MEADOW_CLI ARGS 2>STDERR_PATH`: `args` is shell text (quote it with quoted());
-// `prefix` may hold e.g. "cd DIR &&" or "env -u MEADOW_MIND_MODEL".
+// Runs `PREFIX MEADOW_CLI ARGS 2>STDERR_PATH` (OPENBLAS_CORETYPE unset): `args` is shell text
+// (quote it with quoted()); `prefix` may hold e.g. "cd DIR &&" or "env -u MEADOW_MIND_MODEL".
 CliResult run_cli(const std::string& args, const std::string& prefix,
                   const std::string& stderr_path);
 

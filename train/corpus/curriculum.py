@@ -151,6 +151,10 @@ STAGES: tuple[Stage, ...] = (
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
           shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.85, scene_level=3, situations=(6, 10),
           place_pool=0.5),
+    # 31: stages 29 and 30 together (reworded situations and rare place nouns over stage 13)
+    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
+          shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.85, scene_level=3, situations=(6, 10),
+          rephrase=0.5, place_pool=0.5),
 )
 
 
