@@ -131,6 +131,27 @@ class RewordTest(unittest.TestCase):
         self.assertGreater(changed, 75)
 
 
+class FrontTest(unittest.TestCase):
+    """Stage 32's fronting moves one phrase before the subject and keeps every other word."""
+
+    def test_front(self):
+        from corpus import reword as R
+        from corpus import scenes as S
+        r = random.Random(0)
+        self.assertEqual(R.front(r, "the fox is moving left, is high above the barn"),
+                         "high above the barn, the fox is moving left")
+        self.assertEqual(R.front(r, "the fox leans right; stays put"), "the fox leans right; stays put")
+        self.assertTrue(R.front(r, "the fox is moving left and leans far right").startswith("leaning far right, "))
+        moved = 0
+        for k in range(30):
+            plain, fronted = (S.scene_table(random.Random(k), level=3, front=p) for p in (0.0, 1.0))
+            for j in range(5):
+                (s0, l0), (s1, l1) = plain.situation(random.Random(j)), fronted.situation(random.Random(j))
+                self.assertEqual(l0, l1)
+                moved += s0 != s1
+        self.assertGreater(moved, 40)
+
+
 class PlacePoolTest(unittest.TestCase):
     """Stage 30: place nouns from every dictionary noun (rare tokens), never a task's noun."""
 

@@ -103,6 +103,20 @@ def _participle(phrase: str) -> str | None:
     return None
 
 
+def _split(sentence: str) -> tuple[str, list[str]]:
+    """'the S <cond><sep><tail>...' -> (head, tails), split at the separators _join uses."""
+    parts = re.split(r"(, and |, | and |; )", sentence)
+    return parts[0], [parts[i + 1] for i in range(1, len(parts) - 1, 2)]
+
+
+def front(r: random.Random, sentence: str) -> str:
+    """Only the fronting rewrite: the first distractor or place phrase before the subject
+    ("high on a N, the S is moving left"); the words of every phrase stay as they were."""
+    head, tails = _split(sentence)
+    p = _participle(tails[0]) if tails else None
+    return f"{p}, {S._join(r, head, tails[1:])}" if p else sentence
+
+
 def reword(r: random.Random, sentence: str, rule: str) -> str:
     """The same situation in other words (the first phrase is the one a scene table's
     situation builds from the condition; the rest are distractors or places)."""

@@ -435,16 +435,20 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
 
 
 def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0,
-                place_pool: float = 0.0):
+                place_pool: float = 0.0, front: float = 0.0):
     t = _scene_table(rng, shuffled, level, place_pool)
-    if not rephrase:
+    if not rephrase and not front:
         return t  # (no extra draws: the stages without rewording keep their streams)
-    from .reword import reword
+    from . import reword as R
     from .tables import Table
 
     def situation(r: random.Random):
         s, letter = t.situation(r)
-        return (reword(r, s, t.rule) if r.random() < rephrase else s), letter
+        if rephrase:
+            s = R.reword(r, s, t.rule) if r.random() < rephrase else s
+        if front and r.random() < front:
+            s = R.front(r, s)
+        return s, letter
 
     return Table(t.kind, t.rule, t.options, situation)
 

@@ -324,7 +324,8 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
 def sample_table(rng: random.Random, stage: Stage) -> Table:
     if stage.scene and rng.random() < stage.scene:
         from .scenes import scene_table
-        return scene_table(rng, level=stage.scene_level, rephrase=stage.rephrase, place_pool=stage.place_pool)
+        return scene_table(rng, level=stage.scene_level, rephrase=stage.rephrase,
+                           place_pool=stage.place_pool, front=stage.front)
     r = rng.random()
     if r < stage.relational:
         return relational_table(rng, stage)
