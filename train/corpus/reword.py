@@ -120,10 +120,7 @@ def front(r: random.Random, sentence: str) -> str:
 def reword(r: random.Random, sentence: str, rule: str) -> str:
     """The same situation in other words (the first phrase is the one a scene table's
     situation builds from the condition; the rest are distractors or places)."""
-    # split "the S <cond><sep><tail>..." at the separators _join uses
-    parts = re.split(r"(, and |, | and |; )", sentence)
-    head, rest = parts[0], parts[1:]
-    tails = [rest[i + 1] for i in range(0, len(rest), 2)]
+    head, tails = _split(sentence)
     if r.random() < 0.5:
         head = _swap_verb(r, head, rule)
     head = _directions(r, head, 0.5)  # the condition's phrase only: distractors keep theirs

@@ -82,24 +82,26 @@ def _nouns() -> list[str]:
     """Common nouns (WordNet noun lemmas among the 1,500 most frequent words), task nouns out."""
     global _NOUNS
     if _NOUNS is None:
-        nouns = set()
-        with open(f"{W.WORDNET_DIR}/index.noun", encoding="latin-1") as f:
-            for line in f:
-                if not line.startswith(" "):
-                    nouns.add(line.split(" ", 1)[0])
+        nouns = _wordnet_nouns()
         skip = TASK_NOUNS | {d for s in DIR_SETS2 for d in s} | {"still", "steady", "way", "direction", "thing"}
         _NOUNS = sorted(w for w in W.common_words(3000) if w in nouns and w not in skip and len(w) >= 3)
     return _NOUNS
 
 
 @functools.lru_cache(maxsize=None)
-def _rare_nouns(split: str) -> tuple[str, ...]:
-    """Every WordNet noun among the dictionary words of one side of the split (~20k)."""
+def _wordnet_nouns() -> frozenset[str]:
     nouns = set()
     with open(f"{W.WORDNET_DIR}/index.noun", encoding="latin-1") as f:
         for line in f:
             if not line.startswith(" "):
                 nouns.add(line.split(" ", 1)[0])
+    return frozenset(nouns)
+
+
+@functools.lru_cache(maxsize=None)
+def _rare_nouns(split: str) -> tuple[str, ...]:
+    """Every WordNet noun among the dictionary words of one side of the split (~16k), task nouns out."""
+    nouns = _wordnet_nouns()
     return tuple(w for w in W.split_words(split) if w in nouns and w not in TASK_NOUNS)
 
 
@@ -137,7 +139,8 @@ def _place(rng: random.Random, words: _Words) -> str:
     # a rare noun teaches that a place's noun never decides ("high up a hill" once read as
     # "push right"); drawn only when asked, so the other stages keep their streams
     rare = words.place_pool and rng.random() < words.place_pool
-    return p.replace("{N}", rng.choice(_rare_nouns(W.current_split())) if rare else words.noun()).replace("{K}", str(rng.randint(1, 20))).replace("{U}", rng.choice(UNITS))
+    noun = rng.choice(_rare_nouns(W.current_split())) if rare else words.noun()
+    return p.replace("{N}", noun).replace("{K}", str(rng.randint(1, 20))).replace("{U}", rng.choice(UNITS))
 
 
 def _tail_phrases(rng: random.Random, words: _Words, dirs, skip_verb: str, k: int,
