@@ -127,16 +127,16 @@ def reword(r: random.Random, sentence: str, rule: str) -> str:
     if " is still" in head and r.random() < 0.5:
         place = " is still " in head  # "is still left of the N" (a place follows)
         head = head.replace(" is still", " " + r.choice(_STILL_AT if place else _STILL), 1)
-    front, concede = None, None
+    fronted, concede = None, None
     if tails and r.random() < 0.35:
         p = _participle(tails[0])
         if p:
-            front, tails = p, tails[1:]
+            fronted, tails = p, tails[1:]
     if tails and r.random() < 0.3 and tails[-1].split(" ", 1)[0] in _FROM_THIRD:
         concede, tails = tails[-1], tails[:-1]
     out = S._join(r, head, tails)
     if concede:
         out += r.choice(_CONCEDE) + concede
-    if front:
-        out = f"{front}, {out}"
+    if fronted:
+        out = f"{fronted}, {out}"
     return out
