@@ -20,7 +20,7 @@ struct Buffers {
 void attend(const Config& c, const PassSpec& spec, int64_t layer, const float* q, const float* k,
             const float* v, int64_t n, float* out, Buffers& b) {
   const int64_t kvd = c.n_head_kv * c.head_dim, qd = c.n_head * c.head_dim;
-  const tensor::Threads th{spec.threads};
+  const tensor::Threads th = spec.threads;
   const AttnMask natural = c.causal ? AttnMask::Causal : AttnMask::Full;
   if (spec.prefix) {
     // Keys = cached prefix K/V followed by this segment's own.
@@ -55,7 +55,7 @@ std::vector<float> run_layers(const Config& c, const ModelWeights& w,
                               const PassSpec& spec) {
   const int64_t n = int64_t(tokens.size()), e = c.n_embd;
   const int64_t qd = c.n_head * c.head_dim, kvd = c.n_head_kv * c.head_dim;
-  const tensor::Threads th{spec.threads};
+  const tensor::Threads th = spec.threads;
   const auto style = (c.arch == Arch::Dream || c.arch == Arch::Qwen2) ? tensor::RopeStyle::Neox
                                                                       : tensor::RopeStyle::Normal;
   Buffers b;
@@ -114,14 +114,14 @@ std::vector<float> run_layers(const Config& c, const ModelWeights& w,
 }
 
 void output_logits(const Config& c, const ModelWeights& w, const float* hidden, int64_t n,
-                   const std::vector<int32_t>& vocab_rows, float* out, int threads) {
+                   const std::vector<int32_t>& vocab_rows, float* out, tensor::Threads th) {
   std::vector<float> h(size_t(n * c.n_embd));
   tensor::rmsnorm(hidden, w.output_norm.data(), h.data(), n, c.n_embd, c.norm_eps);
   if (vocab_rows.empty())
-    tensor::matmul(w.output, h.data(), n, out, tensor::Threads{threads});
+    tensor::matmul(w.output, h.data(), n, out, th);
   else
     tensor::matmul_rows(w.output, vocab_rows.data(), int64_t(vocab_rows.size()), h.data(), n, out,
-                        tensor::Threads{threads});
+                        th);
 }
 
 }  // namespace meadow::model

@@ -9,6 +9,7 @@
 
 #include "meadow/model.hpp"
 #include "model/weights.hpp"
+#include "tensor/ops.hpp"
 
 namespace meadow::model {
 
@@ -22,7 +23,7 @@ struct PassSpec {
   const PrefixCache* prefix = nullptr;  // cached run: every segment follows this prefix
   int64_t block = 0;  // >0, bidirectional: rows [0, block) of a segment see only themselves
   PrefixCache* capture = nullptr;  // keep each layer's K/V (single-segment prefix encoding)
-  int threads = 1;
+  tensor::Threads threads;         // with a pool: one per pass, so kernels do not start threads
 };
 
 // Embeds the tokens and runs every layer; returns the residual stream [n_tokens, n_embd].
@@ -33,6 +34,6 @@ std::vector<float> run_layers(const Config& cfg, const ModelWeights& w,
 // Final norm and output projection of n hidden rows into out [n, cols] where cols is
 // n_vocab or vocab_rows.size().
 void output_logits(const Config& cfg, const ModelWeights& w, const float* hidden, int64_t n,
-                   const std::vector<int32_t>& vocab_rows, float* out, int threads);
+                   const std::vector<int32_t>& vocab_rows, float* out, tensor::Threads th);
 
 }  // namespace meadow::model

@@ -1,11 +1,13 @@
 // Model: loading, request validation, and the three entry points (run, encode_prefix,
 // run_cached) over the shared layer pass.
+#include <memory>
 #include <string>
 
 #include "meadow/error.hpp"
 #include "meadow/model.hpp"
 #include "model/forward.hpp"
 #include "model/weights.hpp"
+#include "tensor/thread_pool.hpp"
 
 namespace meadow::model {
 namespace {
@@ -31,6 +33,14 @@ void check_vocab_rows(const Config& c, const RunOptions& o) {
                   std::to_string(c.n_vocab) + ")");
   if (o.threads < 1) throw Error("threads must be at least 1");
 }
+
+// Worker threads for one pass: a pass runs a few dozen small kernels, and starting threads for
+// each one cost more than the kernels themselves at the default model's size.
+struct PassThreads {
+  std::unique_ptr<tensor::ThreadPool> pool;
+  explicit PassThreads(int n) : pool(n > 1 ? std::make_unique<tensor::ThreadPool>(n) : nullptr) {}
+  tensor::Threads threads() const { return {pool ? pool->size() : 1, pool.get()}; }
+};
 
 // Lays the batch end to end and runs it; each request's asked positions (indices into
 // prefix + suffix, so offset by `pos0`) become logits rows.
@@ -69,7 +79,7 @@ std::vector<Logits> run_batch(const Config& c, const ModelWeights& w,
   for (int64_t r = 0; r < n_rows; ++r)
     std::copy_n(x.data() + rows[size_t(r)] * c.n_embd, c.n_embd, hidden.data() + r * c.n_embd);
   if (n_rows > 0)
-    output_logits(c, w, hidden.data(), n_rows, o.vocab_rows, logits.data(), o.threads);
+    output_logits(c, w, hidden.data(), n_rows, o.vocab_rows, logits.data(), spec.threads);
   int64_t r = 0;
   for (size_t i = 0; i < batch.size(); ++i) {
     Logits& l = out[i];
@@ -103,8 +113,9 @@ int64_t Model::logits_row_for(int64_t p) const {
 std::vector<Logits> Model::run(const std::vector<Sequence>& batch, const RunOptions& opts,
                                Mask mask, int64_t prefix_len) const {
   if (prefix_len < 0) throw Error("prefix length must not be negative");
+  const PassThreads pool(opts.threads);
   PassSpec spec;
-  spec.threads = opts.threads;
+  spec.threads = pool.threads();
   spec.block = mask == Mask::Prefix ? prefix_len : 0;
   return run_batch(cfg_, *w_, batch, opts, spec);
 }
@@ -115,8 +126,9 @@ PrefixCache Model::encode_prefix(std::span<const int32_t> tokens, int threads) c
   if (threads < 1) throw Error("threads must be at least 1");
   PrefixCache cache;
   cache.tokens.assign(tokens.begin(), tokens.end());
+  const PassThreads pool(threads);
   PassSpec spec;
-  spec.threads = threads;
+  spec.threads = pool.threads();
   spec.capture = &cache;
   const Segment seg{0, int64_t(tokens.size())};
   run_layers(cfg_, *w_, tokens, std::span(&seg, 1), spec);
@@ -127,8 +139,9 @@ std::vector<Logits> Model::run_cached(const PrefixCache& prefix, const std::vect
                                       const RunOptions& opts) const {
   if (prefix.k.size() != size_t(cfg_.n_layer) || prefix.v.size() != size_t(cfg_.n_layer))
     throw Error("prefix cache does not belong to this model");
+  const PassThreads pool(opts.threads);
   PassSpec spec;
-  spec.threads = opts.threads;
+  spec.threads = pool.threads();
   spec.prefix = &prefix;
   return run_batch(cfg_, *w_, batch, opts, spec);
 }
