@@ -16,10 +16,12 @@ RUN="${RUN:-train/runs/joint}"
 STEPS="${STEPS:-4000}"      # fine-tune steps after the stitch (j2, j3 in train/README.md)
 ANNEAL="${ANNEAL:-3000}"    # the last ANNEAL of them decay the lr linearly to 5 %
 MINUTES="${MINUTES:-60}"
+STAGE="${STAGE:-13}"        # the stage the pair is fine-tuned on
+REPLAY="${REPLAY:-9,10,11,12,22,23,24,25}"  # both branches' stages, 40 % of each batch
 
 [ -f "$RUN/ckpt.pt" ] || $PY train/stitch.py --a "$SCENES" --b "$WORDS" --out "$RUN/ckpt.pt"
 [ -f "$RUN/start_step" ] || $PY -c "import torch; print(torch.load('$RUN/ckpt.pt', weights_only=False)['step'])" > "$RUN/start_step"
 s0=$(cat "$RUN/start_step")
-$PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --set-stage 13 --max-stage 13 --path '' \
-  --lr 1e-3 --lr2 0 --warmup 200 --replay 9,10,11,12,22,23,24,25 --mix-prev 0.4 --promote 2 \
+$PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --set-stage "$STAGE" --max-stage "$STAGE" --path '' \
+  --lr 1e-3 --lr2 0 --warmup 200 --replay "$REPLAY" --mix-prev 0.4 --promote 2 \
   --anneal $((s0 + STEPS - ANNEAL)) $((s0 + STEPS)) --eval-every 200 --eval-tables 60

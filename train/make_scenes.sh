@@ -1,22 +1,20 @@
 #!/usr/bin/env bash
-# Retrains the embedded model (models/meadow-nano.gguf) from scratch: contamination check,
-# training through the scene curriculum (resumable: rerun the same command to continue),
-# evaluation table, GGUF export. See models/MODEL_CARD.md for what this recipe produced.
-#   RUN=train/runs/meadow-nano train/make_model.sh        (then train/measure_model.sh RUN for the card)
+# The scene branch of the recipe (issue 4; train/make_model.sh runs it beside the word branch):
+# contamination check, then training through the scene curriculum (resumable: rerun the same
+# command to continue). Exported alone it was the shipped model up to session 9.
+#   RUN=train/runs/scenes train/make_scenes.sh   (then export_gguf.py / measure_model.sh RUN to use it alone)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
 export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-SkylakeX}"  # Debian OpenBLAS misdetects this VM's CPU
 export OPENBLAS_NUM_THREADS=1  # torch.set_num_threads does not bound OpenBLAS; 1 thread is fastest at this size
-RUN="${RUN:-train/runs/meadow-nano}"
+RUN="${RUN:-train/runs/scenes}"
 MINUTES="${MINUTES:-150}"
 STEPS="${STEPS:-27000}"    # end of the scene curriculum (stages 9-12): train/runs/nano, 82.3 min, 1 thread
 STEPS2="${STEPS2:-45000}"    # end of stage 13 (mixed clause tables), annealed from 33,000 to 45,000
 ANNEAL="${ANNEAL:-33000}"    # the step where stage 13's lr starts falling to 5 %
 STEPS3="${STEPS3:-49000}"    # end of stage 30 (rare place nouns), lr 3e-4 annealed from STEPS2 + 1,000
 LAYERS="${LAYERS:-2}"        # session 9: 3 layers at width 64 learn these stages slower (18 exam misses at 45,000)
-OUT="${OUT:-models/meadow-nano.gguf}"
-CLI="${CLI:-build/meadow-mind}"
 
 $PY train/heldout/check_contamination.py --examples 2000
 # Curriculum: stage 9 (plain "same way / toward" scenes) -> 10 (all relational modes,
@@ -34,5 +32,3 @@ $PY train/train.py --run "$RUN" --total-minutes 1e9 --steps "$STEPS2" --set-stag
 # middle -> do nothing" right). Session 9: exams 0 misses, every play target held.
 $PY train/train.py --run "$RUN" --total-minutes 1e9 --steps "$STEPS3" --set-stage 30 --max-stage 30 \
   --lr 3e-4 --mix-prev 0.4 --replay 9,10,11,12,13,14 --anneal "$((STEPS2 + 1000))" "$STEPS3"
-$PY train/export_gguf.py --ckpt "$RUN/ckpt.pt" --out "$OUT"
-train/measure_model.sh "$RUN" "$OUT"

@@ -18,6 +18,7 @@ export OPENBLAS_NUM_THREADS=1
 RUN="${RUN:-train/runs/words}"
 MINUTES="${MINUTES:-150}"  # wall time of this invocation, all phases together
 LAYERS="${LAYERS:-2}"  # 3: the situation-to-table lookup gets its own layer (session 8)
+STEPS="${STEPS:-1000000000}"  # stop phase 3 at this step (the recipe's joint starts from a fixed one)
 end=$(($(date +%s) + ${MINUTES%.*} * 60))
 left() { echo $(((end - $(date +%s)) / 60)); }
 
@@ -30,5 +31,5 @@ if ! at_end "$RUN-narrow/ckpt.pt"; then
 fi
 [ -f "$RUN/ckpt.pt" ] || $PY train/grow.py --ckpt "$RUN-narrow/ckpt.pt" --out "$RUN/ckpt.pt" --widen 2
 [ "$(left)" -gt 0 ] || exit 0
-$PY train/train.py --run "$RUN" --minutes "$(left)" --path 16,17,18,19,20,21,22,23,24,26,27,25 --stop-at-end \
+$PY train/train.py --run "$RUN" --minutes "$(left)" --steps "$STEPS" --path 16,17,18,19,20,21,22,23,24,26,27,25 --stop-at-end \
   --lr 1e-3 --lr2 0 --warmup 200 --promote 0.9 --mix-prev 0.2

@@ -22,6 +22,44 @@ sys.path.insert(0, HERE)
 TASKS = ("cartpole", "mountaincar", "frozenlake", "lunarlander", "maze")
 
 
+def _counters(st: dict) -> dict:
+    return {int(k): v for k, v in (st.get("counters") or {}).items()}
+
+
+def _stages(counters: dict) -> str:
+    return ", ".join(f"stage {k}: {v} tables" for k, v in sorted(counters.items()))
+
+
+def _shape(c: dict) -> str:
+    return f"{c['dim']} x {c['layers']}"
+
+
+SCENES_DATA = (
+    "The scene curriculum (stages 9-14 and 30 of `corpus/curriculum.py`) is plain-English scenes "
+    "(`corpus/scenes.py`): relational rules (the same way / the opposite way a thing moves, toward / away "
+    "from a named thing) whose answer is the option whose text holds the situation's direction, with "
+    "distractor things and directions, \"do nothing\" options and clauses that name an option by its text; "
+    "clause tables (\"If the X is V-ing D, choose L.\", \"... too fast\", \"otherwise\") whose clauses can "
+    "differ only in the word after the verb; from stage 12 on, the word-table kinds (random wamerican "
+    "content words, 16 templates, synonyms, inflections, bucketed numbers); in stage 13, clause tables in "
+    "mixed forms (\"sinks too fast\", \"leans too far left\") with a default in any slot and option texts "
+    "whose direction words disagree with the clauses'; in stage 30 (the scene recipe's last 4,000 steps, "
+    "replaying 9-14), half the place phrases' nouns (\"high up a N\") are any dictionary noun, mostly rare "
+    "tokens. Nouns come from WordNet's noun list among frequent words.")
+WORDS_DATA = (
+    "The word curriculum (stages 0-1 in a compact layout, then 16-27 in the chat layout) is open-vocabulary "
+    "rule tables (`corpus/tables.py`): conditions of random wamerican words, 2-6 options, the gap between a "
+    "condition and its letter one template group at a time, lead words, option texts, two-word and rare-word "
+    "conditions (26), partial-match distractors (27) and the word tables of stages 12-13 with option-text "
+    "clauses (25). The joint fine-tune trains stage 13 (scenes and word tables) replaying both branches' "
+    "stages.")
+HELD_OUT = (
+    "10 % of wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
+    "text and status sentence of the built-in tasks and the hand rephrasings (`train/heldout/`): no 6-word "
+    "window of them is ever generated (`check_contamination.py`), and the built-in tasks' nouns (pole, "
+    "cart, car, lander, goal, hole, path, ...) are never scene subjects.")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ckpt", required=True)
@@ -49,8 +87,7 @@ def main(argv=None) -> int:
             k, v = line.split(":", 1)
             plays[k.strip()] = v.strip()
     size = os.path.getsize(a.gguf)
-    counters = {int(k): v for k, v in st["counters"].items()}
-    decisions_note = ", ".join(f"stage {k}: {v} tables" for k, v in sorted(counters.items()))
+    counters = _counters(st)
 
     rows = ev["rows"]
     exam = {r["name"].split(": ", 1)[1]: r for r in rows if r["name"].startswith("exam: ")}
@@ -89,26 +126,20 @@ def main(argv=None) -> int:
     L.append("- Prompt: the runtime's chat layout (train/README.md, \"Contract\"); the rule, options and "
              "system prompt form a prefix that attends only to itself, so the runtime caches it and a "
              "decision runs only the situation's tokens.\n")
+    parents = st.get("parents")  # a joined model (stitch.py): the scene half, the word half
     L.append("## Data\n")
-    L.append("Procedural corpus (`train/corpus/`), deterministic from a seed. The shipped curriculum "
-             "(stages 9-14 and 30 of `corpus/curriculum.py`) is plain-English scenes (`corpus/scenes.py`): "
-             "relational rules (the same way / the opposite way a thing moves, toward / away from a named "
-             "thing) whose answer is the option whose text holds the situation's direction, with "
-             "distractor things and directions, \"do nothing\" options and clauses that name an option by "
-             "its text; clause tables (\"If the X is V-ing D, choose L.\", \"... too fast\", \"otherwise\") "
-             "whose clauses can differ only in the word after the verb; from stage 12 on, the "
-             "word-table kinds (random wamerican content words, 16 templates, synonyms, inflections, "
-             "bucketed numbers); in stage 13, clause tables in mixed forms (\"sinks too fast\", \"leans "
-             "too far left\") with a default in any slot and option texts whose direction words disagree "
-             "with the clauses'; in stage 30 (the recipe's last 4,000 steps, replaying 9-14), half the "
-             "place phrases' nouns (\"high up a N\") are any dictionary noun, mostly rare tokens. "
-             "Nouns come from WordNet's noun list among frequent words; 10 % of "
-             "wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
-             "text and status sentence of the built-in tasks and the hand rephrasings "
-             "(`train/heldout/`): no 6-word window of them is ever generated "
-             "(`check_contamination.py`), and the built-in tasks' nouns (pole, cart, car, lander, goal, "
-             "hole, path, ...) are never scene subjects.\n")
-    L.append(f"Tables seen: {decisions_note} (batch {st['args']['batch']} tables of 4-12 situations).\n")
+    intro = "Procedural corpus (`train/corpus/`), deterministic from a seed."
+    if parents:
+        intro += " The model is two branches trained apart, then joined (`train/make_joint.sh`)."
+    L.append(" ".join([intro, SCENES_DATA] + ([WORDS_DATA] if parents else []) + [HELD_OUT]) + "\n")
+    batch = st["args"]["batch"]
+    if parents:
+        a_c, b_c = (_counters(parents[k]) for k in ("a", "b"))
+        joint_c = {k: v - b_c.get(k, 0) for k, v in counters.items() if v - b_c.get(k, 0)}
+        L.append(f"Tables seen (batch {batch} tables of 4-12 situations): scene branch: {_stages(a_c)}; "
+                 f"word branch: {_stages(b_c)}; joint fine-tune: {_stages(joint_c)}.\n")
+    else:
+        L.append(f"Tables seen: {_stages(counters)} (batch {batch} tables of 4-12 situations).\n")
     L.append("## Training\n")
     args = st["args"]
     lr_note = f"lr {args['lr']:g} at the last invocation"
@@ -117,11 +148,26 @@ def main(argv=None) -> int:
     if args.get("anneal"):
         lo, hi = args["anneal"]
         lr_note += f", falling linearly to 5 % of it from step {lo:,} to {hi:,}"
-    L.append(f"- {st['step']:,} steps, {st['elapsed_s'] / 60:.1f} minutes of wall time summed over resumed "
-             f"invocations, one CPU thread (`OPENBLAS_NUM_THREADS=1`) on a 2-core AMD EPYC VM (AVX-512) "
-             f"shared with a second training run; PyTorch (Debian `python3-torch`), AdamW, {lr_note}; masked-diffusion loss on the answer slot (1-3 masks: letter, "
-             f"`<|im_end|>`, `<|endoftext|>`); curriculum promotion at eval accuracy {st['args']['promote']:g}; "
-             f"final stage {st['stage']}.")
+    common = ("PyTorch (Debian `python3-torch`), AdamW; masked-diffusion loss on the answer slot (1-3 "
+              "masks: letter, `<|im_end|>`, `<|endoftext|>`)")
+    where = "one CPU thread (`OPENBLAS_NUM_THREADS=1`) on a 2-core AMD EPYC VM (AVX-512)"
+    if parents:
+        pa, pb = parents["a"], parents["b"]
+        joint_min = (st["elapsed_s"] - (pb["elapsed_s"] or 0)) / 60
+        L.append(f"- Scene branch (`train/make_scenes.sh`): {_shape(pa['config'])}, {pa['step']:,} steps, "
+                 f"{pa['elapsed_s'] / 60:.1f} minutes, final stage {pa['stage']}.")
+        L.append(f"- Word branch (`train/make_words.sh`): {_shape(pb['config'])}, {pb['step']:,} steps, "
+                 f"{pb['elapsed_s'] / 60:.1f} minutes, final stage {pb['stage']}.")
+        L.append(f"- Joint fine-tune (`train/make_joint.sh`): {st['step'] - pb['step']:,} steps, {joint_min:.1f} "
+                 f"minutes, {lr_note}; stage {st['stage']}.")
+        L.append(f"- Each phase on {where}; {common}. Wall time: "
+                 f"{max(pa['elapsed_s'], pb['elapsed_s']) / 60 + joint_min:.0f} minutes with the branches run "
+                 f"in parallel (one per core, as `train/make_model.sh` does), "
+                 f"{(pa['elapsed_s'] + st['elapsed_s']) / 60:.0f} minutes of training in all.")
+    else:
+        L.append(f"- {st['step']:,} steps, {st['elapsed_s'] / 60:.1f} minutes of wall time summed over resumed "
+                 f"invocations, {where} shared with a second training run; {common}; {lr_note}; curriculum "
+                 f"promotion at eval accuracy {st['args']['promote']:g}; final stage {st['stage']}.")
     L.append(f"- Recipe: `{a.recipe}` (resumable; rerun to continue).")
     if a.lineage:
         L.append(f"- This checkpoint's lineage: {a.lineage}")

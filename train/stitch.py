@@ -128,6 +128,14 @@ def as_model(st: dict) -> DreamModel:
     return m.eval()
 
 
+def branch(st: dict, path: str) -> dict:
+    """What the model card says about one half: where it came from and what training it had."""
+    keep = ("step", "stage", "elapsed_s")
+    # copies: the stitched checkpoint shares B's counters, which the joint fine-tune advances
+    return {"path": path, "config": dict(st["config"]), "counters": dict(st.get("counters") or {}),
+            **{k: st.get(k) for k in keep}}
+
+
 def sample_batch(tok_path: str, stages: list[int], n: int = 16) -> dict:
     exs = [example(12345, s, i) for s in stages for i in range(n)]
     return Packer(Tokenizer.load(tok_path)).batch(exs, random.Random(0))
@@ -143,6 +151,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
     sa, sb = load(a.a), load(a.b)
+    parents = {"a": branch(sa, a.a), "b": branch(sb, a.b)}  # before depth padding
     depth = max(sa["config"]["layers"], sb["config"]["layers"])
     sa, sb = to_depth(sa, depth), to_depth(sb, depth)
     ma, mb = as_model(sa), as_model(sb)
@@ -152,6 +161,7 @@ def main(argv=None) -> int:
     for n in ra:
         print(f"{n:>18}: mean log rms A {ra[n].mean():6.2f} B {rb[n].mean():6.2f}; gains x{gains[n][0]:.3f} / x{gains[n][1]:.3f}")
     st = stitch(sa, sb) if a.plain else stitch(sa, sb, c, gains)
+    st["parents"] = parents
     return save(a.out, st, f"{'no rms plan' if a.plain else f'A scaled by {c:.3f}'}; stitched {st['config']}")
 
 

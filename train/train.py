@@ -234,7 +234,7 @@ def main(argv=None) -> int:
     if a.mimetic and not st:
         model.mimetic_init(a.mimetic)
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
-    step, stage, counters, elapsed0 = 0, a.stage, {}, 0.0
+    step, stage, counters, elapsed0, parents = 0, a.stage, {}, 0.0, None
     lr_base = a.lr
     if st:
         model.load_state_dict(st["model"])
@@ -242,6 +242,7 @@ def main(argv=None) -> int:
             opt.load_state_dict(st["opt"])
         step, stage, counters = st["step"], st["stage"], st["counters"]
         elapsed0 = st.get("elapsed_s", 0.0)
+        parents = st.get("parents")  # a stitched checkpoint's branches (stitch.py), kept for the card
         lr_base = st.get("lr_base", a.lr)
         if a.lr != st.get("args", {}).get("lr", a.lr):
             lr_base = a.lr  # an explicit --lr on resume wins
@@ -263,7 +264,7 @@ def main(argv=None) -> int:
         return {"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "stage": stage,
                 "counters": counters, "config": cfg.to_dict(), "seed": a.seed, "args": vars(a),
                 "tokenizer": os.path.abspath(a.tokenizer), "elapsed_s": elapsed0 + time.time() - t0,
-                "lr_base": lr_base, "at_end": "end" in stop}
+                "lr_base": lr_base, "at_end": "end" in stop, **({"parents": parents} if parents else {})}
 
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()

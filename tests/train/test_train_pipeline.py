@@ -174,6 +174,14 @@ class PlacePoolTest(unittest.TestCase):
             self.assertLessEqual(rare / found, rare_share[1])
 
 
+    def test_relational_word_tables(self):
+        # stage 33 = stage 30 with more word tables, half of them relational; stage 30 has none
+        kinds = [example(0, 33, i).kind for i in range(300)]
+        self.assertGreater(kinds.count("relational"), 30)
+        self.assertGreater(kinds.count("scene"), 120)
+        self.assertNotIn("relational", [example(0, 30, i).kind for i in range(300)])
+
+
 class ReplayTest(unittest.TestCase):
     def test_stage_draws(self):
         from train import pick_stage
@@ -442,6 +450,60 @@ class StitchTest(unittest.TestCase):
         with self.assertRaises(SystemExit) as e:
             stitch.main(["--a", "/nonexistent/a.pt", "--b", "/nonexistent/b.pt", "--out", "/tmp/never.pt"])
         self.assertIn("no checkpoint", str(e.exception))
+
+
+class JoinedCardTest(unittest.TestCase):
+    """stitch.py records both branches, train.py keeps the record through the joint fine-tune,
+    and the model card reports each branch's shape, steps, time and tables apart."""
+
+    def test_branches_reach_the_card(self):
+        import contextlib
+        import io
+        import json
+
+        import model_card
+        import stitch
+        import train
+        with tempfile.TemporaryDirectory() as d:
+            small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
+                     "--eval-every", "2", "--eval-tables", "2"]
+            with contextlib.redirect_stdout(io.StringIO()):
+                train.main(["--run", f"{d}/a", "--stage", "9", "--max-stage", "9", "--steps", "2"] + small)
+                train.main(["--run", f"{d}/b", "--layers", "3", "--stage", "16", "--max-stage", "16",
+                            "--steps", "3"] + small)
+                stitch.main(["--a", f"{d}/a/ckpt.pt", "--b", f"{d}/b/ckpt.pt", "--out", f"{d}/j/ckpt.pt"])
+                train.main(["--run", f"{d}/j", "--set-stage", "13", "--max-stage", "13", "--steps", "5",
+                            "--eval-every", "2", "--eval-tables", "2"])
+            st = torch.load(f"{d}/j/ckpt.pt", weights_only=False)
+            self.assertEqual(st["step"], 5)
+            pa, pb = st["parents"]["a"], st["parents"]["b"]
+            self.assertEqual((pa["step"], pa["config"]["layers"], pb["step"], pb["config"]["layers"]), (2, 2, 3, 3))
+            self.assertEqual(st["config"]["dim"], 32)
+            row = {"name": "exam: cartpole", "n": 1, "accuracy": 1.0, "misses": 0, "target_kind": "max_misses",
+                   "target": 0, "pass": True}
+            t = {"cached": {"p50_ms": 1, "p95_ms": 1}, "uncached": {"p50_ms": 2, "p95_ms": 2},
+                 "first_with_prefix_ms": 3}
+            files = {"eval.json": {"rows": [row], "info": {"stage": 13, "tables": 1, "seconds": 1}},
+                     "bench.json": {"threads": 2, "machine": "m", "decisions_per_task": 1, "tasks": {"cartpole": t}}}
+            for name, v in files.items():
+                with open(f"{d}/{name}", "w") as f:
+                    json.dump(v, f)
+            with open(f"{d}/plays.txt", "w") as f:
+                f.write("cartpole: PASS balanced\n")
+            gguf = f"{d}/m.gguf"
+            open(gguf, "wb").write(b"x" * 10)
+            with contextlib.redirect_stdout(io.StringIO()):
+                model_card.main(["--ckpt", f"{d}/j/ckpt.pt", "--gguf", gguf, "--eval", f"{d}/eval.json",
+                                 "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
+                                 "--out", f"{d}/card.md", "--targets", f"{d}/t.json"])
+            card = open(f"{d}/card.md").read()
+            self.assertIn("Scene branch (`train/make_scenes.sh`): 16 x 2, 2 steps", card)
+            self.assertIn("Word branch (`train/make_words.sh`): 16 x 3, 3 steps", card)
+            self.assertIn("Joint fine-tune (`train/make_joint.sh`): 2 steps", card)
+            import re
+            joint = re.search(r"joint fine-tune: ([^.]*)\.", card).group(1)
+            self.assertEqual(sum(int(n) for n in re.findall(r"stage \d+: (\d+) tables", joint)), 2 * 2, joint)
+            self.assertIn(f"stage 16: {pb['counters']['16']} tables; joint fine-tune: ", card)
 
 
 class ExportTest(unittest.TestCase):

@@ -162,6 +162,11 @@ STAGES: tuple[Stage, ...] = (
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
           shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.85, scene_level=3, situations=(6, 10),
           place_pool=0.5, front=0.3),
+    # 33: stage 30 with more word tables, half of them relational ("Move away from the X." with
+    # any noun as X): no other chat stage has them, and issue 4's relational row sat at 0.52
+    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
+          shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.7, scene_level=3, situations=(6, 10),
+          place_pool=0.5, relational=0.5),
 )
 
 
