@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUN="${RUN:-train/runs/meadow-nano}"
-WORDS_STEPS="${WORDS_STEPS:-26397}"  # where the shipped model's word branch stopped (stage 26)
+WORDS_STEPS="${WORDS_STEPS:-39000}"  # where the shipped model's word branch stopped (stage 25)
 OUT="${OUT:-models/meadow-nano.gguf}"
 mkdir -p "$RUN"
 

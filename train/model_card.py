@@ -209,10 +209,10 @@ def main(argv=None) -> int:
                  f"| {v['uncached']['p95_ms']:.3f} | {v['first_with_prefix_ms']:.2f} |")
     L.append("")
     L.append("## Limits\n")
-    L.append("Targets marked \"no\" above are not met; `models/meadow-nano.targets.json` records the "
-             "end-to-end ones and the tests skip those by name. The model reads the scene register it was "
-             "trained on (directions, \"too fast\", \"toward the X\"); open-vocabulary clause tables and "
-             "relabelled letters are weak (rows above).\n")
+    L.append("Targets marked \"no\" above are not met (the rows say by how much); "
+             "`models/meadow-nano.targets.json` records the end-to-end ones and the tests skip those by "
+             "name. The model is at its best in the scene register it was trained on (directions, \"too "
+             "fast\", \"toward the X\"); situations reworded by hand are its weakest row.\n")
     at_chance = sorted({f"{kind} tables ({r['name']}: {k['accuracy']:.3f}, chance {k['chance']:.3f})"
                         for r in rows for kind, k in r.get("by_kind", {}).items()
                         if k["n"] and k["accuracy"] < k["chance"] + 0.05})
