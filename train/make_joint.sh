@@ -22,7 +22,8 @@ REPLAY="${REPLAY:-9,10,11,12,22,23,24,25}"  # both branches' stages, 40 % of eac
 STEPS2="${STEPS2:-2000}"    # then stage 33 and stage 14 for STEPS2 each at lr 3e-4 (0: skip both)
 
 [ -f "$RUN/ckpt.pt" ] || $PY train/stitch.py --a "$SCENES" --b "$WORDS" --out "$RUN/ckpt.pt"
-[ -f "$RUN/start_step" ] || $PY -c "import torch; print(torch.load('$RUN/ckpt.pt', weights_only=False)['step'])" > "$RUN/start_step"
+step() { $PY -c "import torch; print(torch.load('$RUN/ckpt.pt', weights_only=False)['step'])"; }
+[ -f "$RUN/start_step" ] || step > "$RUN/start_step"
 s0=$(cat "$RUN/start_step")
 $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --set-stage "$STAGE" --max-stage "$STAGE" --path '' \
   --lr 1e-3 --lr2 0 --warmup 200 --replay "$REPLAY" --mix-prev 0.4 --promote 2 \
@@ -33,7 +34,6 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 # (as 13, with still clauses that name any option, by letter half the time) replaying 9-13, 30
 # and the word stages: without it "still right of the middle -> do nothing" tips to "push right"
 # (B 0.41, C 0.49 after the first phase; stage 30 in its place did not bring it back).
-step() { $PY -c "import torch; print(torch.load('$RUN/ckpt.pt', weights_only=False)['step'])"; }
 s1=$((s0 + STEPS))
 if [ "$STEPS2" -gt 0 ] && [ "$(step)" -ge "$s1" ]; then
   $PY train/train.py --run "$RUN" --total-minutes 1e9 --steps $((s1 + STEPS2)) --set-stage 33 --max-stage 33 \
