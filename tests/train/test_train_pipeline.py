@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import sys
 import tempfile
 import unittest
@@ -180,6 +181,36 @@ class PlacePoolTest(unittest.TestCase):
         self.assertGreater(kinds.count("relational"), 30)
         self.assertGreater(kinds.count("scene"), 120)
         self.assertNotIn("relational", [example(0, 30, i).kind for i in range(300)])
+
+    def test_mixed_relational_stages(self):
+        # stage 34: half scenes (with stage 14's still clauses), 60 % of the word tables relational;
+        # stage 36: relational word tables only
+        kinds = [example(0, 34, i).kind for i in range(300)]
+        self.assertGreater(kinds.count("relational"), 60)
+        self.assertGreater(kinds.count("scene"), 110)
+        self.assertLess(kinds.count("scene"), 190)
+        self.assertEqual({example(0, 36, i).kind for i in range(100)}, {"relational"})
+
+    def test_still_place_clauses(self):
+        # stage 37: "the X is still D of the N" picks the option its clause names, which holds
+        # D, the opposite direction or "wait" alike (no "still -> wait" shortcut); stage 34 has none
+        from corpus.curriculum import stage
+        from corpus.tables import relational_table
+        holds, other = 0, 0
+        for k in range(200):
+            t = relational_table(random.Random(k), stage(37))
+            for j in range(8):
+                s, letter = t.situation(random.Random(j))
+                m = re.search(r"is still (\w+) of the", s)
+                if m:
+                    self.assertIn(f"still {m.group(1)} of the", t.rule)
+                    text = {o.letter: o.text for o in t.options}[letter]
+                    holds += text.endswith(" " + m.group(1))
+                    other += not text.endswith(" " + m.group(1))
+        self.assertGreater(holds, 20)
+        self.assertGreater(other, 20)
+        self.assertFalse(any(re.search(r"still \w+ of the", relational_table(random.Random(k), stage(34)).rule)
+                             for k in range(200)))
 
 
 class ReplayTest(unittest.TestCase):

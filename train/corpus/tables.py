@@ -300,12 +300,24 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
     if neutral:
         w = by_dir["wait"]
         rule += f" If the {noun} is still, choose {w.letter}."
+    # "still D of the N" clauses aimed at two different options (any of them, "wait" included):
+    # only the clause tells, so "still" is no shortcut to the "wait" option
+    places = []
+    if mode in ("same", "opposite") and stage.still_places and rng.random() < stage.still_places:
+        ref, clauses = pool.word(), [rule]
+        for d, target in zip(rng.sample(dirs, 2), rng.sample(opts, 2)):
+            places.append((f"is still {d} of the {ref}", target.letter))
+            clauses.append(_clause(rng, stage, target, f"the {noun} is still {d} of the {ref}"))
+        rule = _join_clauses(" ", clauses)
     opposite = {a: b for p in T.DIRECTION_PAIRS for a, b in (p, p[::-1])}
     forms = T.MOVING_SITUATIONS if mode in ("same", "opposite") else T.PLACE_SITUATIONS
 
     def situation(r: random.Random) -> tuple[str, str]:
         phrases = []
-        if neutral and r.random() < 1.0 / n:
+        if places and r.random() < 0.4:
+            cond, letter = r.choice(places)
+            phrases.append(f"the {vary_case(r, noun, stage.case)} {cond}")
+        elif neutral and r.random() < 1.0 / n:
             phrases.append(f"the {noun} is still")
             letter = by_dir["wait"].letter
         else:
