@@ -3,7 +3,7 @@
 # stitch.py puts the two side by side (block-diagonal, logits summed), then a short fine-tune
 # on stage 13 (scenes with word tables) replaying both branches' stages teaches the halves
 # to share the residual norms and which half to trust; the lr anneals to 5 % at the end; then
-# shorter phases on stages 33 and 14 (STEPS2 each) at a lower lr.
+# the shorter phases of PHASES (lower lr, each annealed over its end).
 #   SCENES=train/checkpoints/nano/ckpt.pt WORDS=train/runs/words/ckpt.pt RUN=train/runs/joint \
 #     train/make_joint.sh                 (resumable; then export_gguf.py / measure_model.sh)
 set -euo pipefail
@@ -19,7 +19,13 @@ ANNEAL="${ANNEAL:-3000}"    # the last ANNEAL of them decay the lr linearly to 5
 MINUTES="${MINUTES:-60}"
 STAGE="${STAGE:-13}"        # the stage the pair is fine-tuned on
 REPLAY="${REPLAY:-9,10,11,12,22,23,24,25}"  # both branches' stages, 40 % of each batch
-STEPS2="${STEPS2:-2000}"    # then stage 33 and stage 14 for STEPS2 each at lr 3e-4 (0: skip both)
+# then these phases, in order: stage steps lr replay mix-prev annealed-steps (PHASES='' skips them)
+W=22,23,24,25  # the word branch's stages, replayed in every phase
+PHASES="${PHASES-33 2000 3e-4 9,10,11,12,13,14,$W 0.4 1000
+14 2000 3e-4 9,10,11,12,13,30,$W 0.4 1500
+34 3000 5e-4 9,10,11,12,13,14,30,$W 0.3 1500
+34 3000 5e-4 9,10,11,12,13,14,30,$W 0.3 1500
+37 2000 5e-4 9,10,11,12,13,14,30,$W 0.3 1000}"
 
 [ -f "$RUN/ckpt.pt" ] || $PY train/stitch.py --a "$SCENES" --b "$WORDS" --out "$RUN/ckpt.pt"
 step() { $PY -c "import torch; print(torch.load('$RUN/ckpt.pt', weights_only=False)['step'])"; }
@@ -28,21 +34,23 @@ s0=$(cat "$RUN/start_step")
 $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --set-stage "$STAGE" --max-stage "$STAGE" --path '' \
   --lr 1e-3 --lr2 0 --warmup 200 --replay "$REPLAY" --mix-prev 0.4 --promote 2 \
   --anneal $((s0 + STEPS - ANNEAL)) $((s0 + STEPS)) --eval-every 200 --eval-tables 60
-# Then two phases at lr 3e-4 (session 10), each annealed over its last steps, once the first
-# phase has reached its last step: stage 33 (word tables half relational, which no earlier chat
-# stage has: the relational row 0.54 -> 0.60) replaying 9-14 and the word stages, and stage 14
-# (as 13, with still clauses that name any option, by letter half the time) replaying 9-13, 30
-# and the word stages: without it "still right of the middle -> do nothing" tips to "push right"
-# (B 0.41, C 0.49 after the first phase; stage 30 in its place did not bring it back).
-s1=$((s0 + STEPS))
-if [ "$STEPS2" -gt 0 ] && [ "$(step)" -ge "$s1" ]; then
-  $PY train/train.py --run "$RUN" --total-minutes 1e9 --steps $((s1 + STEPS2)) --set-stage 33 --max-stage 33 \
-    --lr 3e-4 --warmup 100 --replay 9,10,11,12,13,14,22,23,24,25 --mix-prev 0.4 --promote 2 \
-    --anneal $((s1 + STEPS2 / 2)) $((s1 + STEPS2)) --eval-every 200 --eval-tables 60
-fi
-s2=$((s1 + STEPS2))
-if [ "$STEPS2" -gt 0 ] && [ "$(step)" -ge "$s2" ]; then
-  $PY train/train.py --run "$RUN" --total-minutes 1e9 --steps $((s2 + STEPS2)) --set-stage 14 --max-stage 14 \
-    --lr 3e-4 --warmup 100 --replay 9,10,11,12,13,30,22,23,24,25 --mix-prev 0.4 --promote 2 \
-    --anneal $((s2 + STEPS2 / 4)) $((s2 + STEPS2)) --eval-every 200 --eval-tables 60
-fi
+# Why these phases (train/README.md, sessions 10-11):
+#  33: word tables half relational, which no earlier chat stage has (relational row 0.54 -> 0.60);
+#  14: as 13, with still clauses that name any option (by letter half the time): without it
+#      "still right of the middle -> do nothing" tips to "push right";
+#  34: relational word tables (60 % of the word tables) beside stage 14's still clauses, one
+#      stage instead of alternating 33 and 14 (relational 0.60 -> 0.70 -> 0.78);
+#  37: stage 34 with "still D of the N" clauses in the word relational tables: after 34 the
+#      plain "is still -> wait" clauses had tipped "still left of the middle" to "do nothing".
+# A phase runs once the previous ones have reached their last step (resumable).
+start=$((s0 + STEPS))
+while read -r stage steps lr replay mix anneal; do
+  [ -n "$stage" ] || continue
+  end=$((start + steps))
+  if [ "$(step)" -ge "$start" ] && [ "$(step)" -lt "$end" ]; then
+    $PY train/train.py --run "$RUN" --total-minutes 1e9 --steps "$end" --set-stage "$stage" --max-stage "$stage" \
+      --lr "$lr" --warmup 100 --replay "$replay" --mix-prev "$mix" --promote 2 \
+      --anneal $((end - anneal)) "$end" --eval-every 200 --eval-tables 60 < /dev/null
+  fi
+  start=$end
+done <<< "$PHASES"
