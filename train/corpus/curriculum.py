@@ -43,6 +43,11 @@ class Stage:
     still_places: float = 0.0                # prob. a same/opposite word relational table has "still D of the N" clauses
 
 
+# stages 34-38 share stage 14's knobs with half the tables scenes and 60 % of the word tables relational
+_MIXED = Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
+               shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.5, scene_level=4, situations=(6, 10),
+               place_pool=0.5, relational=0.6)
+
 STAGES: tuple[Stage, ...] = (
     # the plateau-crossing stage: short situations (the condition + one distractor word), many
     # per table; rule "W1 A. W2 B." with no token between a word and its letter, clauses in
@@ -171,30 +176,20 @@ STAGES: tuple[Stage, ...] = (
     # 34: stages 33 and 14 in one stage: relational word tables (60 % of the word tables) next to
     # stage 14's still clauses named by letter. Alternating 33 and 14 traded one for the other
     # (jy1/jy2: relational up, a mountaincar "still" item lost).
-    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
-          shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.5, scene_level=4, situations=(6, 10),
-          place_pool=0.5, relational=0.6),
+    _MIXED,
     # 35: stage 34 with a third of the scene situations reworded (corpus/reword.py)
-    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
-          shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.5, scene_level=4, situations=(6, 10),
-          place_pool=0.5, relational=0.6, rephrase=0.3),
+    replace(_MIXED, rephrase=0.3),
     # 36: relational word tables alone (stage 34's knobs, no scenes): how fast the skill grows
     # when it has the whole batch (replay keeps the rest)
-    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
-          shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.0, scene_level=4, situations=(6, 10),
-          place_pool=0.5, relational=1.0),
+    replace(_MIXED, scene=0.0, relational=1.0),
     # 37: stage 34 with "If the X is still D of the N, choose L." clauses in most same / opposite
     # word relational tables, aimed at any option (the plain "is still" clause always names the
     # "wait" option, which taught "still -> wait": jz34b answered mountaincar's "still left of the
     # middle -> push right" with "do nothing")
-    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
-          shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.5, scene_level=4, situations=(6, 10),
-          place_pool=0.5, relational=0.6, still_places=0.7),
+    replace(_MIXED, still_places=0.7),
     # 38: stage 37 with a third of the scene situations reworded (stage 35 did it over stage 34:
     # rephrasings 0.68 -> 0.72, but two exam items lost)
-    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
-          shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.5, scene_level=4, situations=(6, 10),
-          place_pool=0.5, relational=0.6, still_places=0.7, rephrase=0.3),
+    replace(_MIXED, still_places=0.7, rephrase=0.3),
 )
 
 
