@@ -41,6 +41,7 @@ class Stage:
     place_pool: float = 0.0                  # prob. a scene place's noun is any dictionary word (rare tokens)
     front: float = 0.0                       # prob. a scene situation's first tail phrase moves before the subject
     still_places: float = 0.0                # prob. a same/opposite word relational table has "still D of the N" clauses
+    scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
 
 
 # stages 34-38 share stage 14's knobs with half the tables scenes and 60 % of the word tables relational
@@ -190,6 +191,10 @@ STAGES: tuple[Stage, ...] = (
     # 38: stage 37 with a third of the scene situations reworded (stage 35 did it over stage 34:
     # rephrasings 0.68 -> 0.72, but two exam items lost)
     replace(_MIXED, still_places=0.7, rephrase=0.3),
+    # 39: stage 37 with letters out of order in most tables: the relabelled mountaincar and
+    # lunarlander exams ("do nothing" listed as B or C instead of A) were answered by the letter
+    # the option had before relabelling, and 65 % of the scene tables have the letters in order
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6),
 )
 
 

@@ -336,7 +336,7 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
 def sample_table(rng: random.Random, stage: Stage) -> Table:
     if stage.scene and rng.random() < stage.scene:
         from .scenes import scene_table
-        return scene_table(rng, level=stage.scene_level, rephrase=stage.rephrase,
+        return scene_table(rng, shuffled=stage.scene_shuffle, level=stage.scene_level, rephrase=stage.rephrase,
                            place_pool=stage.place_pool, front=stage.front)
     r = rng.random()
     if r < stage.relational:
