@@ -46,6 +46,11 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 start=$((s0 + STEPS))
 while read -r stage steps lr replay mix anneal; do
   [ -n "$stage" ] || continue
+  if ! [[ "$stage $steps $anneal" =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] || [ -z "$mix" ] || [ "$anneal" -gt "$steps" ]; then
+    echo "make_joint.sh: bad PHASES line '$stage $steps $lr $replay $mix $anneal'" \
+      "(want: stage steps lr replay mix-prev annealed-steps, annealed <= steps)" >&2
+    exit 2
+  fi
   end=$((start + steps))
   if [ "$(step)" -ge "$start" ] && [ "$(step)" -lt "$end" ]; then
     $PY train/train.py --run "$RUN" --total-minutes 1e9 --steps "$end" --set-stage "$stage" --max-stage "$stage" \
