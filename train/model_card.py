@@ -54,7 +54,8 @@ WORDS_DATA = (
     "clauses (25). The joint fine-tune trains stage 13 (scenes and word tables) replaying both branches' "
     "stages, then stage 33 (word tables, half relational), stage 14 (still clauses naming any option), "
     "stage 34 (relational word tables beside stage 14's still clauses) and stage 37 (stage 34 with "
-    "\"still D of the N\" clauses in the word relational tables, aimed at any option).")
+    "\"still D of the N\" clauses in the word relational tables, aimed at any option), then stage 39 "
+    "(stage 37 with the letters out of order in most tables).")
 HELD_OUT = (
     "10 % of wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
     "text and status sentence of the built-in tasks and the hand rephrasings (`train/heldout/`): no 6-word "
