@@ -195,6 +195,9 @@ STAGES: tuple[Stage, ...] = (
     # lunarlander exams ("do nothing" listed as B or C instead of A) were answered by the letter
     # the option had before relabelling, and 65 % of the scene tables have the letters in order
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6),
+    # 40: stage 39 with a third of the scene situations reworded (stage 38's rewording, which at
+    # lr 5e-4 cost mountaincar items; stage 39 kept them at 3e-4)
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3),
 )
 
 
