@@ -55,7 +55,8 @@ while read -r stage steps lr replay mix anneal; do
     exit 2
   fi
   end=$((start + steps))
-  if [ "$(step)" -ge "$start" ] && [ "$(step)" -lt "$end" ]; then
+  now=$(step)  # loads the checkpoint: once per phase
+  if [ "$now" -ge "$start" ] && [ "$now" -lt "$end" ]; then
     $PY train/train.py --run "$RUN" --total-minutes 1e9 --steps "$end" --set-stage "$stage" --max-stage "$stage" \
       --lr "$lr" --warmup 100 --replay "$replay" --mix-prev "$mix" --promote 2 \
       --anneal $((end - anneal)) "$end" --eval-every 200 --eval-tables 60 < /dev/null
