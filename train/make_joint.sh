@@ -28,6 +28,16 @@ PHASES="${PHASES-33 2000 3e-4 9,10,11,12,13,14,$W 0.4 1000
 37 2000 5e-4 9,10,11,12,13,14,30,$W 0.3 1000
 39 2000 3e-4 9,10,11,12,13,14,30,$W 0.3 1000}"
 
+# check every PHASES line before any training starts
+while read -r stage steps lr replay mix anneal; do
+  [ -n "$stage" ] || continue
+  if ! [[ "$stage $steps $anneal" =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] || [ -z "$mix" ] || [ "$anneal" -gt "$steps" ]; then
+    echo "make_joint.sh: bad PHASES line '$stage $steps $lr $replay $mix $anneal'" \
+      "(want: stage steps lr replay mix-prev annealed-steps, annealed <= steps)" >&2
+    exit 2
+  fi
+done <<< "$PHASES"
+
 [ -f "$RUN/ckpt.pt" ] || $PY train/stitch.py --a "$SCENES" --b "$WORDS" --out "$RUN/ckpt.pt"
 step() { $PY -c "import torch; print(torch.load('$RUN/ckpt.pt', weights_only=False)['step'])"; }
 [ -f "$RUN/start_step" ] || step > "$RUN/start_step"
@@ -49,11 +59,6 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 start=$((s0 + STEPS))
 while read -r stage steps lr replay mix anneal; do
   [ -n "$stage" ] || continue
-  if ! [[ "$stage $steps $anneal" =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] || [ -z "$mix" ] || [ "$anneal" -gt "$steps" ]; then
-    echo "make_joint.sh: bad PHASES line '$stage $steps $lr $replay $mix $anneal'" \
-      "(want: stage steps lr replay mix-prev annealed-steps, annealed <= steps)" >&2
-    exit 2
-  fi
   end=$((start + steps))
   now=$(step)  # loads the checkpoint: once per phase
   if [ "$now" -ge "$start" ] && [ "$now" -lt "$end" ]; then

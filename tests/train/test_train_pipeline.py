@@ -257,6 +257,19 @@ class ReplayTest(unittest.TestCase):
         self.assertIsNone(parse(["--run", "x", "--replay", ""]).replay)
 
 
+class MakeJointTest(unittest.TestCase):
+    def test_bad_phases_line_stops_before_training(self):
+        import subprocess
+        script = os.path.join(ROOT, "train", "make_joint.sh")
+        for bad in ("34 x 5e-4 9 0.3 10", "34 3000 5e-4 9", "34 100 5e-4 9 0.3 1500"):
+            with tempfile.TemporaryDirectory() as d:
+                env = dict(os.environ, PHASES=bad, RUN=os.path.join(d, "run"))
+                r = subprocess.run(["bash", script], env=env, capture_output=True, text=True, timeout=60)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn("bad PHASES line", r.stderr)
+                self.assertFalse(os.path.exists(os.path.join(d, "run")))
+
+
 class PathTest(unittest.TestCase):
     """--path walks listed stages in order, replays the path's earlier ones, and --stop-at-end
     ends a phase when its last stage reaches --promote (so a script can grow the model next)."""
