@@ -55,7 +55,8 @@ WORDS_DATA = (
     "stages, then stage 33 (word tables, half relational), stage 14 (still clauses naming any option), "
     "stage 34 (relational word tables beside stage 14's still clauses) and stage 37 (stage 34 with "
     "\"still D of the N\" clauses in the word relational tables, aimed at any option), then stage 39 "
-    "(stage 37 with the letters out of order in most tables).")
+    "(stage 37 with the letters out of order in most tables) and stage 40 (stage 39 with a third of the "
+    "scene situations reworded: direction phrasing, verb synonyms, a distractor in front or as a concession).")
 HELD_OUT = (
     "10 % of wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
     "text and status sentence of the built-in tasks and the hand rephrasings (`train/heldout/`): no 6-word "
