@@ -1,0 +1,100 @@
+"""train/exam_torch.py on a tiny random checkpoint: the misses it reports are the decider's own,
+the relabelled and rephrased rows count every item, and a missing task file exits 2.
+
+    python3 -m unittest discover -s tests/train -p 'test_exam_torch.py' -v
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "train"))
+
+import torch  # noqa: E402
+
+import eval_table as E  # noqa: E402
+import exam_torch  # noqa: E402
+from model import Config, DreamModel  # noqa: E402
+from tokenizer.bpe import Tokenizer  # noqa: E402
+
+VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
+
+
+def _task(name: str, rule: str, options: list[str], exam: list[tuple[str, str]]) -> dict:
+    return {"name": name, "rule": rule,
+            "options": [{"letter": "ABCDEF"[i], "text": t} for i, t in enumerate(options)],
+            "exam": [{"status": s, "expected": L} for s, L in exam]}
+
+
+class ExamTorchTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        torch.manual_seed(5)
+        cfg = Config(vocab=len(Tokenizer.load(VOCAB)), dim=32, layers=2, heads=2, kv_heads=1, ffn=64)
+        m = DreamModel(cfg)
+        for p in m.parameters():  # a random model with decided (not uniform) answers
+            p.data += 0.3 * torch.randn_like(p)
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.ckpt = os.path.join(cls.dir.name, "ckpt.pt")
+        torch.save({"model": m.state_dict(), "config": cfg.to_dict(), "tokenizer": VOCAB, "seed": 0,
+                    "step": 11, "stage": 13}, cls.ckpt)
+        # every built-in name, so the rephrased rows find their task (texts are stand-ins)
+        cls.tasks = [_task(n, "Push in the same direction the car is moving. Otherwise choose A.",
+                           ["push left", "do nothing", "push right"],
+                           [("the car is moving left", "A"), ("the car is still right of the middle", "B"),
+                            ("the car is moving right", "C")]) for n in E.BUILTIN]
+        cls.tasks_json = os.path.join(cls.dir.name, "tasks.json")
+        with open(cls.tasks_json, "w", encoding="utf-8") as f:
+            json.dump(cls.tasks, f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def _run(self, *args: str) -> tuple[int, str]:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = exam_torch.main(["--ckpt", self.ckpt, "--tasks", self.tasks_json, *args])
+        return rc, out.getvalue()
+
+    def test_misses_are_the_deciders(self):
+        dec = E.TorchDecider(self.ckpt)
+        want = 0
+        for t in self.tasks:
+            opts = [(o["letter"], o["text"]) for o in t["options"]]
+            probs = dec.probs([(t["rule"], opts, [e["status"] for e in t["exam"]])])[0]
+            want += sum(max(p, key=p.get) != e["expected"] for e, p in zip(t["exam"], probs))
+        rc, out = self._run("--verbose")
+        self.assertEqual(rc, 0)
+        self.assertIn(f"misses: {want} (step 11, stage 13)", out)
+        self.assertEqual(out.count("   want "), want)
+        self.assertEqual(out.count("   margin "), 1)  # mountaincar's one "still" item
+
+    def test_all_rows_count_every_item(self):
+        rc, out = self._run("--all", "--relational-tables", "3")
+        self.assertEqual(rc, 0)
+        h, n = map(int, re.search(r"relabelled exams: (\d+)/(\d+)", out).groups())
+        self.assertEqual(n, 3 * len(E.BUILTIN))
+        self.assertEqual(out.count("   relabelled "), n - h)
+        h, n = map(int, re.search(r"rephrasings: (\d+)/(\d+)", out).groups())
+        self.assertEqual(n, len(E.load_rephrased()))
+        self.assertEqual(out.count("   rephrased "), n - h)
+        self.assertRegex(out, r"relational \(3 tables, stage-13 eval stream\): [01]\.\d{3}")
+
+    def test_missing_tasks_file_exits_2(self):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = exam_torch.main(["--ckpt", self.ckpt, "--tasks", os.path.join(self.dir.name, "none.json")])
+        self.assertEqual(rc, 2)
+        self.assertIn("cannot read --tasks", err.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
