@@ -223,6 +223,33 @@ class PlacePoolTest(unittest.TestCase):
         self.assertFalse(any(re.search(r"still \w+ of the", relational_table(random.Random(k), stage(34)).rule)
                              for k in range(200)))
 
+    def test_level5_scene_still_clauses_name_options_by_text(self):
+        # scene level 4 names a still clause's option by its letter half the time; level 5
+        # always by its text, and the situation answers with that option's letter
+        from corpus.scenes import relational_table
+
+        def clauses(level):
+            by_letter = by_text = 0
+            for k in range(300):
+                t = relational_table(random.Random(k), 0.35, level)
+                text = {o.letter: o.text for o in t.options}
+                for clause in re.findall(r"[^.]*is still \w+ of the [^.]*", t.rule):
+                    by_letter += bool(re.search(r"(?i)\b(choose|pick|answer|take) [A-F]\b", clause))
+                    by_text += any(v in clause.lower() for v in text.values())
+                for j in range(6):
+                    s, letter = t.situation(random.Random(j))
+                    m = re.search(r"is still (\w+) of the (\w+)", s)
+                    if m and level == 5:
+                        clause = re.search(rf"[^.]*still {m.group(1)} of the {m.group(2)}[^.]*", t.rule).group(0)
+                        self.assertIn(text[letter], clause.lower(), (t.rule, s))
+            return by_letter, by_text
+        l4, t4 = clauses(4)
+        l5, t5 = clauses(5)
+        self.assertGreater(l4, 40)
+        self.assertGreater(t4, 40)
+        self.assertEqual(l5, 0)
+        self.assertGreater(t5, 100)
+
 
 class ReplayTest(unittest.TestCase):
     def test_stage_draws(self):

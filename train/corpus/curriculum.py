@@ -198,6 +198,10 @@ STAGES: tuple[Stage, ...] = (
     # 40: stage 39 with a third of the scene situations reworded (stage 38's rewording, which at
     # lr 5e-4 cost mountaincar items; stage 39 kept them at 3e-4)
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3),
+    # 41: stage 40 with scene level 5: the scene still clauses always name their option by its
+    # text (level 4: by letter half the time); with letters the mountaincar still items are
+    # certain, with texts near chance when the direction word is in another option's text
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, scene_level=5),
 )
 
 

@@ -328,7 +328,10 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
                 target = pair[j]
             extra.append((f"is still {d} of the {ref}", target))
             tc = rng.choice(ACTION_CLAUSE_T)
-            if level >= 4 and rng.random() < 0.5:  # name the option by its letter: one lookup, not two
+            # level 4 names the option by its letter half the time (one lookup, not two); level 5
+            # always by its text, where mountaincar's "still right of the middle, do nothing"
+            # beside "push right" is weak (train/README, session 12)
+            if level == 4 and rng.random() < 0.5:
                 tc = rng.choice(CLAUSE_T).replace("{L}", target.letter)
             rule += " " + tc.replace("{S}", subj).replace("{P}", f"is still {d} of the {ref}").replace(
                 "{T}", target.text).replace("{Tc}", _cap(target.text))
