@@ -80,9 +80,10 @@ def rephrased(dec: E.TorchDecider, tasks: list[dict]) -> tuple[int, int]:
     for task, letter, s in items:
         t = by_name[task]
         p = dec.probs([(t["rule"], [(o["letter"], o["text"]) for o in t["options"]], [s])])[0][0]
-        hits += _best(p) == letter
-        if _best(p) != letter:
-            print(f"   rephrased {task}: want {letter} got {_best(p)} {_fmt(p)}: {s}")
+        got = _best(p)
+        hits += got == letter
+        if got != letter:
+            print(f"   rephrased {task}: want {letter} got {got} {_fmt(p)}: {s}")
     return hits, len(items)
 
 

@@ -46,7 +46,7 @@ s0=$(cat "$RUN/start_step")
 $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --set-stage "$STAGE" --max-stage "$STAGE" --path '' \
   --lr 1e-3 --lr2 0 --warmup 200 --replay "$REPLAY" --mix-prev 0.4 --promote 2 \
   --anneal $((s0 + STEPS - ANNEAL)) $((s0 + STEPS)) --eval-every 200 --eval-tables 60
-# Why these phases (train/README.md, sessions 10-11):
+# Why these phases (train/README.md, sessions 10-12):
 #  33: word tables half relational, which no earlier chat stage has (relational row 0.54 -> 0.60);
 #  14: as 13, with still clauses that name any option (by letter half the time): without it
 #      "still right of the middle -> do nothing" tips to "push right";

@@ -44,7 +44,7 @@ class Stage:
     scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
 
 
-# stages 34-38 share stage 14's knobs with half the tables scenes and 60 % of the word tables relational
+# stages 34-41 share stage 14's knobs with half the tables scenes and 60 % of the word tables relational
 _MIXED = Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
                shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.5, scene_level=4, situations=(6, 10),
                place_pool=0.5, relational=0.6)
