@@ -139,6 +139,39 @@ class RewordTest(unittest.TestCase):
         self.assertGreater(changed_keeping_letters(self, "rephrase"), 75)
 
 
+class RewordLevel2Test(unittest.TestCase):
+    """Stage 42's rewording: more verb and modifier synonyms, distractors' directions reworded,
+    a whole distractor clause sometimes first; what the situation says is unchanged."""
+
+    def test_reword_level2(self):
+        from corpus import reword as R
+        from corpus import scenes as S
+        motion = {v0 for v0, _ in S.MOTION}
+        for v, syns in R.SYNONYMS2.items():
+            self.assertIn(v, motion)
+            for s0, _ in syns:
+                self.assertNotIn(s0.split()[0], motion, s0)
+                self.assertNotIn(s0.split()[0][:-3], S.ACTIONS, s0)  # "racing" is no option's verb
+        rule = "If the fox sinks too fast, choose A. If the fox leans too far left, choose B. Otherwise choose C."
+        seen, mods, first = set(), set(), 0
+        for i in range(400):
+            out = R.reword(random.Random(i), "the fox sinks too fast, the barn is left, and the owl leans right", rule, 2)
+            self.assertRegex(out, r"fox (sinks|drops|descends|comes down|plunges) too")
+            mods.add(re.search(r"fox \w+( down)? (too \w+)", out).group(2))
+            first += not out.startswith("the fox") and not out.startswith("leaning")
+            self.assertIn("left", out)
+            self.assertIn("right", out)
+            seen.add(out)
+            self.assertEqual(R.reword(random.Random(i), "the fox sinks too fast", rule, 1).count("too fast"), 1)
+        self.assertEqual(mods, {"too fast", "too quickly", "too rapidly"})
+        self.assertGreater(first, 20)  # "the barn is left; the fox ..." (a whole clause first)
+        self.assertGreater(len(seen), 100)
+        # a modifier the rule itself uses is never the new word
+        rule2 = "If the fox moves left fast, choose A. If the fox moves left quickly, choose B."
+        for i in range(200):
+            self.assertNotIn("quickly", R.reword(random.Random(i), "the fox moves left fast", rule2, 2))
+
+
 class FrontTest(unittest.TestCase):
     """Stage 32's fronting moves one phrase before the subject and keeps every other word."""
 
@@ -249,6 +282,20 @@ class PlacePoolTest(unittest.TestCase):
         self.assertGreater(t4, 40)
         self.assertEqual(l5, 0)
         self.assertGreater(t5, 100)
+
+
+    def test_level6_one_still_clause_names_the_neutral_option(self):
+        from corpus.scenes import NEUTRAL, relational_table
+        neutral_named = tables = 0
+        for k in range(300):
+            t = relational_table(random.Random(k), 0.35, 6)
+            texts = {o.text for o in t.options}
+            clauses = re.findall(r"[^.]*is still \w+ of the [^.]*", t.rule)
+            if len(clauses) == 2 and texts & set(NEUTRAL):
+                tables += 1
+                neutral_named += any(n in c.lower() for c in clauses for n in texts & set(NEUTRAL))
+        self.assertGreater(tables, 60)
+        self.assertGreater(neutral_named, 0.65 * tables)  # by text (a quarter are by letter)
 
 
 class ReplayTest(unittest.TestCase):

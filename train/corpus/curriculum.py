@@ -38,6 +38,7 @@ class Stage:
     scene: float = 0.0                       # prob. of a plain-English scene table (corpus/scenes.py)
     scene_level: int = 2                     # 0: "same way"/"toward" rules only, no distractors; 2: all
     rephrase: float = 0.0                    # prob. a scene situation is reworded (corpus/reword.py)
+    reword_level: int = 1                    # 2: more verb synonyms, modifiers, distractor directions
     place_pool: float = 0.0                  # prob. a scene place's noun is any dictionary word (rare tokens)
     front: float = 0.0                       # prob. a scene situation's first tail phrase moves before the subject
     still_places: float = 0.0                # prob. a same/opposite word relational table has "still D of the N" clauses
@@ -202,6 +203,14 @@ STAGES: tuple[Stage, ...] = (
     # text (level 4: by letter half the time); with letters the mountaincar still items are
     # certain, with texts near chance when the direction word is in another option's text
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, scene_level=5),
+    # 42: stage 40 with reword level 2: more verb synonyms ("races", "comes down", "leads"),
+    # modifiers ("too quickly"), distractors' directions reworded too and sometimes first (the
+    # rephrasing row's misses; level 1 rewrote only the condition's phrase, a shortcut to it)
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2),
+    # 43: stage 42 with scene level 6: most relational scene tables have a neutral option, and
+    # one still clause then names it by its text ("still right of the N, do nothing")
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
+            scene_level=6),
 )
 
 

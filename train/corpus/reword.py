@@ -43,6 +43,30 @@ SYNONYMS = {
     "floating": [("hovering", "hovers")],
     "gliding": [("sailing", "sails")],
 }
+# level 2 (stage 42) adds these: everyday synonyms the level-1 lists lack (the hand rephrasings
+# missed "races", "comes down", "leads", "too quickly"), never a MOTION verb, never an ACTION
+SYNONYMS2 = {
+    "moving": [("racing", "races"), ("speeding", "speeds"), ("cruising", "cruises"), ("rushing", "rushes")],
+    "sinking": [("dropping", "drops"), ("descending", "descends"), ("coming down", "comes down"),
+                ("plunging", "plunges")],
+    "falling": [("coming down", "comes down"), ("plunging", "plunges")],
+    "heading": [("leading", "leads"), ("trending", "trends")],
+    "climbing": [("rising", "rises"), ("ascending", "ascends")],
+    "tipping": [("toppling", "topples"), ("keeling over", "keels over")],
+    "rolling": [("trundling", "trundles")],
+    "flowing": [("streaming", "streams")],
+    "running": [("sprinting", "sprints")],
+    "flying": [("zooming", "zooms")],
+}
+# modifier -> the same amount in other words (level 2), longest first so "too fast" is one unit
+MOD_SYNONYMS = {
+    "too slowly": ("too slow",), "too fast": ("too quickly", "too rapidly"),
+    "very fast": ("really fast", "at great speed"), "a little": ("a bit", "slightly"),
+    "a bit": ("slightly", "a little"), "slightly": ("a bit", "a little"), "fast": ("quickly", "rapidly", "at speed"),
+    "quickly": ("fast", "rapidly"), "slowly": ("at a slow pace", "at a crawl"), "barely": ("hardly", "only just"),
+}
+_MOD_RE = re.compile(r"\b(" + "|".join(sorted(MOD_SYNONYMS, key=len, reverse=True)) + r")\b")
+_FILLER = {"too", "a", "at", "only"}
 _THIRD = {v0: v3 for v0, v3 in S.MOTION}
 _FROM_THIRD = {v3: v0 for v0, v3 in S.MOTION}
 
@@ -65,21 +89,37 @@ _STILL_AT = ("is not moving and sits", "stands still", "is at rest", "sits still
 _CONCEDE = (" although it ", " though it ", " even though it ", " while it ")
 
 
-def _verb_synonym(r: random.Random, head_verb: str, rule: str) -> tuple[str, str] | None:
+def _synonyms(verb: str, level: int) -> list[tuple[str, str]]:
+    return SYNONYMS.get(verb, []) + (SYNONYMS2.get(verb, []) if level >= 2 else [])
+
+
+def _verb_synonym(r: random.Random, head_verb: str, rule: str, level: int = 1) -> tuple[str, str] | None:
     """A synonym of head_verb that no other verb in the rule could also be read as."""
-    others = {v for v in SYNONYMS if v != head_verb and (v in rule or _THIRD[v] in rule)}
-    taken = {s for v in others for s, _ in SYNONYMS[v]}
-    ok = [s for s in SYNONYMS.get(head_verb, []) if s[0] not in taken and s[0].split()[0] not in rule]
+    known = set(SYNONYMS) | (set(SYNONYMS2) if level >= 2 else set())
+    others = {v for v in known if v != head_verb and (v in rule or _THIRD[v] in rule)}
+    taken = {s for v in others for s, _ in _synonyms(v, level)}
+    ok = [s for s in _synonyms(head_verb, level) if s[0] not in taken and s[0].split()[0] not in rule]
     return r.choice(ok) if ok else None
 
 
-def _swap_verb(r: random.Random, head: str, rule: str) -> str:
+def _swap_modifier(r: random.Random, head: str, rule: str) -> str:
+    """'sinks too fast' -> 'sinks too quickly' unless the rule uses the new words itself (a
+    table may tell "fast" from "quickly" apart only if both are in its rule)."""
+    words = set(re.findall(r"[a-z]+", rule.lower()))
+
+    def swap(m: re.Match) -> str:
+        ok = [w for w in MOD_SYNONYMS[m.group(1)] if not (set(w.split()) - _FILLER) & words]
+        return r.choice(ok) if ok else m.group(1)
+    return _MOD_RE.sub(swap, head, count=1)
+
+
+def _swap_verb(r: random.Random, head: str, rule: str, level: int = 1) -> str:
     words = head.split(" ")
     for i, w in enumerate(words):
         v0 = w if w in _THIRD else _FROM_THIRD.get(w)
         if v0 is None:
             continue
-        syn = _verb_synonym(r, v0, rule)
+        syn = _verb_synonym(r, v0, rule, level)
         if syn is None:
             return head
         words[i] = syn[0] if w == v0 else syn[1]
@@ -117,13 +157,19 @@ def front(r: random.Random, sentence: str) -> str:
     return f"{p}, {S._join(r, head, tails[1:])}" if p else sentence
 
 
-def reword(r: random.Random, sentence: str, rule: str) -> str:
+def reword(r: random.Random, sentence: str, rule: str, level: int = 1) -> str:
     """The same situation in other words (the first phrase is the one a scene table's
-    situation builds from the condition; the rest are distractors or places)."""
+    situation builds from the condition; the rest are distractors or places). Level 2 also
+    swaps modifiers, rewrites distractors' directions (so "to the right" is no sign of the
+    condition's phrase) and sometimes puts a distractor first as a whole clause."""
     head, tails = _split(sentence)
     if r.random() < 0.5:
-        head = _swap_verb(r, head, rule)
-    head = _directions(r, head, 0.5)  # the condition's phrase only: distractors keep theirs
+        head = _swap_verb(r, head, rule, level)
+    head = _directions(r, head, 0.5)  # level 1: the condition's phrase only, distractors keep theirs
+    if level >= 2:
+        if r.random() < 0.5:
+            head = _swap_modifier(r, head, rule)
+        tails = [_directions(r, t, 0.3) for t in tails]
     if " is still" in head and r.random() < 0.5:
         place = " is still " in head  # "is still left of the N" (a place follows)
         head = head.replace(" is still", " " + r.choice(_STILL_AT if place else _STILL), 1)
@@ -134,7 +180,16 @@ def reword(r: random.Random, sentence: str, rule: str) -> str:
             fronted, tails = p, tails[1:]
     if tails and r.random() < 0.3 and tails[-1].split(" ", 1)[0] in _FROM_THIRD:
         concede, tails = tails[-1], tails[:-1]
+    whole = None  # level 2: a whole clause first ("a hole sits to the right, and the goal is ...")
+    if level >= 2 and not fronted and tails and r.random() < 0.2:
+        i = r.randrange(len(tails))
+        first = tails[i].split(" ", 1)[0]
+        if first not in _FROM_THIRD and first != "is":  # a bare verb phrase needs its subject after it
+            whole, tails = tails[i], tails[:i] + tails[i + 1:]
     out = S._join(r, head, tails)
+    if whole:
+        full = whole.split(" ", 1)[0] in ("the", "a")  # a clause of its own may take "and"
+        out = whole + r.choice(("; ", ", and ", ", ") if full else ("; ", ", ")) + out
     if concede:
         out += r.choice(_CONCEDE) + concede
     if fronted:

@@ -289,7 +289,7 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
         mode = rng.choices(("same", "opposite", "toward", "away"), (0.4, 0.15, 0.3, 0.15))[0]
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4 + DIR_SETS4))
     act = rng.choice(ACTIONS)
-    neutral = level > 0 and rng.random() < (0.35 if level < 3 else 0.6)
+    neutral = level > 0 and rng.random() < (0.35 if level < 3 else 0.6 if level < 6 else 0.85)
     texts = [f"{act} {d}" for d in dirs] + ([rng.choice(NEUTRAL)] if neutral else [])
     order = list(range(len(texts)))
     if level > 0 and rng.random() < 0.5:
@@ -320,6 +320,9 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
         ref = words.noun()
         still_dirs = rng.sample(dirs, min(2, len(dirs)))
         pair = rng.sample(opts, 2) if level >= 4 else []  # two clauses, two different options
+        if level >= 6 and neutral:  # one clause names the neutral option: "still right of the N, do nothing"
+            pair = [by_text[texts[-1]], rng.choice([o for o in opts if o.text != texts[-1]])]
+            rng.shuffle(pair)
         for j, d in enumerate(still_dirs):
             target = rng.choice(opts)
             if level == 3 and rng.random() < 0.7:  # "still right of the N, do nothing" beside "push right"
@@ -330,8 +333,9 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
             tc = rng.choice(ACTION_CLAUSE_T)
             # level 4 names the option by its letter half the time (one lookup, not two); level 5
             # always by its text, where mountaincar's "still right of the middle, do nothing"
-            # beside "push right" is weak (train/README, session 12)
-            if level == 4 and rng.random() < 0.5:
+            # beside "push right" is weak (train/README, session 12); level 6 mostly by text, and
+            # when there is a neutral option one clause names it (the weak shape is "do nothing")
+            if (level == 4 and rng.random() < 0.5) or (level >= 6 and rng.random() < 0.25):
                 tc = rng.choice(CLAUSE_T).replace("{L}", target.letter)
             rule += " " + tc.replace("{S}", subj).replace("{P}", f"is still {d} of the {ref}").replace(
                 "{T}", target.text).replace("{Tc}", _cap(target.text))
@@ -441,7 +445,7 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
 
 
 def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0,
-                place_pool: float = 0.0, front: float = 0.0):
+                place_pool: float = 0.0, front: float = 0.0, reword_level: int = 1):
     t = _scene_table(rng, shuffled, level, place_pool)
     if not rephrase and not front:
         return t  # (no extra draws: the stages without rewording keep their streams)
@@ -451,7 +455,7 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
     def situation(r: random.Random):
         s, letter = t.situation(r)
         if rephrase:
-            s = R.reword(r, s, t.rule) if r.random() < rephrase else s
+            s = R.reword(r, s, t.rule, reword_level) if r.random() < rephrase else s
         if front and r.random() < front:
             s = R.front(r, s)
         return s, letter
