@@ -298,6 +298,25 @@ class PlacePoolTest(unittest.TestCase):
         self.assertGreater(neutral_named, 0.65 * tables)  # by text (a quarter are by letter)
 
 
+    def test_binding_drill_other_thing_never_shares_the_direction(self):
+        # stage 44: two options, one other thing, always in the other direction word, so
+        # reading either phrase at random scores 0.5, not 0.75
+        from corpus.curriculum import stage
+        from corpus.tables import relational_table
+        n = 0
+        for k in range(100):
+            t = relational_table(random.Random(k), stage(44))
+            self.assertEqual(len(t.options), 2)
+            dirs = [o.text.split()[-1] for o in t.options]
+            for j in range(6):
+                s, _ = t.situation(random.Random(j))
+                found = [w for w in re.findall(r"[a-z]+", s.lower()) if w in dirs]
+                if len(found) == 2:
+                    n += 1
+                    self.assertNotEqual(found[0], found[1], s)
+        self.assertGreater(n, 400)
+
+
 class ReplayTest(unittest.TestCase):
     def test_stage_draws(self):
         from train import pick_stage

@@ -42,6 +42,8 @@ class Stage:
     place_pool: float = 0.0                  # prob. a scene place's noun is any dictionary word (rare tokens)
     front: float = 0.0                       # prob. a scene situation's first tail phrase moves before the subject
     still_places: float = 0.0                # prob. a same/opposite word relational table has "still D of the N" clauses
+    rel_distractors: tuple[int, int] | None = None  # other things' phrases in a relational word table's situation
+                                             # (None: 0 .. distractors[1] - 2)
     scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
 
 
@@ -211,6 +213,11 @@ STAGES: tuple[Stage, ...] = (
     # one still clause then names it by its text ("still right of the N, do nothing")
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
             scene_level=6),
+    # 44: the binding drill: relational word tables only, 2 options, exactly one other thing
+    # moving or lying in the other direction word. jz40s reads these at 0.75 with one other
+    # thing, what picking either phrase at random gives (0.98 with none): it has not bound a
+    # direction word to its noun yet, so this isolates that one skill
+    replace(_MIXED, scene=0.0, relational=1.0, options=(2, 2), rel_distractors=(1, 1), situations=(8, 12)),
 )
 
 

@@ -313,7 +313,7 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
     forms = T.MOVING_SITUATIONS if mode in ("same", "opposite") else T.PLACE_SITUATIONS
 
     def situation(r: random.Random) -> tuple[str, str]:
-        phrases = []
+        phrases, d = [], ""
         if places and r.random() < 0.4:
             cond, letter = r.choice(places)
             phrases.append(f"the {vary_case(r, noun, stage.case)} {cond}")
@@ -325,9 +325,12 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
             phrases.append(r.choice(forms).replace("{N}", vary_case(r, noun, stage.case)).replace("{D}", d))
             want = d if mode in ("same", "toward") else opposite[d]
             letter = by_dir[want].letter
-        for _ in range(r.randint(0, max(0, stage.distractors[1] - 2))):
+        lo, hi = stage.rel_distractors or (0, max(0, stage.distractors[1] - 2))
+        # the drill's other things never share the subject's direction: each one is a test
+        others = [x for x in dirs if x != d] if stage.rel_distractors and len(phrases) == 1 and d in dirs else dirs
+        for _ in range(r.randint(lo, hi)):
             other = pool.word()
-            phrases.append(r.choice(forms).replace("{N}", other).replace("{D}", r.choice(dirs)))
+            phrases.append(r.choice(forms).replace("{N}", other).replace("{D}", r.choice(others)))
         return _join_situation(r, phrases, stage), letter
 
     return Table("relational", rule, opts, situation)
