@@ -218,6 +218,11 @@ STAGES: tuple[Stage, ...] = (
     # thing, what picking either phrase at random gives (0.98 with none): it has not bound a
     # direction word to its noun yet, so this isolates that one skill
     replace(_MIXED, scene=0.0, relational=1.0, options=(2, 2), rel_distractors=(1, 1), situations=(8, 12)),
+    # 45: the lookup drill: scene relational tables only, each with two "still D of the N"
+    # clauses naming options by their text, three situations in four still ones. jz40s-jz43 read
+    # such clauses at 0.52-0.58 when the text names another direction than the clause ("still
+    # right of the N, push left") and 0.63-0.78 for "do nothing", but at 0.95-1.00 by letter
+    replace(_MIXED, scene=1.0, scene_level=7, situations=(8, 12)),
 )
 
 

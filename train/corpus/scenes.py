@@ -285,6 +285,8 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
     words = _Words(rng, place_pool)
     if level == 0:
         mode = rng.choice(("same", "toward"))
+    elif level == 7:  # the lookup drill: every table has still clauses
+        mode = rng.choice(("same", "opposite"))
     else:
         mode = rng.choices(("same", "opposite", "toward", "away"), (0.4, 0.15, 0.3, 0.15))[0]
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4 + DIR_SETS4))
@@ -316,7 +318,7 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
     rule = _cap(rule)
     # extra clauses: a still subject at a place -> a named option text
     extra = []
-    if level > 0 and mode in ("same", "opposite") and rng.random() < (0.4 if level < 3 else 0.85):
+    if level > 0 and mode in ("same", "opposite") and rng.random() < (0.4 if level < 3 else 0.85 if level < 7 else 1):
         ref = words.noun()
         still_dirs = rng.sample(dirs, min(2, len(dirs)))
         pair = rng.sample(opts, 2) if level >= 4 else []  # two clauses, two different options
@@ -334,8 +336,9 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
             # level 4 names the option by its letter half the time (one lookup, not two); level 5
             # always by its text, where mountaincar's "still right of the middle, do nothing"
             # beside "push right" is weak (train/README, session 12); level 6 mostly by text, and
-            # when there is a neutral option one clause names it (the weak shape is "do nothing")
-            if (level == 4 and rng.random() < 0.5) or (level >= 6 and rng.random() < 0.25):
+            # when there is a neutral option one clause names it (the weak shape is "do nothing");
+            # level 7 (the drill) always by text, and three situations in four are still ones
+            if (level == 4 and rng.random() < 0.5) or (level == 6 and rng.random() < 0.25):
                 tc = rng.choice(CLAUSE_T).replace("{L}", target.letter)
             rule += " " + tc.replace("{S}", subj).replace("{P}", f"is still {d} of the {ref}").replace(
                 "{T}", target.text).replace("{Tc}", _cap(target.text))
@@ -345,7 +348,7 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
         rule += f" If the {subj} is still, {nt}."
 
     def situation(r: random.Random):
-        if extra and r.random() < (0.3 if level < 3 else 0.45 if level < 4 else 0.5):
+        if extra and r.random() < (0.3 if level < 3 else 0.45 if level < 4 else 0.5 if level < 7 else 0.75):
             cond, opt = r.choice(extra)
             tail = []
             if r.random() < 0.5:
@@ -464,6 +467,8 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
 
 
 def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: float):
+    if level == 7:  # stage 45's drill: only the tables whose still clauses name options by text
+        return relational_table(rng, shuffled, level, place_pool)
     if level >= 3:  # stages 13-14: mixed clause tables and still clauses, over the level-2 mix
         r = rng.random()
         if r < (0.45 if level < 4 else 0.35):
