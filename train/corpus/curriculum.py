@@ -223,6 +223,10 @@ STAGES: tuple[Stage, ...] = (
     # such clauses at 0.52-0.58 when the text names another direction than the clause ("still
     # right of the N, push left") and 0.63-0.78 for "do nothing", but at 0.95-1.00 by letter
     replace(_MIXED, scene=1.0, scene_level=7, situations=(8, 12)),
+    # 46: stage 44 with common words only (nouns are single tokens more often): jz44 stayed at
+    # chance (0.48-0.52) on stage 44 for its first 1,000 steps at lr 5e-4
+    replace(_MIXED, scene=0.0, relational=1.0, options=(2, 2), rel_distractors=(1, 1), situations=(8, 12),
+            pool=0.0, case=0.0),
 )
 
 
