@@ -88,6 +88,17 @@ class ExamTorchTest(unittest.TestCase):
         self.assertEqual(out.count("   rephrased "), n - h)
         self.assertRegex(out, r"relational \(3 tables, stage-13 eval stream\): [01]\.\d{3}")
 
+    def test_skills_rows_count_every_situation(self):
+        dec = E.TorchDecider(self.ckpt)
+        rows = exam_torch.binding(dec, 4)
+        cases = E.synthetic_cases(dec.seed + E.EVAL_SEED_OFFSET, 13, 4, relational=True)
+        self.assertEqual(sum(n for _, n in rows.values()), sum(len(c.situations) for c in cases))
+        self.assertTrue(all(0 <= h <= n for h, n in rows.values()))
+        look = exam_torch.lookup(dec, 40)
+        self.assertTrue(set(look) <= {(w, h) for w in ("neutral", "same", "other") for h in ("text", "letter")})
+        self.assertIn(("other", "text"), look)  # the shape mountaincar's still items need
+        self.assertGreater(sum(n for _, n in look.values()), 10)
+
     def test_missing_tasks_file_exits_2(self):
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
