@@ -89,12 +89,9 @@ def rephrased(dec: E.TorchDecider, tasks: list[dict]) -> tuple[int, int]:
     return hits, len(items)
 
 
-def relational(dec: E.TorchDecider, tables: int, stage: int = 13) -> float:
-    cases = E.synthetic_cases(dec.seed + E.EVAL_SEED_OFFSET, stage, tables, relational=True)
-    for c, ch in zip(cases, dec.choose(cases)):
-        c.choices = ch
-    hits = E.synthetic_hits(cases)
-    return sum(hits) / len(hits)
+def relational(rows: dict[int, tuple[int, int]]) -> float:
+    """The relational row from binding()'s rows (the same decisions, all phrase counts)."""
+    return sum(h for h, _ in rows.values()) / sum(n for _, n in rows.values())
 
 
 _PHRASE_SEP = re.compile(r", and |, | and |; | with ")
@@ -165,18 +162,20 @@ def main(argv=None) -> int:
     dec = E.TorchDecider(a.ckpt)
     total = exams(dec, tasks, a.verbose or a.all)
     print(f"misses: {total} (step {dec.step}, stage {dec.stage})")
+    rows = binding(dec, a.relational_tables) if a.all or a.skills else {}
     if a.all:
         h, n = relabelled(dec, tasks)
         print(f"relabelled exams: {h}/{n}")
         h, n = rephrased(dec, tasks)
         print(f"rephrasings: {h}/{n} = {h / n:.3f}")
         print(f"relational ({a.relational_tables} tables, stage-13 eval stream): "
-              f"{relational(dec, a.relational_tables):.3f}")
+              f"{relational(rows):.3f}")
     if a.skills:
-        for k, (h, n) in binding(dec, a.relational_tables).items():
+        for k, (h, n) in rows.items():
             print(f"binding: {k} phrase(s) {h}/{n} = {h / n:.2f}")
+        names = {"neutral": "neutral", "same": "same direction", "other": "other direction"}
         for (what, how), (h, n) in lookup(dec, 400).items():
-            print(f"lookup: {what} direction by {how} {h}/{n} = {h / n:.2f}".replace("neutral direction", "neutral"))
+            print(f"lookup: {names[what]} by {how} {h}/{n} = {h / n:.2f}")
     return 0
 
 

@@ -327,7 +327,7 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
             letter = by_dir[want].letter
         lo, hi = stage.rel_distractors or (0, max(0, stage.distractors[1] - 2))
         # the drill's other things never share the subject's direction: each one is a test
-        others = [x for x in dirs if x != d] if stage.rel_distractors and len(phrases) == 1 and d in dirs else dirs
+        others = [x for x in dirs if x != d] if stage.rel_distractors and d else dirs
         for _ in range(r.randint(lo, hi)):
             other = pool.word()
             phrases.append(r.choice(forms).replace("{N}", other).replace("{D}", r.choice(others)))
