@@ -11,7 +11,9 @@ import random
 
 import torch
 
-from tokenizer.bpe import Tokenizer
+from corpus import marks
+from tokenizer.bpe import CONTROL, Tokenizer
+from tokenizer.byte_unicode import decode_chars
 
 LETTERS = "ABCDEF"
 
@@ -28,8 +30,28 @@ class Packer:
         self.letter_ids = [tok.encode(L)[0] for L in LETTERS]
         assert all(len(tok.encode(L)) == 1 for L in LETTERS)
 
+    def token_bytes(self, t: int) -> int:
+        tok = self.tok
+        return len(tok.tokens[t].encode()) if tok.types[t] == CONTROL else len(decode_chars(tok.tokens[t]))
+
+    def marked(self, suffix: str) -> tuple[list[int], list[list[int]] | None]:
+        """-> (ids of the suffix without marks, per-token mark kinds or None when unmarked).
+        A token carries a kind when its bytes overlap the marked span (corpus/marks.py)."""
+        if not marks.has_marks(suffix):
+            return self.tok.encode(suffix), None
+        text, spans = marks.spans(suffix)
+        ids = self.tok.encode(text)
+        labels, at = [], 0
+        for t in ids:
+            end = at + self.token_bytes(t)
+            labels.append([k for (a, b, k) in spans if a < end and at < b])
+            at = end
+        assert at == len(text.encode("utf-8")), "token bytes do not add up to the text"
+        return ids, labels
+
     def row(self, ex, rng: random.Random):
-        """-> (ids, pos, seg, targets [(position, token id, is_letter, unused, letter index)])"""
+        """-> (ids, pos, seg, targets [(position, token id, is_letter, unused, letter index)],
+        aux [(position, mark kinds)] for every token of a marked suffix)"""
         tok = self.tok
         ids = tok.encode(ex.prefix)
         P = len(ids)
@@ -42,13 +64,16 @@ class Packer:
                 if ids[j] not in special and ids[j] < tok.mask - 3 and rng.random() < self.prefix_mask:
                     targets.append((j, ids[j], False, 0, -1))
                     ids[j] = tok.mask
+        aux = []
         for s, (suffix, ans) in enumerate(zip(ex.suffixes, ex.answers), start=1):
-            sids = tok.encode(suffix)
+            sids, labels = self.marked(suffix)
             k = rng.randint(1, 3)
             want = [tok.encode(ans)[0], tok.im_end, tok.eot][:k]
             if len(ids) + len(sids) + k > self.max_len:
                 break
             start = len(ids)
+            if labels is not None:
+                aux += [(start + j, kinds) for j, kinds in enumerate(labels)]
             # Reverse direction (training only): the answer is shown and situation tokens are
             # masked instead; the condition's tokens are then predictable only by binding the
             # letter to its condition in the rule and copying it, the circuit the forward task
@@ -71,7 +96,7 @@ class Packer:
             for j, t in enumerate(want):
                 is_letter = j == 0
                 targets.append((start + len(sids) + j, t, is_letter, 0, LETTERS.index(ans) if is_letter else -1))
-        return ids, pos, seg, targets
+        return ids, pos, seg, targets, aux
 
     def batch(self, examples, rng: random.Random):
         rows = [self.row(ex, rng) for ex in examples]
@@ -81,7 +106,13 @@ class Packer:
         pos = torch.zeros((B, T), dtype=torch.long)
         seg = torch.full((B, T), -1, dtype=torch.long)
         tb, tp, tt, letter_rows, letter_sets, letter_ans = [], [], [], [], [], []
-        for b, (i, p, s, targets) in enumerate(rows):
+        aux_lab = torch.zeros((B, T, marks.KINDS))
+        aux_m = torch.zeros((B, T))
+        for b, (i, p, s, targets, aux) in enumerate(rows):
+            for position, kinds in aux:
+                aux_m[b, position] = 1.0
+                for k in kinds:
+                    aux_lab[b, position, k] = 1.0
             ids[b, : len(i)] = torch.tensor(i)
             pos[b, : len(p)] = torch.tensor(p)
             seg[b, : len(s)] = torch.tensor(s)
@@ -99,4 +130,5 @@ class Packer:
             "t_batch": torch.tensor(tb), "t_pos": torch.tensor(tp), "t_tok": torch.tensor(tt),
             "letter_rows": torch.tensor(letter_rows), "letter_sets": letter_sets,
             "letter_ans": torch.tensor(letter_ans),
+            "aux_lab": aux_lab, "aux_m": aux_m,
         }

@@ -65,7 +65,7 @@ def deepen(st: dict, at: int | None = None) -> dict:
         sd[k] = sd_old[k.replace(f"blocks.{i}.", f"blocks.{src}.", 1)]
     sd[f"blocks.{at}.o.weight"].zero_()
     sd[f"blocks.{at}.down.weight"].zero_()
-    return {**st, "model": sd, "opt": None, "config": new_cfg.to_dict()}
+    return {**st, "model": sd, "opt": None, "probes": None, "config": new_cfg.to_dict()}
 
 
 NEW_DIMS_SCALE = 0.1  # new residual dims start at a tenth of the usual init
@@ -97,7 +97,7 @@ def widen(st: dict, f: int, new_scale: float = NEW_DIMS_SCALE) -> dict:
             w[D:, w_old.shape[1]:] *= new_scale
         w[tuple(slice(0, n) for n in w_old.shape)] = w_old
     assert hd == cfg.head_dim
-    return {**st, "model": sd, "opt": None, "config": cfg.to_dict()}
+    return {**st, "model": sd, "opt": None, "probes": None, "config": cfg.to_dict()}
 
 
 def save(out: str, st: dict, what: str) -> int:

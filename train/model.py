@@ -150,12 +150,15 @@ class DreamModel(nn.Module):
                     wv = b.v.weight[g * hd:(g + 1) * hd]  # [hd, dim]
                     b.o.weight[:, h * hd:(h + 1) * hd] = vo * wv.t() * (hd ** -0.5) / rep
 
-    def hidden(self, tokens, pos, seg):
-        """Final-normed hidden states [B,T,dim]."""
+    def hidden(self, tokens, pos, seg, taps: list | None = None):
+        """Final-normed hidden states [B,T,dim]; `taps`, when given, receives every layer's
+        output residual (for training-time probes)."""
         x = self.embed(tokens)
         bias = attention_bias(seg)
         for b in self.blocks:
             x = b(x, pos, bias)
+            if taps is not None:
+                taps.append(x)
         return self.norm(x)
 
     def head(self, h):

@@ -80,7 +80,7 @@ def stitch(sa: dict, sb: dict, c: float = 1.0, gains: dict | None = None) -> dic
             fa, fb = gains[k[: -len(".weight")]]
             wa, wb = wa * fa, wb * fb
         sd[k] = torch.cat([wa, wb], dim=1) if name == "embed" else _block_diag(wa, wb)
-    return {**sb, "model": sd, "opt": None, "config": cfg.to_dict()}
+    return {**sb, "model": sd, "opt": None, "probes": None, "config": cfg.to_dict()}
 
 
 @torch.no_grad()

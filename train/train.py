@@ -25,6 +25,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 from batching import Packer  # noqa: E402
+from corpus import marks  # noqa: E402
 from corpus.curriculum import STAGES  # noqa: E402
 from corpus.generate import example  # noqa: E402
 from heap import keep_heap  # noqa: E402
@@ -33,7 +34,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("bf16", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
+STICKY = ("bf16", "aux_binding", "aux_layers", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
           "anneal", "eval_every", "eval_tables", "ckpt_every", "path")
 DEFAULTS: dict = {}
 
@@ -66,6 +67,10 @@ def parse(argv=None):
     ap.add_argument("--aux-mask", type=float, default=0.0, help="also mask this share of situation tokens")
     ap.add_argument("--prefix-mask", type=float, default=0.0,
                     help="also mask this share of rule/option tokens (dense masked-diffusion signal)")
+    ap.add_argument("--aux-binding", type=float, default=0.0,
+                    help="weight of the evidence-mark probes (corpus/marks.py) on marked stages' situations")
+    ap.add_argument("--aux-layers", default="0,1",
+                    help="layer whose output each mark kind is probed on (noun, direction)")
     ap.add_argument("--reveal", type=float, default=0.0,
                     help="share of situations trained in reverse: answer shown, situation tokens masked")
     ap.add_argument("--stage", type=int, default=0, help="starting curriculum stage")
@@ -233,13 +238,27 @@ def main(argv=None) -> int:
     model = DreamModel(cfg)
     if a.mimetic and not st:
         model.mimetic_init(a.mimetic)
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
+    # training-time probes only (never exported): one linear read-out per mark kind
+    probes = torch.nn.ModuleList(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS))
+    aux_layers = [int(x) for x in a.aux_layers.split(",")]
+    opt = torch.optim.AdamW(list(model.parameters()) + list(probes.parameters()), lr=a.lr, betas=(0.9, 0.98),
+                            weight_decay=a.wd)
     step, stage, counters, elapsed0, parents = 0, a.stage, {}, 0.0, None
     lr_base = a.lr
     if st:
         model.load_state_dict(st["model"])
-        if st.get("opt"):  # a grown checkpoint (grow.py) starts a fresh optimizer
+        # probes of another width (a grown or stitched checkpoint) start afresh
+        has_probes = bool(st.get("probes")) and all(
+            v.shape == probes.state_dict()[k].shape for k, v in st["probes"].items())
+        if has_probes:
+            probes.load_state_dict(st["probes"])
+        if st.get("opt") and has_probes:
             opt.load_state_dict(st["opt"])
+        elif st.get("opt"):  # saved before the probes existed: their parameters join as a new group
+            opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
+            opt.load_state_dict(st["opt"])
+            opt.add_param_group({"params": list(probes.parameters())})
+        # (a grown checkpoint, grow.py, has no "opt": a fresh optimizer)
         step, stage, counters = st["step"], st["stage"], st["counters"]
         elapsed0 = st.get("elapsed_s", 0.0)
         parents = st.get("parents")  # a stitched checkpoint's branches (stitch.py), kept for the card
@@ -261,7 +280,7 @@ def main(argv=None) -> int:
     print(f"model: {model.n_params()} params {cfg.to_dict()}", flush=True)
 
     def state():
-        return {"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "stage": stage,
+        return {"model": model.state_dict(), "opt": opt.state_dict(), "probes": probes.state_dict(), "step": step, "stage": stage,
                 "counters": counters, "config": cfg.to_dict(), "seed": a.seed, "args": vars(a),
                 "tokenizer": os.path.abspath(a.tokenizer), "elapsed_s": elapsed0 + time.time() - t0,
                 "lr_base": lr_base, "at_end": "end" in stop, **({"parents": parents} if parents else {})}
@@ -269,6 +288,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()
     losses, accs, letter_losses = [], [], []
+    aux_losses = [[] for _ in range(marks.KINDS)]
 
     stop = []  # SIGTERM / SIGINT: finish the step, save the checkpoint, exit
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -296,9 +316,18 @@ def main(argv=None) -> int:
         for g in opt.param_groups:
             g["lr"] = lr
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
-            h = model.hidden(b["ids"], b["pos"], b["seg"])
+            taps = []
+            h = model.hidden(b["ids"], b["pos"], b["seg"], taps)
             z = model.head(h[b["t_batch"], b["t_pos"]]).float()
         loss = F.cross_entropy(z, b["t_tok"])
+        m = b["aux_m"]
+        if a.aux_binding and m.sum() > 0:
+            for k, layer in enumerate(aux_layers):
+                p = probes[k](taps[layer].float()).squeeze(-1)
+                bce = F.binary_cross_entropy_with_logits(p, b["aux_lab"][..., k], reduction="none")
+                aux_loss = (bce * m).sum() / m.sum()
+                aux_losses[k].append(aux_loss.item())
+                loss = loss + a.aux_binding * aux_loss
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -315,6 +344,7 @@ def main(argv=None) -> int:
             now = time.time()
             rec = {"step": step, "stage": stage, "loss": sum(losses) / len(losses), "train_acc": sum(accs) / len(accs),
                    "letter_loss": sum(letter_losses) / len(letter_losses),
+                   **{f"aux{k}": sum(v) / len(v) for k, v in enumerate(aux_losses) if v},
                    "eval_acc": acc, "chance": chance, "steps_per_s": (step - steps_last) / (now - t_last),
                    "steps_per_cpu_s": (step - steps_last) / max(1e-9, time.process_time() - cpu_last),
                    "minutes": (now - t0) / 60, "total_minutes": (elapsed0 + now - t0) / 60, "seq_len": b["ids"].shape[1]}
@@ -322,6 +352,7 @@ def main(argv=None) -> int:
             log.write(json.dumps(rec) + "\n")
             log.flush()
             losses, accs, letter_losses = [], [], []
+            aux_losses = [[] for _ in range(marks.KINDS)]
             if a.lr2 > 0 and acc >= a.lr2_acc and lr_base != a.lr2:
                 lr_base = a.lr2
                 print(f"lr -> {lr_base}", flush=True)

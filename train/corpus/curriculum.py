@@ -42,6 +42,7 @@ class Stage:
     place_pool: float = 0.0                  # prob. a scene place's noun is any dictionary word (rare tokens)
     front: float = 0.0                       # prob. a scene situation's first tail phrase moves before the subject
     still_places: float = 0.0                # prob. a same/opposite word relational table has "still D of the N" clauses
+    marks: bool = False                      # relational word tables mark subject noun + direction (corpus/marks.py)
     rel_distractors: tuple[int, int] | None = None  # other things' phrases in a relational word table's situation
                                              # (None: 0 .. distractors[1] - 2)
     scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
@@ -227,6 +228,11 @@ STAGES: tuple[Stage, ...] = (
     # chance (0.48-0.52) on stage 44 for its first 1,000 steps at lr 5e-4
     replace(_MIXED, scene=0.0, relational=1.0, options=(2, 2), rel_distractors=(1, 1), situations=(8, 12),
             pool=0.0, case=0.0),
+    # 47: stage 44 with evidence marks (corpus/marks.py) for train.py --aux-binding
+    replace(_MIXED, scene=0.0, relational=1.0, options=(2, 2), rel_distractors=(1, 1), situations=(8, 12),
+            marks=True),
+    # 48: stage 40 with evidence marks on its relational word tables
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, marks=True),
 )
 
 

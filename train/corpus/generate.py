@@ -21,7 +21,7 @@ if __package__ in (None, ""):
 
 from heldout import filter as heldout  # noqa: E402
 
-from . import layout  # noqa: E402
+from . import layout, marks  # noqa: E402
 from .curriculum import Stage, stage as get_stage  # noqa: E402
 from .tables import sample_table  # noqa: E402
 
@@ -40,7 +40,7 @@ class Example:
         parts = [self.prefix]
         for s, a in zip(self.suffixes, self.answers):
             parts.append(s + a + (layout.IM_END if self.chat else "") + "\n")
-        return "".join(parts)
+        return marks.strip("".join(parts))
 
 
 def make_example(rng: random.Random, st: Stage, filt: heldout.HeldOut | None = None) -> Example:
@@ -66,7 +66,7 @@ def draw_table(rng: random.Random, st: Stage, filt: heldout.HeldOut | None = Non
     while len(sits) < want and tries < want * 20:
         tries += 1
         s, letter = table.situation(rng)
-        if filt.clean(s) and s not in sits:
+        if filt.clean(marks.strip(s)) and s not in sits:
             sits.append(s)
             answers.append(letter)
     return table, sits, answers

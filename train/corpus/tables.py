@@ -17,6 +17,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable
 
+from . import marks
 from . import templates as T
 from . import wordlists as W
 from .curriculum import Stage
@@ -135,7 +136,7 @@ def _join_situation(rng: random.Random, phrases: list[str], stage: Stage) -> str
     joiner = rng.choice(T.SITUATION_JOINERS)
     s = rng.choice(T.SITUATION_LEADS) + joiner.join(phrases)
     if stage.case > 0 and rng.random() < 0.5:  # sentence case only once case variation is on
-        s = s[:1].upper() + s[1:]
+        s = marks.capitalize(s)
     return s + ("." if rng.random() < 0.6 else "")
 
 
@@ -310,19 +311,22 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
             clauses.append(_clause(rng, stage, target, f"the {noun} is still {d} of the {ref}"))
         rule = _join_clauses(" ", clauses)
     opposite = {a: b for p in T.DIRECTION_PAIRS for a, b in (p, p[::-1])}
+    mark_n = marks.noun if stage.marks else str
+    mark_d = marks.direction if stage.marks else str
     forms = T.MOVING_SITUATIONS if mode in ("same", "opposite") else T.PLACE_SITUATIONS
 
     def situation(r: random.Random) -> tuple[str, str]:
         phrases, d = [], ""
         if places and r.random() < 0.4:
             cond, letter = r.choice(places)
-            phrases.append(f"the {vary_case(r, noun, stage.case)} {cond}")
+            phrases.append(f"the {mark_n(vary_case(r, noun, stage.case))} {cond}")
         elif neutral and r.random() < 1.0 / n:
-            phrases.append(f"the {noun} is still")
+            phrases.append(f"the {mark_n(noun)} is still")
             letter = by_dir["wait"].letter
         else:
             d = r.choice(dirs)
-            phrases.append(r.choice(forms).replace("{N}", vary_case(r, noun, stage.case)).replace("{D}", d))
+            phrases.append(r.choice(forms).replace("{N}", mark_n(vary_case(r, noun, stage.case)))
+                           .replace("{D}", mark_d(d)))
             want = d if mode in ("same", "toward") else opposite[d]
             letter = by_dir[want].letter
         lo, hi = stage.rel_distractors or (0, max(0, stage.distractors[1] - 2))

@@ -1,0 +1,90 @@
+"""Evidence marks (train/corpus/marks.py): marked stages read the same text as unmarked ones,
+and the packer turns the marks into per-token probe labels on exactly the marked words."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "train"))
+
+import torch  # noqa: E402
+
+from batching import Packer  # noqa: E402
+from corpus import marks  # noqa: E402
+from corpus.curriculum import stage  # noqa: E402
+from corpus.generate import example, make_example  # noqa: E402
+from tokenizer.bpe import Tokenizer  # noqa: E402
+
+VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
+
+
+class MarksTest(unittest.TestCase):
+    def test_spans_in_bytes(self):
+        text, spans = marks.spans("the " + marks.noun("café") + " moves " + marks.direction("left"))
+        self.assertEqual(text, "the café moves left")
+        b = text.encode()
+        self.assertEqual([(b[s:e].decode(), k) for s, e, k in spans], [("café", marks.NOUN), ("left", marks.DIRECTION)])
+        for bad in ("\ue000car", "car\ue001", "\ue002car\ue001"):
+            with self.assertRaises(ValueError):
+                marks.spans(bad)
+
+    def test_marked_stage_reads_the_unmarked_text(self):
+        # stage 47 is stage 44 plus marks: the same draws give the same text once stripped
+        same = 0
+        for i in range(60):
+            a = make_example(random.Random(i), stage(47))
+            b = make_example(random.Random(i), stage(44))
+            self.assertTrue(any(marks.has_marks(s) for s in a.suffixes))
+            self.assertFalse(marks.has_marks(a.text()))
+            same += [marks.strip(s) for s in a.suffixes] == b.suffixes and a.prefix == b.prefix
+        self.assertEqual(same, 60)
+
+    def test_packer_labels_the_marked_words(self):
+        tok = Tokenizer.load(VOCAB)
+        pk = Packer(tok)
+        checked = 0
+        for i in range(20):
+            ex = example(0, 47, i)
+            for s in ex.suffixes:
+                ids, labels = pk.marked(s)
+                text, spans = marks.spans(s)
+                self.assertEqual(ids, tok.encode(text))
+                for k in range(marks.KINDS):
+                    got = tok.decode([t for t, kinds in zip(ids, labels) if k in kinds]).split()
+                    want = [text.encode()[a:b].decode() for a, b, kk in spans if kk == k]
+                    self.assertEqual(got, want, s)
+                    checked += len(want)
+        self.assertGreater(checked, 300)
+        b = pk.batch([example(0, 47, 0), example(0, 13, 0)], random.Random(0))
+        self.assertGreater(b["aux_m"][0].sum().item(), 0)
+        self.assertEqual(b["aux_m"][1].sum().item(), 0)  # unmarked tables carry no probe labels
+        self.assertTrue(torch.all(b["aux_lab"].sum(-1) <= b["aux_m"] * marks.KINDS))
+
+    def test_train_with_probes_and_resume(self):
+        import train
+        with tempfile.TemporaryDirectory() as d:
+            args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
+                    "--stage", "47", "--max-stage", "47", "--aux-binding", "1", "--eval-every", "2",
+                    "--eval-tables", "2", "--steps", "4"]
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                self.assertEqual(train.main(args), 0)
+            recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
+            self.assertTrue(all("aux0" in r and "aux1" in r for r in recs), out.getvalue())
+            st = torch.load(os.path.join(d, "ckpt.pt"))
+            self.assertIn("probes", st)
+            self.assertFalse(any(k.startswith("probes") for k in st["model"]))  # never exported
+            args[-1] = "6"
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(train.main(args), 0)
+            self.assertEqual(torch.load(os.path.join(d, "ckpt.pt"))["step"], 6)
+
+
+if __name__ == "__main__":
+    unittest.main()
