@@ -241,8 +241,8 @@ def main(argv=None) -> int:
     # training-time probes only (never exported): one linear read-out per mark kind
     probes = torch.nn.ModuleList(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS))
     aux_layers = [int(x) for x in a.aux_layers.split(",")]
-    opt = torch.optim.AdamW(list(model.parameters()) + list(probes.parameters()), lr=a.lr, betas=(0.9, 0.98),
-                            weight_decay=a.wd)
+    opt = torch.optim.AdamW([{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
+                            lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
     step, stage, counters, elapsed0, parents = 0, a.stage, {}, 0.0, None
     lr_base = a.lr
     if st:

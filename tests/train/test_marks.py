@@ -84,6 +84,18 @@ class MarksTest(unittest.TestCase):
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(train.main(args), 0)
             self.assertEqual(torch.load(os.path.join(d, "ckpt.pt"))["step"], 6)
+            # a checkpoint from before the probes (optimizer over the model only) resumes too
+            path = os.path.join(d, "ckpt.pt")
+            st = torch.load(path)
+            st.pop("probes")
+            st["opt"]["param_groups"] = st["opt"]["param_groups"][:1]
+            n_model = len(st["opt"]["param_groups"][0]["params"])
+            st["opt"]["state"] = {k: v for k, v in st["opt"]["state"].items() if k < n_model}
+            torch.save(st, path)
+            args[-1] = "8"
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(train.main(args), 0)
+            self.assertEqual(len(torch.load(path)["opt"]["param_groups"]), 2)
 
 
 if __name__ == "__main__":
