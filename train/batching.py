@@ -51,7 +51,7 @@ class Packer:
 
     def row(self, ex, rng: random.Random):
         """-> (ids, pos, seg, targets [(position, token id, is_letter, unused, letter index)],
-        aux [(position, mark kinds)] for every token of a marked suffix)"""
+        aux [(position, mark kinds, answer letter index)] for every token of a marked suffix)"""
         tok = self.tok
         ids = tok.encode(ex.prefix)
         P = len(ids)
@@ -73,7 +73,7 @@ class Packer:
                 break
             start = len(ids)
             if labels is not None:
-                aux += [(start + j, kinds) for j, kinds in enumerate(labels)]
+                aux += [(start + j, kinds, LETTERS.index(ans)) for j, kinds in enumerate(labels)]
             # Reverse direction (training only): the answer is shown and situation tokens are
             # masked instead; the condition's tokens are then predictable only by binding the
             # letter to its condition in the rule and copying it, the circuit the forward task
@@ -108,9 +108,12 @@ class Packer:
         tb, tp, tt, letter_rows, letter_sets, letter_ans = [], [], [], [], [], []
         aux_lab = torch.zeros((B, T, marks.KINDS))
         aux_m = torch.zeros((B, T))
+        aux_letter = torch.full((B, T), -100, dtype=torch.long)  # the answer at the subject's direction word
         for b, (i, p, s, targets, aux) in enumerate(rows):
-            for position, kinds in aux:
+            for position, kinds, li in aux:
                 aux_m[b, position] = 1.0
+                if marks.DIRECTION in kinds:
+                    aux_letter[b, position] = li
                 for k in kinds:
                     aux_lab[b, position, k] = 1.0
             ids[b, : len(i)] = torch.tensor(i)
@@ -130,5 +133,5 @@ class Packer:
             "t_batch": torch.tensor(tb), "t_pos": torch.tensor(tp), "t_tok": torch.tensor(tt),
             "letter_rows": torch.tensor(letter_rows), "letter_sets": letter_sets,
             "letter_ans": torch.tensor(letter_ans),
-            "aux_lab": aux_lab, "aux_m": aux_m,
+            "aux_lab": aux_lab, "aux_m": aux_m, "aux_letter": aux_letter,
         }

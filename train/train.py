@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from batching import Packer  # noqa: E402
+from batching import LETTERS, Packer  # noqa: E402
 from corpus import marks  # noqa: E402
 from corpus.curriculum import STAGES  # noqa: E402
 from corpus.generate import example  # noqa: E402
@@ -34,7 +34,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("bf16", "aux_binding", "aux_layers", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
+STICKY = ("bf16", "aux_binding", "aux_letter", "aux_layers", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
           "anneal", "eval_every", "eval_tables", "ckpt_every", "path")
 DEFAULTS: dict = {}
 
@@ -69,6 +69,9 @@ def parse(argv=None):
                     help="also mask this share of rule/option tokens (dense masked-diffusion signal)")
     ap.add_argument("--aux-binding", type=float, default=0.0,
                     help="weight of the evidence-mark probes (corpus/marks.py) on marked stages' situations")
+    ap.add_argument("--aux-letter", type=float, default=0.0,
+                    help="weight of a probe reading the answer letter at the subject's direction word "
+                         "(on the direction mark's layer)")
     ap.add_argument("--aux-layers", default="0,1",
                     help="layer whose output each mark kind is probed on (noun, direction)")
     ap.add_argument("--reveal", type=float, default=0.0,
@@ -239,7 +242,8 @@ def main(argv=None) -> int:
     if a.mimetic and not st:
         model.mimetic_init(a.mimetic)
     # training-time probes only (never exported): one linear read-out per mark kind
-    probes = torch.nn.ModuleList(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS))
+    probes = torch.nn.ModuleList([*(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS)),
+                                  torch.nn.Linear(cfg.dim, len(LETTERS))])
     aux_layers = [int(x) for x in a.aux_layers.split(",")]
     opt = torch.optim.AdamW([{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
                             lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
@@ -247,16 +251,19 @@ def main(argv=None) -> int:
     lr_base = a.lr
     if st:
         model.load_state_dict(st["model"])
-        # probes of another width (a grown or stitched checkpoint) start afresh
-        has_probes = bool(st.get("probes")) and all(
-            v.shape == probes.state_dict()[k].shape for k, v in st["probes"].items())
-        if has_probes:
-            probes.load_state_dict(st["probes"])
-        if st.get("opt") and has_probes:
+        # probes carry over where their shapes match (a grown or stitched checkpoint has none)
+        mine = probes.state_dict()
+        kept = {k: v for k, v in (st.get("probes") or {}).items() if k in mine and v.shape == mine[k].shape}
+        probes.load_state_dict(kept, strict=False)
+        if st.get("opt") and kept.keys() == mine.keys():
             opt.load_state_dict(st["opt"])
-        elif st.get("opt"):  # saved before the probes existed: their parameters join as a new group
+        elif st.get("opt"):
+            # saved before these probes existed: keep the model's optimizer state, and the
+            # probes' parameters join as a fresh group
             opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
-            opt.load_state_dict(st["opt"])
+            g0 = st["opt"]["param_groups"][0]
+            opt.load_state_dict({"state": {i: v for i, v in st["opt"]["state"].items() if i in g0["params"]},
+                                 "param_groups": [g0]})
             opt.add_param_group({"params": list(probes.parameters())})
         # (a grown checkpoint, grow.py, has no "opt": a fresh optimizer)
         step, stage, counters = st["step"], st["stage"], st["counters"]
@@ -288,7 +295,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()
     losses, accs, letter_losses = [], [], []
-    aux_losses = [[] for _ in range(marks.KINDS)]
+    aux_losses = [[] for _ in range(marks.KINDS + 1)]
 
     stop = []  # SIGTERM / SIGINT: finish the step, save the checkpoint, exit
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -328,6 +335,11 @@ def main(argv=None) -> int:
                 aux_loss = (bce * m).sum() / m.sum()
                 aux_losses[k].append(aux_loss.item())
                 loss = loss + a.aux_binding * aux_loss
+        if a.aux_letter and (b["aux_letter"] >= 0).any():
+            z_l = probes[marks.KINDS](taps[aux_layers[marks.DIRECTION]].float())
+            aux_loss = F.cross_entropy(z_l.flatten(0, 1), b["aux_letter"].flatten(), ignore_index=-100)
+            aux_losses[marks.KINDS].append(aux_loss.item())
+            loss = loss + a.aux_letter * aux_loss
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -352,7 +364,7 @@ def main(argv=None) -> int:
             log.write(json.dumps(rec) + "\n")
             log.flush()
             losses, accs, letter_losses = [], [], []
-            aux_losses = [[] for _ in range(marks.KINDS)]
+            aux_losses = [[] for _ in range(marks.KINDS + 1)]
             if a.lr2 > 0 and acc >= a.lr2_acc and lr_base != a.lr2:
                 lr_base = a.lr2
                 print(f"lr -> {lr_base}", flush=True)

@@ -71,12 +71,12 @@ class MarksTest(unittest.TestCase):
         import train
         with tempfile.TemporaryDirectory() as d:
             args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                    "--stage", "47", "--max-stage", "47", "--aux-binding", "1", "--eval-every", "2",
+                    "--stage", "47", "--max-stage", "47", "--aux-binding", "1", "--aux-letter", "1", "--eval-every", "2",
                     "--eval-tables", "2", "--steps", "4"]
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
-            self.assertTrue(all("aux0" in r and "aux1" in r for r in recs), out.getvalue())
+            self.assertTrue(all("aux0" in r and "aux1" in r and "aux2" in r for r in recs), out.getvalue())
             st = torch.load(os.path.join(d, "ckpt.pt"))
             self.assertIn("probes", st)
             self.assertFalse(any(k.startswith("probes") for k in st["model"]))  # never exported
