@@ -233,6 +233,9 @@ STAGES: tuple[Stage, ...] = (
             marks=True),
     # 48: stage 40 with evidence marks on its relational word tables
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, marks=True),
+    # 49: stage 42 (reword level 2) with evidence marks: the drill's runs lost rephrasings
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
+            marks=True),
 )
 
 
