@@ -43,6 +43,7 @@ class Stage:
     front: float = 0.0                       # prob. a scene situation's first tail phrase moves before the subject
     still_places: float = 0.0                # prob. a same/opposite word relational table has "still D of the N" clauses
     marks: bool = False                      # relational word tables mark subject noun + direction (corpus/marks.py)
+    scene_marks: bool = False                # the same in relational scenes (not in reworded situations)
     rel_distractors: tuple[int, int] | None = None  # other things' phrases in a relational word table's situation
                                              # (None: 0 .. distractors[1] - 2)
     scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
@@ -236,6 +237,10 @@ STAGES: tuple[Stage, ...] = (
     # 49: stage 42 (reword level 2) with evidence marks: the drill's runs lost rephrasings
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
             marks=True),
+    # 50: stage 48 with the scenes' relational situations marked too: the drilled models
+    # (ja6) answer mountaincar's "moving right" by its "still right of the middle" clause
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, marks=True,
+            scene_marks=True),
 )
 
 

@@ -60,13 +60,15 @@ def draw_table(rng: random.Random, st: Stage, filt: heldout.HeldOut | None = Non
             break
     else:
         raise RuntimeError("could not draw a table clean of held-out text")
-    sits, answers = [], []
+    sits, answers, seen = [], [], set()
     want = rng.randint(*st.situations)
     tries = 0
     while len(sits) < want and tries < want * 20:
         tries += 1
         s, letter = table.situation(rng)
-        if filt.clean(marks.strip(s)) and s not in sits:
+        plain = marks.strip(s)
+        if filt.clean(plain) and plain not in seen:
+            seen.add(plain)
             sits.append(s)
             answers.append(letter)
     return table, sits, answers

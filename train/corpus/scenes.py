@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import random
 
+from . import marks
 from . import wordlists as W
 
 # nouns of the built-in tasks: kept out of scene subjects/things so their exams test new words
@@ -277,7 +278,8 @@ def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0):
     return Table("scene", rule, shown, situation)
 
 
-def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_pool: float = 0.0):
+def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_pool: float = 0.0,
+                     marked: bool = False):
     """Same way / opposite way as the subject moves, or toward / away from a named thing; the
     answer is the option whose text holds the direction. Optional extra clauses name an
     option by its text for a state with no motion ('If the S is still left of the N, push right.')."""
@@ -347,19 +349,23 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
         extra.append(("is still", by_text[nt]))
         rule += f" If the {subj} is still, {nt}."
 
+    mark_n = marks.noun if marked else str
+    mark_d = marks.direction if marked else str
+
     def situation(r: random.Random):
         if extra and r.random() < (0.3 if level < 3 else 0.45 if level < 4 else 0.5 if level < 7 else 0.75):
             cond, opt = r.choice(extra)
             tail = []
             if r.random() < 0.5:
                 tail.append(_place(r, words))
-            return _join(r, f"the {subj} {cond}", tail), opt.letter
+            return _join(r, f"the {mark_n(subj)} {cond}", tail), opt.letter
         d = r.choice(dirs)
         want = d if mode in ("same", "toward") else OPPOSITE[d]
         letter = by_text[f"{act} {want}"].letter
         if mode in ("same", "opposite"):
             mod = " " + r.choice(MODS) if r.random() < 0.4 else ""
-            head = f"the {subj} is {verb[0]} {d}{mod}" if r.random() < 0.75 else f"the {subj} {verb[1]} {d}{mod}"
+            head = (f"the {mark_n(subj)} is {verb[0]} {mark_d(d)}{mod}" if r.random() < 0.75
+                    else f"the {mark_n(subj)} {verb[1]} {mark_d(d)}{mod}")
             tail = []
             if r.random() < (0.7 if level else 0.3):
                 tail.append("is " + _place(r, words) if r.random() < 0.5 else _place(r, words))
@@ -448,8 +454,8 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
 
 
 def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0,
-                place_pool: float = 0.0, front: float = 0.0, reword_level: int = 1):
-    t = _scene_table(rng, shuffled, level, place_pool)
+                place_pool: float = 0.0, front: float = 0.0, reword_level: int = 1, marked: bool = False):
+    t = _scene_table(rng, shuffled, level, place_pool, marked)
     if not rephrase and not front:
         return t  # (no extra draws: the stages without rewording keep their streams)
     from . import reword as R
@@ -457,27 +463,28 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
 
     def situation(r: random.Random):
         s, letter = t.situation(r)
+        # a reworded situation loses its marks (the rewording works on plain words)
         if rephrase:
-            s = R.reword(r, s, t.rule, reword_level) if r.random() < rephrase else s
+            s = R.reword(r, marks.strip(s), t.rule, reword_level) if r.random() < rephrase else s
         if front and r.random() < front:
-            s = R.front(r, s)
+            s = R.front(r, marks.strip(s))
         return s, letter
 
     return Table(t.kind, t.rule, t.options, situation)
 
 
-def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: float):
+def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: float, marked: bool = False):
     if level == 7:  # stage 45's drill: only the tables whose still clauses name options by text
-        return relational_table(rng, shuffled, level, place_pool)
+        return relational_table(rng, shuffled, level, place_pool, marked)
     if level >= 3:  # stages 13-14: mixed clause tables and still clauses, over the level-2 mix
         r = rng.random()
         if r < (0.45 if level < 4 else 0.35):
             return mixed_clause_table(rng, shuffled, place_pool)
         if r < 0.7:
-            return relational_table(rng, shuffled, level, place_pool)
+            return relational_table(rng, shuffled, level, place_pool, marked)
         level = 2
     if level <= 1:
-        return relational_table(rng, 0.0 if level == 0 else shuffled, level, place_pool)
+        return relational_table(rng, 0.0 if level == 0 else shuffled, level, place_pool, marked)
     if rng.random() < 0.55:
         return clause_table(rng, shuffled, place_pool)
-    return relational_table(rng, shuffled, level, place_pool)
+    return relational_table(rng, shuffled, level, place_pool, marked)

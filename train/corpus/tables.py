@@ -344,7 +344,8 @@ def sample_table(rng: random.Random, stage: Stage) -> Table:
     if stage.scene and rng.random() < stage.scene:
         from .scenes import scene_table
         return scene_table(rng, shuffled=stage.scene_shuffle, level=stage.scene_level, rephrase=stage.rephrase,
-                           place_pool=stage.place_pool, front=stage.front, reword_level=stage.reword_level)
+                           place_pool=stage.place_pool, front=stage.front, reword_level=stage.reword_level,
+                           marked=stage.scene_marks)
     r = rng.random()
     if r < stage.relational:
         return relational_table(rng, stage)
