@@ -241,6 +241,10 @@ STAGES: tuple[Stage, ...] = (
     # (ja6) answer mountaincar's "moving right" by its "still right of the middle" clause
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, marks=True,
             scene_marks=True),
+    # 51: stage 43 (reword level 2, neutral-aimed still clauses) with both kinds of marks: the
+    # marked models read "the car is moving right" as "the car is still right of the middle"
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
+            scene_level=6, marks=True, scene_marks=True),
 )
 
 
