@@ -112,6 +112,9 @@ def parse(argv=None):
     a.path = _stage_list(ap, "--path", a.path, "0,1,16")
     if a.path is not None and len(set(a.path.split(","))) != len(a.path.split(",")):
         ap.error(f"--path {a.path!r}: each stage once")
+    layers = a.aux_layers.split(",")
+    if len(layers) != marks.KINDS or not all(x.isdigit() for x in layers):
+        ap.error(f"--aux-layers {a.aux_layers!r}: expected {marks.KINDS} layer numbers (noun, direction), e.g. 0,1")
     return a
 
 
@@ -245,6 +248,9 @@ def main(argv=None) -> int:
     probes = torch.nn.ModuleList([*(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS)),
                                   torch.nn.Linear(cfg.dim, len(LETTERS))])
     aux_layers = [int(x) for x in a.aux_layers.split(",")]
+    if max(aux_layers) >= cfg.layers:
+        print(f"train: --aux-layers {a.aux_layers}: the model has layers 0..{cfg.layers - 1}", file=sys.stderr)
+        return 2
     opt = torch.optim.AdamW([{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
                             lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
     step, stage, counters, elapsed0, parents = 0, a.stage, {}, 0.0, None

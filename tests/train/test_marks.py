@@ -99,6 +99,17 @@ class MarksTest(unittest.TestCase):
                 self.assertEqual(train.main(args), 0)
             self.assertEqual(len(torch.load(path)["opt"]["param_groups"]), 2)
 
+    def test_bad_aux_layers_is_a_usage_error(self):
+        import train
+        for bad in ("0", "a,b", "0,1,2", "-1,0"):
+            with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
+                train.parse(["--run", "x", "--aux-layers", bad])
+            self.assertEqual(e.exception.code, 2)
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(train.main(["--run", d, "--dim", "16", "--layers", "2", "--heads", "2", "--kv-heads", "1",
+                                         "--ffn", "32", "--aux-layers", "0,2", "--steps", "1"]), 2)
+        self.assertIn("layers 0..1", err.getvalue())
+
 
 if __name__ == "__main__":
     unittest.main()
