@@ -244,7 +244,8 @@ def main(argv=None) -> int:
     model = DreamModel(cfg)
     if a.mimetic and not st:
         model.mimetic_init(a.mimetic)
-    # training-time probes only (never exported): one linear read-out per mark kind
+    # training-time probes only (never exported): one linear read-out per mark kind, then the
+    # answer-letter read-out of --aux-letter
     probes = torch.nn.ModuleList([*(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS)),
                                   torch.nn.Linear(cfg.dim, len(LETTERS))])
     aux_layers = [int(x) for x in a.aux_layers.split(",")]
