@@ -51,9 +51,11 @@ class Packer:
 
     def row(self, ex, rng: random.Random):
         """-> (ids, pos, seg, targets [(position, token id, is_letter, unused, letter index)],
-        aux [(position, mark kinds, answer letter index)] for every token of a marked suffix)"""
+        aux [(position, mark kinds, answer letter index)] for every token of a marked suffix and
+        every clause-marked token of the prefix)"""
         tok = self.tok
-        ids = tok.encode(ex.prefix)
+        ids, plabels = self.marked(ex.prefix)
+        aux = [(j, kinds, -1) for j, kinds in enumerate(plabels or []) if kinds]
         P = len(ids)
         pos = list(range(P))
         seg = [0] * P
@@ -64,7 +66,6 @@ class Packer:
                 if ids[j] not in special and ids[j] < tok.mask - 3 and rng.random() < self.prefix_mask:
                     targets.append((j, ids[j], False, 0, -1))
                     ids[j] = tok.mask
-        aux = []
         for s, (suffix, ans) in enumerate(zip(ex.suffixes, ex.answers), start=1):
             sids, labels = self.marked(suffix)
             k = rng.randint(1, 3)
@@ -109,8 +110,13 @@ class Packer:
         aux_lab = torch.zeros((B, T, marks.KINDS))
         aux_m = torch.zeros((B, T))
         aux_letter = torch.full((B, T), -100, dtype=torch.long)  # the answer at the subject's direction word
+        aux_clause = torch.full((B, T), -100, dtype=torch.long)  # the letter a rule clause names
         for b, (i, p, s, targets, aux) in enumerate(rows):
             for position, kinds, li in aux:
+                named = [k - marks.CLAUSE for k in kinds if k >= marks.CLAUSE]
+                if named:  # a prefix token: clause marks only
+                    aux_clause[b, position] = named[0]
+                    continue
                 aux_m[b, position] = 1.0
                 if marks.DIRECTION in kinds:
                     aux_letter[b, position] = li
@@ -133,5 +139,5 @@ class Packer:
             "t_batch": torch.tensor(tb), "t_pos": torch.tensor(tp), "t_tok": torch.tensor(tt),
             "letter_rows": torch.tensor(letter_rows), "letter_sets": letter_sets,
             "letter_ans": torch.tensor(letter_ans),
-            "aux_lab": aux_lab, "aux_m": aux_m, "aux_letter": aux_letter,
+            "aux_lab": aux_lab, "aux_m": aux_m, "aux_letter": aux_letter, "aux_clause": aux_clause,
         }

@@ -34,7 +34,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("bf16", "aux_binding", "aux_letter", "aux_layers", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
+STICKY = ("bf16", "aux_binding", "aux_letter", "aux_layers", "aux_clause", "aux_clause_layer", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
           "anneal", "eval_every", "eval_tables", "ckpt_every", "path")
 DEFAULTS: dict = {}
 
@@ -74,6 +74,11 @@ def parse(argv=None):
                          "(on the direction mark's layer)")
     ap.add_argument("--aux-layers", default="0,1",
                     help="layer whose output each mark kind is probed on (noun, direction)")
+    ap.add_argument("--aux-clause", type=float, default=0.0,
+                    help="weight of a probe reading, at a rule clause's named option (clause marks, "
+                         "stages 52-53), that option's letter")
+    ap.add_argument("--aux-clause-layer", type=int, default=1,
+                    help="layer whose output the clause probe reads (the prefix's lookup by text)")
     ap.add_argument("--reveal", type=float, default=0.0,
                     help="share of situations trained in reverse: answer shown, situation tokens masked")
     ap.add_argument("--stage", type=int, default=0, help="starting curriculum stage")
@@ -244,13 +249,14 @@ def main(argv=None) -> int:
     model = DreamModel(cfg)
     if a.mimetic and not st:
         model.mimetic_init(a.mimetic)
-    # training-time probes only (never exported): one linear read-out per mark kind, then the
-    # answer-letter read-out of --aux-letter
+    # training-time probes only (never exported): one linear read-out per mark kind, the
+    # answer-letter read-out of --aux-letter, the clause-letter read-out of --aux-clause
     probes = torch.nn.ModuleList([*(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS)),
-                                  torch.nn.Linear(cfg.dim, len(LETTERS))])
+                                  torch.nn.Linear(cfg.dim, len(LETTERS)), torch.nn.Linear(cfg.dim, len(LETTERS))])
     aux_layers = [int(x) for x in a.aux_layers.split(",")]
-    if max(aux_layers) >= cfg.layers:
-        print(f"train: --aux-layers {a.aux_layers}: the model has layers 0..{cfg.layers - 1}", file=sys.stderr)
+    if max(aux_layers + [a.aux_clause_layer]) >= cfg.layers or a.aux_clause_layer < 0:
+        print(f"train: --aux-layers {a.aux_layers} / --aux-clause-layer {a.aux_clause_layer}: "
+              f"the model has layers 0..{cfg.layers - 1}", file=sys.stderr)
         return 2
     opt = torch.optim.AdamW([{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
                             lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
@@ -302,7 +308,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()
     losses, accs, letter_losses = [], [], []
-    aux_losses = [[] for _ in range(marks.KINDS + 1)]
+    aux_losses = [[] for _ in range(marks.KINDS + 2)]
 
     stop = []  # SIGTERM / SIGINT: finish the step, save the checkpoint, exit
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -347,6 +353,11 @@ def main(argv=None) -> int:
             aux_loss = F.cross_entropy(z_l.flatten(0, 1), b["aux_letter"].flatten(), ignore_index=-100)
             aux_losses[marks.KINDS].append(aux_loss.item())
             loss = loss + a.aux_letter * aux_loss
+        if a.aux_clause and (b["aux_clause"] >= 0).any():
+            z_c = probes[marks.KINDS + 1](taps[a.aux_clause_layer].float())
+            aux_loss = F.cross_entropy(z_c.flatten(0, 1), b["aux_clause"].flatten(), ignore_index=-100)
+            aux_losses[marks.KINDS + 1].append(aux_loss.item())
+            loss = loss + a.aux_clause * aux_loss
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -371,7 +382,7 @@ def main(argv=None) -> int:
             log.write(json.dumps(rec) + "\n")
             log.flush()
             losses, accs, letter_losses = [], [], []
-            aux_losses = [[] for _ in range(marks.KINDS + 1)]
+            aux_losses = [[] for _ in range(marks.KINDS + 2)]
             if a.lr2 > 0 and acc >= a.lr2_acc and lr_base != a.lr2:
                 lr_base = a.lr2
                 print(f"lr -> {lr_base}", flush=True)

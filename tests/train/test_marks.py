@@ -19,7 +19,7 @@ import torch  # noqa: E402
 from batching import Packer  # noqa: E402
 from corpus import marks  # noqa: E402
 from corpus.curriculum import stage  # noqa: E402
-from corpus.generate import example, make_example  # noqa: E402
+from corpus.generate import draw_table, example, make_example  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
 
 VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
@@ -47,6 +47,54 @@ class MarksTest(unittest.TestCase):
                 self.assertEqual(a.prefix, b.prefix)
                 self.assertEqual([marks.strip(s) for s in a.suffixes], b.suffixes)
             self.assertGreater(n_marked, 55 if marked == 47 else 2, marked)
+
+    def test_clause_marked_stage_reads_the_unmarked_text(self):
+        # stages 52 and 53 are 51 and 45 plus clause marks in the rule
+        for marked, plain in ((52, 51), (53, 45)):
+            n_marked = 0
+            for i in range(60):
+                a = make_example(random.Random(i), stage(marked))
+                b = make_example(random.Random(i), stage(plain))
+                n_marked += marks.has_marks(a.prefix)
+                self.assertFalse(marks.has_marks(a.text()))
+                self.assertEqual(marks.strip(a.prefix), b.prefix)
+                self.assertEqual(a.suffixes, b.suffixes)
+            self.assertGreater(n_marked, 59 if marked == 53 else 30, marked)
+
+    def test_packer_labels_clauses_with_the_named_letter(self):
+        tok = Tokenizer.load(VOCAB)
+        pk = Packer(tok)
+        checked = 0
+        for i in range(30):
+            ex = example(0, 53, i)
+            table = draw_table(random.Random(f"0:53:{i}"), stage(53))[0]  # example()'s first draws
+            self.assertIn(table.rule, ex.prefix)
+            text, spans = marks.spans(table.rule)
+            options = {o.letter: o.text for o in table.options}
+            named = {}
+            for a, b, k in spans:
+                named.setdefault("ABCDEF"[k - marks.CLAUSE], []).append(text.encode()[a:b].decode().lower())
+            for letter, got in named.items():
+                # a clause marks its condition and the option it names: the letter itself or that
+                # option's text (capitalised at a clause's start)
+                self.assertTrue({letter.lower(), options[letter].lower()} & set(got), (letter, got, table.rule))
+                self.assertTrue(any("still" in g for g in got), (letter, got, table.rule))
+                checked += 1
+            batch = pk.batch([ex], random.Random(0))
+            ids = batch["ids"][0].tolist()
+            lab = batch["aux_clause"][0].tolist()
+            got = {}
+            for t, li in zip(ids, lab):
+                if li >= 0:
+                    got.setdefault("ABCDEF"[li], []).append(t)
+            want = {"ABCDEF"[k - marks.CLAUSE] for _, _, k in spans}
+            self.assertEqual(set(got), want)
+            for letter, toks in got.items():
+                self.assertTrue(any(letter.lower() in tok.decode([t]).lower() or
+                                    any(w in tok.decode(toks).lower() for w in options[letter].lower().split())
+                                    for t in toks))
+            self.assertEqual(batch["aux_m"][0].sum().item(), 0)  # prefix labels never feed the suffix probes
+        self.assertGreater(checked, 59)  # two still clauses per drill table
 
     def test_packer_labels_the_marked_words(self):
         tok = Tokenizer.load(VOCAB)
@@ -98,6 +146,20 @@ class MarksTest(unittest.TestCase):
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(train.main(args), 0)
             self.assertEqual(len(torch.load(path)["opt"]["param_groups"]), 2)
+
+    def test_train_with_the_clause_probe(self):
+        import train
+        with tempfile.TemporaryDirectory() as d:
+            args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
+                    "--stage", "53", "--max-stage", "53", "--aux-clause", "1", "--eval-every", "2",
+                    "--eval-tables", "2", "--steps", "2"]
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                self.assertEqual(train.main(args), 0)
+            recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
+            self.assertTrue(recs and all("aux3" in r for r in recs), out.getvalue())
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(train.main(args[:1] + [d] + args[2:] + ["--aux-clause-layer", "2"]), 2)
+        self.assertIn("--aux-clause-layer 2", err.getvalue())
 
     def test_bad_aux_layers_is_a_usage_error(self):
         import train

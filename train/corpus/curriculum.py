@@ -44,6 +44,7 @@ class Stage:
     still_places: float = 0.0                # prob. a same/opposite word relational table has "still D of the N" clauses
     marks: bool = False                      # relational word tables mark subject noun + direction (corpus/marks.py)
     scene_marks: bool = False                # the same in relational scenes (not in reworded situations)
+    clause_marks: bool = False               # rule clauses mark the option they name, with its letter
     rel_distractors: tuple[int, int] | None = None  # other things' phrases in a relational word table's situation
                                              # (None: 0 .. distractors[1] - 2)
     scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
@@ -245,6 +246,13 @@ STAGES: tuple[Stage, ...] = (
     # marked models read "the car is moving right" as "the car is still right of the middle"
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
             scene_level=6, marks=True, scene_marks=True),
+    # 52: stage 51 with clause marks: every rule clause marks the option it names (its letter or
+    # its text) with that letter, for train.py --aux-clause: the drilled models trade mountaincar's
+    # two still items (ja10, ja11), and lookup by text is still near chance
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
+            scene_level=6, marks=True, scene_marks=True, clause_marks=True),
+    # 53: stage 45 (the lookup drill) with clause marks
+    replace(_MIXED, scene=1.0, scene_level=7, situations=(8, 12), clause_marks=True),
 )
 
 

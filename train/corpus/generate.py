@@ -56,7 +56,7 @@ def draw_table(rng: random.Random, st: Stage, filt: heldout.HeldOut | None = Non
     filt = filt or heldout.default()
     for _ in range(100):
         table = sample_table(rng, st)
-        if filt.clean(table.rule) and all(filt.clean(o.text) for o in table.options):
+        if filt.clean(marks.strip(table.rule)) and all(filt.clean(o.text) for o in table.options):
             break
     else:
         raise RuntimeError("could not draw a table clean of held-out text")

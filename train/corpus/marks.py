@@ -8,14 +8,24 @@ composition of two attention steps with no gradient toward either until both exi
 binding drill stayed at chance for every plain recipe (train/README.md, session 13), while a
 probe per step ("this token is the rule's noun", then "this is that noun's direction") made a
 toy version learnable in 1,000-3,000 steps (train/probe_binding.py).
+
+Clause marks go in the rule (the prefix): a clause's condition and the option it names, by
+letter or by its text ("If the car \ue012is still left of the middle\ue022, \ue012push right\ue022."),
+carry that option's letter for a probe that reads the letter there (train.py --aux-clause).
+Why: a still item needs the clause -> option text -> letter lookup inside the prefix, and the
+condition's words must hold the letter for the situation to pick it up; each is again a
+two-step composition (lookup by text stayed at 0.48-0.61 after the named option alone was
+marked, session 15).
 """
 from __future__ import annotations
 
 NOUN = 0  # the rule's subject, where the situation names it
 DIRECTION = 1  # the direction word said of that subject
 KINDS = 2
-_OPEN = ("\ue000", "\ue002")
-_CLOSE = ("\ue001", "\ue003")
+CLAUSE = KINDS  # kinds CLAUSE + i: a clause naming the option with letter index i (A = 0 .. F = 5)
+LETTERS = 6
+_OPEN = ("\ue000", "\ue002") + tuple(chr(0xE010 + i) for i in range(LETTERS))
+_CLOSE = ("\ue001", "\ue003") + tuple(chr(0xE020 + i) for i in range(LETTERS))
 _ALL = _OPEN + _CLOSE
 
 
@@ -25,6 +35,12 @@ def noun(text: str) -> str:
 
 def direction(text: str) -> str:
     return _OPEN[DIRECTION] + text + _CLOSE[DIRECTION]
+
+
+def clause(text: str, letter: str) -> str:
+    """`text` names the option with this letter (its letter or its text, inside a rule clause)."""
+    i = "ABCDEF".index(letter)
+    return _OPEN[CLAUSE + i] + text + _CLOSE[CLAUSE + i]
 
 
 def has_marks(text: str) -> bool:

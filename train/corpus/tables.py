@@ -148,10 +148,11 @@ def _render_cond(rng: random.Random, words: list[str], stage: Stage) -> str:
 def _clause(rng: random.Random, stage: Stage, opt: Option, conds_text: str) -> str:
     pool = [T.RULE_CLAUSES[i] for i in stage.template_set] or T.RULE_CLAUSES[:stage.templates]
     tpl = rng.choice(pool)
-    c = tpl.replace("{C}", conds_text).replace("{L}", opt.letter).replace("{T}", opt.text)
+    named = (lambda t: marks.clause(t, opt.letter)) if stage.clause_marks else str
+    c = tpl.replace("{C}", named(conds_text)).replace("{L}", named(opt.letter)).replace("{T}", named(opt.text))
     if tpl.startswith(("{C}", "{T}")) and stage.case == 0:
         return c  # capitalising would change the condition word's tokens ("Filled" = "F"+"illed")
-    return c[:1].upper() + c[1:] if rng.random() < 0.7 else c
+    return marks.capitalize(c) if rng.random() < 0.7 else c
 
 
 def _join_clauses(joiner: str, clauses: list[str]) -> str:
@@ -197,7 +198,8 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
     if rng.random() < stage.shuffle_clauses:
         rng.shuffle(clauses)
     if default is not None:
-        d = rng.choice(T.DEFAULT_CLAUSES).replace("{L}", default.letter).replace("{T}", default.text)
+        named = (lambda t: marks.clause(t, default.letter)) if stage.clause_marks else str
+        d = rng.choice(T.DEFAULT_CLAUSES).replace("{L}", named(default.letter)).replace("{T}", named(default.text))
         clauses.append(d)
     rule = _join_clauses(rng.choice(T.CLAUSE_JOINERS if stage.templates > 1 else (" ",)), clauses)
 
@@ -297,10 +299,11 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
     by_dir = {o.text.split()[-1]: o for o in opts}
     pool_t = {"same": T.SAME_RULES, "opposite": T.OPPOSITE_RULES, "toward": T.TOWARD_RULES, "away": T.AWAY_RULES}[mode]
     rule = rng.choice(pool_t).replace("{V}", verb).replace("{N}", noun)
-    rule = rule[:1].upper() + rule[1:]
+    rule = marks.capitalize(rule)
     if neutral:
         w = by_dir["wait"]
-        rule += f" If the {noun} is still, choose {w.letter}."
+        named = (lambda t: marks.clause(t, w.letter)) if stage.clause_marks else str
+        rule += f" If the {noun} {named('is still')}, choose {named(w.letter)}."
     # "still D of the N" clauses aimed at two different options (any of them, "wait" included):
     # only the clause tells, so "still" is no shortcut to the "wait" option
     places = []
@@ -345,7 +348,7 @@ def sample_table(rng: random.Random, stage: Stage) -> Table:
         from .scenes import scene_table
         return scene_table(rng, shuffled=stage.scene_shuffle, level=stage.scene_level, rephrase=stage.rephrase,
                            place_pool=stage.place_pool, front=stage.front, reword_level=stage.reword_level,
-                           marked=stage.scene_marks)
+                           marked=stage.scene_marks, clause_marked=stage.clause_marks)
     r = rng.random()
     if r < stage.relational:
         return relational_table(rng, stage)
