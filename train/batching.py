@@ -68,6 +68,12 @@ class Packer:
                     ids[j] = tok.mask
         for s, (suffix, ans) in enumerate(zip(ex.suffixes, ex.answers), start=1):
             sids, labels = self.marked(suffix)
+            # a situation that a clause answers: its answer row points at that clause (--aux-point)
+            from_clause = labels is not None and any(marks.FROM_CLAUSE in kinds for kinds in labels)
+            if from_clause:
+                labels = [[x for x in kinds if x != marks.FROM_CLAUSE] for kinds in labels]
+                if not any(labels):
+                    labels = None  # no evidence marks: not a negative for the suffix probes
             k = rng.randint(1, 3)
             want = [tok.encode(ans)[0], tok.im_end, tok.eot][:k]
             if len(ids) + len(sids) + k > self.max_len:
@@ -91,6 +97,8 @@ class Packer:
                 pos += list(range(P, P + len(sids) + k))
                 seg += [s] * (len(sids) + k)
                 continue
+            if from_clause:
+                aux.append((start + len(sids) - 1, [marks.FROM_CLAUSE], LETTERS.index(ans)))
             ids += sids + [tok.mask] * k
             pos += list(range(P, P + len(sids) + k))
             seg += [s] * (len(sids) + k)
@@ -111,8 +119,12 @@ class Packer:
         aux_m = torch.zeros((B, T))
         aux_letter = torch.full((B, T), -100, dtype=torch.long)  # the answer at the subject's direction word
         aux_clause = torch.full((B, T), -100, dtype=torch.long)  # the letter a rule clause names
+        point = []  # (row, answer-read position, letter): the situation a clause answers
         for b, (i, p, s, targets, aux) in enumerate(rows):
             for position, kinds, li in aux:
+                if kinds == [marks.FROM_CLAUSE]:
+                    point.append((b, position, li))
+                    continue
                 named = [k - marks.CLAUSE for k in kinds if k >= marks.CLAUSE]
                 if named:  # a prefix token: clause marks only
                     aux_clause[b, position] = named[0]
@@ -134,7 +146,12 @@ class Packer:
                 tb.append(b)
                 tp.append(position - 1)  # Dream shift: token p is predicted at p-1
                 tt.append(t)
+        # the answer row of each such situation should attend to the clause tokens of its letter
+        point = [(b, r, li) for b, r, li in point if (aux_clause[b] == li).any()]
+        point_mask = torch.stack([(aux_clause[b] == li).float() for b, _, li in point]) if point else torch.zeros((0, T))
         return {
+            "point_b": torch.tensor([b for b, _, _ in point], dtype=torch.long),
+            "point_row": torch.tensor([r for _, r, _ in point], dtype=torch.long), "point_mask": point_mask,
             "ids": ids, "pos": pos, "seg": seg,
             "t_batch": torch.tensor(tb), "t_pos": torch.tensor(tp), "t_tok": torch.tensor(tt),
             "letter_rows": torch.tensor(letter_rows), "letter_sets": letter_sets,

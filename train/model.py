@@ -87,7 +87,7 @@ class Block(nn.Module):
         self.up = nn.Linear(c.dim, c.ffn, bias=False)
         self.down = nn.Linear(c.ffn, c.dim, bias=False)
 
-    def forward(self, x, pos, bias):
+    def forward(self, x, pos, bias, atts: list | None = None):
         c = self.c
         B, T, _ = x.shape
         hd = c.head_dim
@@ -101,7 +101,10 @@ class Block(nn.Module):
             k = k.repeat_interleave(rep, dim=1)
             v = v.repeat_interleave(rep, dim=1)
         att = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(hd)) + bias
-        y = torch.softmax(att, dim=-1) @ v
+        p = torch.softmax(att, dim=-1)
+        if atts is not None:
+            atts.append(p)
+        y = p @ v
         x = x + self.o(y.transpose(1, 2).reshape(B, T, c.heads * hd))
         h = self.ffn_norm(x)
         return x + self.down(F.silu(self.gate(h)) * self.up(h))
@@ -150,13 +153,14 @@ class DreamModel(nn.Module):
                     wv = b.v.weight[g * hd:(g + 1) * hd]  # [hd, dim]
                     b.o.weight[:, h * hd:(h + 1) * hd] = vo * wv.t() * (hd ** -0.5) / rep
 
-    def hidden(self, tokens, pos, seg, taps: list | None = None):
+    def hidden(self, tokens, pos, seg, taps: list | None = None, atts: list | None = None, att_layer: int = -1):
         """Final-normed hidden states [B,T,dim]; `taps`, when given, receives every layer's
-        output residual (for training-time probes)."""
+        output residual (for training-time probes), `atts` layer `att_layer`'s attention
+        probabilities [B,heads,T,T]."""
         x = self.embed(tokens)
         bias = attention_bias(seg)
-        for b in self.blocks:
-            x = b(x, pos, bias)
+        for n, b in enumerate(self.blocks):
+            x = b(x, pos, bias, atts if n == att_layer else None)
             if taps is not None:
                 taps.append(x)
         return self.norm(x)

@@ -34,7 +34,8 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("bf16", "aux_binding", "aux_letter", "aux_layers", "aux_clause", "aux_clause_layer", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
+STICKY = ("bf16", "aux_binding", "aux_letter", "aux_layers", "aux_clause", "aux_clause_layer", "aux_point",
+          "aux_point_layer", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
           "anneal", "eval_every", "eval_tables", "ckpt_every", "path")
 DEFAULTS: dict = {}
 
@@ -79,6 +80,10 @@ def parse(argv=None):
                          "stages 52-53), that option's letter")
     ap.add_argument("--aux-clause-layer", type=int, default=1,
                     help="layer whose output the clause probe reads (the prefix's lookup by text)")
+    ap.add_argument("--aux-point", type=float, default=0.0,
+                    help="weight of a loss making some head of --aux-point-layer attend, from the answer row of a "
+                         "situation a clause answers, to that clause's marked tokens (stages 52-53)")
+    ap.add_argument("--aux-point-layer", type=int, default=-1, help="layer of --aux-point (-1: the last)")
     ap.add_argument("--reveal", type=float, default=0.0,
                     help="share of situations trained in reverse: answer shown, situation tokens masked")
     ap.add_argument("--stage", type=int, default=0, help="starting curriculum stage")
@@ -254,8 +259,10 @@ def main(argv=None) -> int:
     probes = torch.nn.ModuleList([*(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS)),
                                   torch.nn.Linear(cfg.dim, len(LETTERS)), torch.nn.Linear(cfg.dim, len(LETTERS))])
     aux_layers = [int(x) for x in a.aux_layers.split(",")]
-    if max(aux_layers + [a.aux_clause_layer]) >= cfg.layers or a.aux_clause_layer < 0:
-        print(f"train: --aux-layers {a.aux_layers} / --aux-clause-layer {a.aux_clause_layer}: "
+    point_layer = a.aux_point_layer % cfg.layers if -cfg.layers <= a.aux_point_layer < cfg.layers else None
+    if max(aux_layers + [a.aux_clause_layer]) >= cfg.layers or a.aux_clause_layer < 0 or point_layer is None:
+        print(f"train: --aux-layers {a.aux_layers} / --aux-clause-layer {a.aux_clause_layer} / "
+              f"--aux-point-layer {a.aux_point_layer}: "
               f"the model has layers 0..{cfg.layers - 1}", file=sys.stderr)
         return 2
     opt = torch.optim.AdamW([{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
@@ -308,7 +315,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()
     losses, accs, letter_losses = [], [], []
-    aux_losses = [[] for _ in range(marks.KINDS + 2)]
+    aux_losses = [[] for _ in range(marks.KINDS + 3)]
 
     stop = []  # SIGTERM / SIGINT: finish the step, save the checkpoint, exit
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -336,8 +343,8 @@ def main(argv=None) -> int:
         for g in opt.param_groups:
             g["lr"] = lr
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
-            taps = []
-            h = model.hidden(b["ids"], b["pos"], b["seg"], taps)
+            taps, atts = [], []
+            h = model.hidden(b["ids"], b["pos"], b["seg"], taps, atts if a.aux_point else None, point_layer)
             z = model.head(h[b["t_batch"], b["t_pos"]]).float()
         loss = F.cross_entropy(z, b["t_tok"])
         m = b["aux_m"]
@@ -358,6 +365,13 @@ def main(argv=None) -> int:
             aux_loss = F.cross_entropy(z_c.flatten(0, 1), b["aux_clause"].flatten(), ignore_index=-100)
             aux_losses[marks.KINDS + 1].append(aux_loss.item())
             loss = loss + a.aux_clause * aux_loss
+        if a.aux_point and len(b["point_b"]):
+            # the attention mass each head puts on the clause; the best head is pushed to carry it
+            rows = atts[0][b["point_b"], :, b["point_row"], :].float()  # [N, heads, T]
+            mass = (rows * b["point_mask"][:, None, :]).sum(-1)
+            aux_loss = -torch.log(mass.max(-1).values.clamp_min(1e-6)).mean()
+            aux_losses[marks.KINDS + 2].append(aux_loss.item())
+            loss = loss + a.aux_point * aux_loss
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -382,7 +396,7 @@ def main(argv=None) -> int:
             log.write(json.dumps(rec) + "\n")
             log.flush()
             losses, accs, letter_losses = [], [], []
-            aux_losses = [[] for _ in range(marks.KINDS + 2)]
+            aux_losses = [[] for _ in range(marks.KINDS + 3)]
             if a.lr2 > 0 and acc >= a.lr2_acc and lr_base != a.lr2:
                 lr_base = a.lr2
                 print(f"lr -> {lr_base}", flush=True)

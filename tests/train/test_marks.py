@@ -58,7 +58,7 @@ class MarksTest(unittest.TestCase):
                 n_marked += marks.has_marks(a.prefix)
                 self.assertFalse(marks.has_marks(a.text()))
                 self.assertEqual(marks.strip(a.prefix), b.prefix)
-                self.assertEqual(a.suffixes, b.suffixes)
+                self.assertEqual([marks.strip(x) for x in a.suffixes], [marks.strip(x) for x in b.suffixes])
             self.assertGreater(n_marked, 59 if marked == 53 else 30, marked)
 
     def test_packer_labels_clauses_with_the_named_letter(self):
@@ -95,6 +95,26 @@ class MarksTest(unittest.TestCase):
                                     for t in toks))
             self.assertEqual(batch["aux_m"][0].sum().item(), 0)  # prefix labels never feed the suffix probes
         self.assertGreater(checked, 59)  # two still clauses per drill table
+
+    def test_clause_answered_situations_point_at_their_clause(self):
+        tok = Tokenizer.load(VOCAB)
+        pk = Packer(tok)
+        n = 0
+        for i in range(20):
+            ex = example(0, 53, i)
+            b = pk.batch([ex], random.Random(0))
+            ids = b["ids"][0].tolist()
+            # the answer of a still situation is read after its last token, and it points at
+            # the clause tokens of that answer's letter (its condition and the option it names)
+            for r, m in zip(b["point_row"].tolist(), b["point_mask"]):
+                self.assertEqual(tok.decode(ids[r - 2:r + 1]), "<|im_start|>assistant\n")
+                clause = tok.decode([t for t, x in zip(ids, m.tolist()) if x])
+                self.assertIn("still", clause)
+                n += 1
+            self.assertEqual(b["aux_m"].sum().item(), 0)  # the whole-situation mark is no evidence label
+        self.assertGreater(n, 60)
+        b = pk.batch([example(0, 51, 0)], random.Random(0))
+        self.assertEqual(len(b["point_b"]), 0)  # no clause marks, no pointers
 
     def test_packer_labels_the_marked_words(self):
         tok = Tokenizer.load(VOCAB)
@@ -151,15 +171,18 @@ class MarksTest(unittest.TestCase):
         import train
         with tempfile.TemporaryDirectory() as d:
             args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                    "--stage", "53", "--max-stage", "53", "--aux-clause", "1", "--eval-every", "2",
+                    "--stage", "53", "--max-stage", "53", "--aux-clause", "1", "--aux-point", "1", "--eval-every", "2",
                     "--eval-tables", "2", "--steps", "2"]
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
-            self.assertTrue(recs and all("aux3" in r for r in recs), out.getvalue())
+            self.assertTrue(recs and all("aux3" in r and "aux4" in r for r in recs), out.getvalue())
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
             self.assertEqual(train.main(args[:1] + [d] + args[2:] + ["--aux-clause-layer", "2"]), 2)
         self.assertIn("--aux-clause-layer 2", err.getvalue())
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(train.main(args[:1] + [d] + args[2:] + ["--aux-point-layer", "3"]), 2)
+        self.assertIn("--aux-point-layer 3", err.getvalue())
 
     def test_bad_aux_layers_is_a_usage_error(self):
         import train

@@ -24,8 +24,9 @@ DIRECTION = 1  # the direction word said of that subject
 KINDS = 2
 CLAUSE = KINDS  # kinds CLAUSE + i: a clause naming the option with letter index i (A = 0 .. F = 5)
 LETTERS = 6
-_OPEN = ("\ue000", "\ue002") + tuple(chr(0xE010 + i) for i in range(LETTERS))
-_CLOSE = ("\ue001", "\ue003") + tuple(chr(0xE020 + i) for i in range(LETTERS))
+FROM_CLAUSE = CLAUSE + LETTERS  # a whole situation that a rule clause answers (train.py --aux-point)
+_OPEN = ("\ue000", "\ue002") + tuple(chr(0xE010 + i) for i in range(LETTERS)) + ("\ue030",)
+_CLOSE = ("\ue001", "\ue003") + tuple(chr(0xE020 + i) for i in range(LETTERS)) + ("\ue031",)
 _ALL = _OPEN + _CLOSE
 
 
@@ -41,6 +42,11 @@ def clause(text: str, letter: str) -> str:
     """`text` names the option with this letter (its letter or its text, inside a rule clause)."""
     i = "ABCDEF".index(letter)
     return _OPEN[CLAUSE + i] + text + _CLOSE[CLAUSE + i]
+
+
+def from_clause(text: str) -> str:
+    """The situation's answer is the option a rule clause names (not the relational rule's)."""
+    return _OPEN[FROM_CLAUSE] + text + _CLOSE[FROM_CLAUSE]
 
 
 def has_marks(text: str) -> bool:

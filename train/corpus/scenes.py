@@ -279,7 +279,8 @@ def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, c
             head = f"the {subj} {c}"
             letter = opts[i].letter
         tail = _tail_phrases(r, words, dirs, verb[0], r.randint(0, 3))
-        return _join(r, head, tail), letter
+        s = _join(r, head, tail)
+        return (marks.from_clause(s) if clause_marked else s), letter
 
     return Table("scene", rule, shown, situation)
 
@@ -367,7 +368,8 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
             tail = []
             if r.random() < 0.5:
                 tail.append(_place(r, words))
-            return _join(r, f"the {mark_n(subj)} {cond}", tail), opt.letter
+            s = _join(r, f"the {mark_n(subj)} {cond}", tail)
+            return (marks.from_clause(s) if clause_marked else s), opt.letter
         d = r.choice(dirs)
         want = d if mode in ("same", "toward") else OPPOSITE[d]
         letter = by_text[f"{act} {want}"].letter
@@ -458,7 +460,8 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
             i = r.randrange(len(conds))
             head, letter = f"the {subj} {conds[i][0]}", opts[i].letter
         tail = _tail_phrases(r, words, dirs, "", r.randint(1, 3), skip_verbs=tuple(verbs))
-        return _join(r, head, tail), letter
+        s = _join(r, head, tail)
+        return (marks.from_clause(s) if clause_marked else s), letter
 
     return Table("scene", rule, shown, situation)
 

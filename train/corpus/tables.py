@@ -320,6 +320,7 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
 
     def situation(r: random.Random) -> tuple[str, str]:
         phrases, d = [], ""
+        clause = stage.clause_marks  # a still situation (no direction word d) is answered by a clause
         if places and r.random() < 0.4:
             cond, letter = r.choice(places)
             phrases.append(f"the {mark_n(vary_case(r, noun, stage.case))} {cond}")
@@ -338,7 +339,8 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
         for _ in range(r.randint(lo, hi)):
             other = pool.word()
             phrases.append(r.choice(forms).replace("{N}", other).replace("{D}", r.choice(others)))
-        return _join_situation(r, phrases, stage), letter
+        s = _join_situation(r, phrases, stage)
+        return (marks.from_clause(s) if clause and not d else s), letter
 
     return Table("relational", rule, opts, situation)
 
