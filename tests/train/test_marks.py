@@ -183,6 +183,9 @@ class MarksTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
             self.assertEqual(train.main(args[:1] + [d] + args[2:] + ["--aux-point-layer", "3"]), 2)
         self.assertIn("--aux-point-layer 3", err.getvalue())
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(train.main(args[:1] + [d] + args[2:] + ["--aux-point-head", "2"]), 2)
+        self.assertIn("heads 0..1", err.getvalue())
 
     def test_bad_aux_layers_is_a_usage_error(self):
         import train
