@@ -152,6 +152,7 @@ class Packer:
         return {
             "point_b": torch.tensor([b for b, _, _ in point], dtype=torch.long),
             "point_row": torch.tensor([r for _, r, _ in point], dtype=torch.long), "point_mask": point_mask,
+            "point_letter": torch.tensor([li for _, _, li in point], dtype=torch.long),
             "ids": ids, "pos": pos, "seg": seg,
             "t_batch": torch.tensor(tb), "t_pos": torch.tensor(tp), "t_tok": torch.tensor(tt),
             "letter_rows": torch.tensor(letter_rows), "letter_sets": letter_sets,

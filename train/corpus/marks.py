@@ -9,13 +9,13 @@ binding drill stayed at chance for every plain recipe (train/README.md, session 
 probe per step ("this token is the rule's noun", then "this is that noun's direction") made a
 toy version learnable in 1,000-3,000 steps (train/probe_binding.py).
 
-Clause marks go in the rule (the prefix): a clause's condition and the option it names, by
-letter or by its text ("If the car \ue012is still left of the middle\ue022, \ue012push right\ue022."),
-carry that option's letter for a probe that reads the letter there (train.py --aux-clause).
-Why: a still item needs the clause -> option text -> letter lookup inside the prefix, and the
-condition's words must hold the letter for the situation to pick it up; each is again a
-two-step composition (lookup by text stayed at 0.48-0.61 after the named option alone was
-marked, session 15).
+Clause marks go in the rule (the prefix): the option a clause names, by letter or by its text
+("If the car is still left of the middle, \ue012push right\ue022."), carries that option's letter
+for a probe that reads the letter there (train.py --aux-clause); a situation that a clause
+answers is wrapped whole (FROM_CLAUSE) so that its answer row can be made to attend to that
+named option (train.py --aux-point). Why: a still item needs the clause -> option text ->
+letter lookup inside the prefix, and then the situation must pick the clause by its condition;
+each is again a two-step composition (lookup by text stayed at 0.48-0.61, session 14).
 """
 from __future__ import annotations
 

@@ -257,7 +257,7 @@ def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, c
     # place nor "the default is the last option" can stand in for reading the letter
     by_slot, opts = _slot_options(rng, letters, texts, default, rng.random() < 0.6)
     tpl = rng.choice(CLAUSE_T)
-    clauses = [tpl.replace("{S}", subj).replace("{P}", _named(clause_marked, c, opts[i].letter))
+    clauses = [tpl.replace("{S}", subj).replace("{P}", c)
                .replace("{L}", _named(clause_marked, opts[i].letter, opts[i].letter)) for i, c in enumerate(conds)]
     order = list(range(len(clauses)))
     if rng.random() < 0.4:
@@ -349,15 +349,14 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
             # level 7 (the drill) always by text, and three situations in four are still ones
             if (level == 4 and rng.random() < 0.5) or (level == 6 and rng.random() < 0.25):
                 tc = rng.choice(CLAUSE_T).replace("{L}", _named(clause_marked, target.letter, target.letter))
-            cond = _named(clause_marked, f"is still {d} of the {ref}", target.letter)
-            rule += " " + tc.replace("{S}", subj).replace("{P}", cond).replace(
+            rule += " " + tc.replace("{S}", subj).replace("{P}", f"is still {d} of the {ref}").replace(
                 "{T}", _named(clause_marked, target.text, target.letter)).replace(
                 "{Tc}", _named(clause_marked, _cap(target.text), target.letter))
     elif neutral and rng.random() < 0.5:
         nt = texts[-1]
         extra.append(("is still", by_text[nt]))
         nl = by_text[nt].letter
-        rule += f" If the {subj} {_named(clause_marked, 'is still', nl)}, {_named(clause_marked, nt, nl)}."
+        rule += f" If the {subj} is still, {_named(clause_marked, nt, nl)}."
 
     mark_n = marks.noun if marked else str
     mark_d = marks.direction if marked else str
@@ -446,7 +445,7 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
     texts = [(f"{act} the {w} {obj}" if mid else f"{act} the {obj} {w}") if obj else f"{act} {w}" for w in texts]
     by_slot, opts = _slot_options(rng, letters, texts, default, True)
     tpl = rng.choice(CLAUSE_T)
-    rule = " ".join(tpl.replace("{S}", subj).replace("{P}", _named(clause_marked, c, opts[i].letter))
+    rule = " ".join(tpl.replace("{S}", subj).replace("{P}", c)
                     .replace("{L}", _named(clause_marked, opts[i].letter, opts[i].letter))
                     for i, (c, _) in enumerate(conds))
     if default:

@@ -149,7 +149,7 @@ def _clause(rng: random.Random, stage: Stage, opt: Option, conds_text: str) -> s
     pool = [T.RULE_CLAUSES[i] for i in stage.template_set] or T.RULE_CLAUSES[:stage.templates]
     tpl = rng.choice(pool)
     named = (lambda t: marks.clause(t, opt.letter)) if stage.clause_marks else str
-    c = tpl.replace("{C}", named(conds_text)).replace("{L}", named(opt.letter)).replace("{T}", named(opt.text))
+    c = tpl.replace("{C}", conds_text).replace("{L}", named(opt.letter)).replace("{T}", named(opt.text))
     if tpl.startswith(("{C}", "{T}")) and stage.case == 0:
         return c  # capitalising would change the condition word's tokens ("Filled" = "F"+"illed")
     return marks.capitalize(c) if rng.random() < 0.7 else c
@@ -303,7 +303,7 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
     if neutral:
         w = by_dir["wait"]
         named = (lambda t: marks.clause(t, w.letter)) if stage.clause_marks else str
-        rule += f" If the {noun} {named('is still')}, choose {named(w.letter)}."
+        rule += f" If the {noun} is still, choose {named(w.letter)}."
     # "still D of the N" clauses aimed at two different options (any of them, "wait" included):
     # only the clause tells, so "still" is no shortcut to the "wait" option
     places = []
