@@ -45,6 +45,7 @@ class Stage:
     marks: bool = False                      # relational word tables mark subject noun + direction (corpus/marks.py)
     scene_marks: bool = False                # the same in relational scenes (not in reworded situations)
     clause_marks: bool = False               # rule clauses mark the option they name, with its letter
+    clause_conditions: bool = False          # ... and their condition too (stages 54-55)
     rel_distractors: tuple[int, int] | None = None  # other things' phrases in a relational word table's situation
                                              # (None: 0 .. distractors[1] - 2)
     scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
@@ -253,6 +254,11 @@ STAGES: tuple[Stage, ...] = (
             scene_level=6, marks=True, scene_marks=True, clause_marks=True),
     # 53: stage 45 (the lookup drill) with clause marks
     replace(_MIXED, scene=1.0, scene_level=7, situations=(8, 12), clause_marks=True),
+    # 54, 55: stages 52, 53 with the clauses' conditions marked too (session 15: the answer row
+    # learnt to point at the matching clause, but lookup by text fell to 0.33-0.40)
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
+            scene_level=6, marks=True, scene_marks=True, clause_marks=True, clause_conditions=True),
+    replace(_MIXED, scene=1.0, scene_level=7, situations=(8, 12), clause_marks=True, clause_conditions=True),
 )
 
 

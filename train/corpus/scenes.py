@@ -76,9 +76,14 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:]
 
 
-def _named(on: bool, text: str, letter: str) -> str:
+def _named(on: int, text: str, letter: str) -> str:
     """A rule clause's option (letter or text), clause-marked in clause-marked stages."""
     return marks.clause(text, letter) if on else text
+
+
+def _cond(on: int, text: str, letter: str) -> str:
+    """A rule clause's condition, clause-marked too at level 2 (stages 54-55)."""
+    return marks.clause(text, letter) if on > 1 else text
 
 
 _NOUNS: list[str] | None = None
@@ -209,7 +214,7 @@ def _slot_options(rng: random.Random, letters: list[str], texts: list[str], defa
     return by_slot, [by_slot[slots[i]] for i in range(n)]  # [i]: clause i's option; [-1]: the default
 
 
-def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, clause_marked: bool = False):
+def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, clause_marked: int = 0):
     """'If the S is V-ing D1, choose A. If the S is V-ing D2, choose B.' (optionally a default):
     the clauses can differ only in the direction after the verb, and situations add
     distractor phrases holding the other directions."""
@@ -257,7 +262,7 @@ def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, c
     # place nor "the default is the last option" can stand in for reading the letter
     by_slot, opts = _slot_options(rng, letters, texts, default, rng.random() < 0.6)
     tpl = rng.choice(CLAUSE_T)
-    clauses = [tpl.replace("{S}", subj).replace("{P}", c)
+    clauses = [tpl.replace("{S}", subj).replace("{P}", _cond(clause_marked, c, opts[i].letter))
                .replace("{L}", _named(clause_marked, opts[i].letter, opts[i].letter)) for i, c in enumerate(conds)]
     order = list(range(len(clauses)))
     if rng.random() < 0.4:
@@ -286,7 +291,7 @@ def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, c
 
 
 def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_pool: float = 0.0,
-                     marked: bool = False, clause_marked: bool = False):
+                     marked: bool = False, clause_marked: int = 0):
     """Same way / opposite way as the subject moves, or toward / away from a named thing; the
     answer is the option whose text holds the direction. Optional extra clauses name an
     option by its text for a state with no motion ('If the S is still left of the N, push right.')."""
@@ -349,14 +354,15 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
             # level 7 (the drill) always by text, and three situations in four are still ones
             if (level == 4 and rng.random() < 0.5) or (level == 6 and rng.random() < 0.25):
                 tc = rng.choice(CLAUSE_T).replace("{L}", _named(clause_marked, target.letter, target.letter))
-            rule += " " + tc.replace("{S}", subj).replace("{P}", f"is still {d} of the {ref}").replace(
+            rule += " " + tc.replace("{S}", subj).replace("{P}", _cond(clause_marked, f"is still {d} of the {ref}",
+                                                                      target.letter)).replace(
                 "{T}", _named(clause_marked, target.text, target.letter)).replace(
                 "{Tc}", _named(clause_marked, _cap(target.text), target.letter))
     elif neutral and rng.random() < 0.5:
         nt = texts[-1]
         extra.append(("is still", by_text[nt]))
         nl = by_text[nt].letter
-        rule += f" If the {subj} is still, {_named(clause_marked, nt, nl)}."
+        rule += f" If the {subj} {_cond(clause_marked, 'is still', nl)}, {_named(clause_marked, nt, nl)}."
 
     mark_n = marks.noun if marked else str
     mark_d = marks.direction if marked else str
@@ -404,7 +410,7 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
     return Table("scene", rule, opts, situation)
 
 
-def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, clause_marked: bool = False):
+def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, clause_marked: int = 0):
     """3-5 clauses in different forms ("sinks too fast", "leans too far left", "leans too far
     right"), often a default in any slot, and option texts that name directions the clauses
     do not map to by their words ("leans too far left" -> "fire the right thruster"), so the
@@ -445,7 +451,7 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
     texts = [(f"{act} the {w} {obj}" if mid else f"{act} the {obj} {w}") if obj else f"{act} {w}" for w in texts]
     by_slot, opts = _slot_options(rng, letters, texts, default, True)
     tpl = rng.choice(CLAUSE_T)
-    rule = " ".join(tpl.replace("{S}", subj).replace("{P}", c)
+    rule = " ".join(tpl.replace("{S}", subj).replace("{P}", _cond(clause_marked, c, opts[i].letter))
                     .replace("{L}", _named(clause_marked, opts[i].letter, opts[i].letter))
                     for i, (c, _) in enumerate(conds))
     if default:
@@ -467,7 +473,7 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
 
 def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0,
                 place_pool: float = 0.0, front: float = 0.0, reword_level: int = 1, marked: bool = False,
-                clause_marked: bool = False):
+                clause_marked: int = 0):
     t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked)
     if not rephrase and not front:
         return t  # (no extra draws: the stages without rewording keep their streams)
@@ -487,7 +493,7 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
 
 
 def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: float, marked: bool = False,
-                 clause_marked: bool = False):
+                 clause_marked: int = 0):
     if level == 7:  # stage 45's drill: only the tables whose still clauses name options by text
         return relational_table(rng, shuffled, level, place_pool, marked, clause_marked)
     if level >= 3:  # stages 13-14: mixed clause tables and still clauses, over the level-2 mix

@@ -149,7 +149,8 @@ def _clause(rng: random.Random, stage: Stage, opt: Option, conds_text: str) -> s
     pool = [T.RULE_CLAUSES[i] for i in stage.template_set] or T.RULE_CLAUSES[:stage.templates]
     tpl = rng.choice(pool)
     named = (lambda t: marks.clause(t, opt.letter)) if stage.clause_marks else str
-    c = tpl.replace("{C}", conds_text).replace("{L}", named(opt.letter)).replace("{T}", named(opt.text))
+    cond = named(conds_text) if stage.clause_conditions else conds_text
+    c = tpl.replace("{C}", cond).replace("{L}", named(opt.letter)).replace("{T}", named(opt.text))
     if tpl.startswith(("{C}", "{T}")) and stage.case == 0:
         return c  # capitalising would change the condition word's tokens ("Filled" = "F"+"illed")
     return marks.capitalize(c) if rng.random() < 0.7 else c
@@ -303,7 +304,8 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
     if neutral:
         w = by_dir["wait"]
         named = (lambda t: marks.clause(t, w.letter)) if stage.clause_marks else str
-        rule += f" If the {noun} is still, choose {named(w.letter)}."
+        still = named("is still") if stage.clause_conditions else "is still"
+        rule += f" If the {noun} {still}, choose {named(w.letter)}."
     # "still D of the N" clauses aimed at two different options (any of them, "wait" included):
     # only the clause tells, so "still" is no shortcut to the "wait" option
     places = []
@@ -350,7 +352,7 @@ def sample_table(rng: random.Random, stage: Stage) -> Table:
         from .scenes import scene_table
         return scene_table(rng, shuffled=stage.scene_shuffle, level=stage.scene_level, rephrase=stage.rephrase,
                            place_pool=stage.place_pool, front=stage.front, reword_level=stage.reword_level,
-                           marked=stage.scene_marks, clause_marked=stage.clause_marks)
+                           marked=stage.scene_marks, clause_marked=stage.clause_marks + stage.clause_conditions)
     r = rng.random()
     if r < stage.relational:
         return relational_table(rng, stage)
