@@ -19,7 +19,8 @@ ANNEAL="${ANNEAL:-3000}"    # the last ANNEAL of them decay the lr linearly to 5
 MINUTES="${MINUTES:-60}"
 STAGE="${STAGE:-13}"        # the stage the pair is fine-tuned on
 REPLAY="${REPLAY:-9,10,11,12,22,23,24,25}"  # both branches' stages, 40 % of each batch
-# then these phases, in order: stage steps lr replay mix-prev annealed-steps (PHASES='' skips them)
+# then these phases, in order: stage steps lr replay mix-prev annealed-steps [train.py flags]
+# (PHASES='' skips them; flags such as --aux-binding 1 are sticky: they stay on in later phases)
 W=22,23,24,25  # the word branch's stages, replayed in every phase
 PHASES="${PHASES-33 2000 3e-4 9,10,11,12,13,14,$W 0.4 1000
 14 2000 3e-4 9,10,11,12,13,30,$W 0.4 1500
@@ -30,11 +31,12 @@ PHASES="${PHASES-33 2000 3e-4 9,10,11,12,13,14,$W 0.4 1000
 40 4000 2e-4 9,10,11,12,13,14,30,$W 0.3 2000}"
 
 # check every PHASES line before any training starts
-while read -r stage steps lr replay mix anneal; do
+while read -r stage steps lr replay mix anneal extra; do
   [ -n "$stage" ] || continue
-  if ! [[ "$stage $steps $anneal" =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] || [ -z "$mix" ] || [ "$anneal" -gt "$steps" ]; then
-    echo "make_joint.sh: bad PHASES line '$stage $steps $lr $replay $mix $anneal'" \
-      "(want: stage steps lr replay mix-prev annealed-steps, annealed <= steps)" >&2
+  if ! [[ "$stage $steps $anneal" =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] || [ -z "$mix" ] || [ "$anneal" -gt "$steps" ] ||
+    { [ -n "$extra" ] && [[ "$extra" != --* ]]; }; then
+    echo "make_joint.sh: bad PHASES line '$stage $steps $lr $replay $mix $anneal $extra'" \
+      "(want: stage steps lr replay mix-prev annealed-steps [--flags], annealed <= steps)" >&2
     exit 2
   fi
 done <<< "$PHASES"
@@ -60,14 +62,14 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #      (rephrasings 0.70 -> 0.75; at 3e-4 for 2,000 it lost "still right of the middle").
 # A phase runs once the previous ones have reached their last step (resumable).
 start=$((s0 + STEPS))
-while read -r stage steps lr replay mix anneal; do
+while read -r stage steps lr replay mix anneal extra; do
   [ -n "$stage" ] || continue
   end=$((start + steps))
   now=$(step)  # loads the checkpoint: once per phase
   if [ "$now" -ge "$start" ] && [ "$now" -lt "$end" ]; then
     $PY train/train.py --run "$RUN" --total-minutes 1e9 --steps "$end" --set-stage "$stage" --max-stage "$stage" \
       --lr "$lr" --warmup 100 --replay "$replay" --mix-prev "$mix" --promote 2 \
-      --anneal $((end - anneal)) "$end" --eval-every 200 --eval-tables 60 < /dev/null
+      --anneal $((end - anneal)) "$end" --eval-every 200 --eval-tables 60 $extra < /dev/null
   fi
   start=$end
 done <<< "$PHASES"

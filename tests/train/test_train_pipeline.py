@@ -354,7 +354,7 @@ class MakeJointTest(unittest.TestCase):
     def test_bad_phases_line_stops_before_training(self):
         import subprocess
         script = os.path.join(ROOT, "train", "make_joint.sh")
-        for bad in ("34 x 5e-4 9 0.3 10", "34 3000 5e-4 9", "34 100 5e-4 9 0.3 1500"):
+        for bad in ("34 x 5e-4 9 0.3 10", "34 3000 5e-4 9", "34 100 5e-4 9 0.3 1500", "47 100 5e-4 9 0.3 10 aux 1"):
             with tempfile.TemporaryDirectory() as d:
                 env = dict(os.environ, PHASES=bad, RUN=os.path.join(d, "run"))
                 r = subprocess.run(["bash", script], env=env, capture_output=True, text=True, timeout=60)
