@@ -34,7 +34,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("bf16", "aux_binding", "aux_letter", "aux_layers", "aux_clause", "aux_clause_layer", "aux_point",
+STICKY = ("bf16", "aux_binding", "aux_letter", "aux_layers", "aux_clause", "aux_clause_layer", "aux_clause_tied", "aux_point",
           "aux_point_layer", "aux_point_head", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
           "anneal", "eval_every", "eval_tables", "ckpt_every", "path")
 DEFAULTS: dict = {}
@@ -80,6 +80,10 @@ def parse(argv=None):
                          "stages 52-53), that option's letter")
     ap.add_argument("--aux-clause-layer", type=int, default=1,
                     help="layer whose output the clause probe reads (the prefix's lookup by text)")
+    ap.add_argument("--aux-clause-tied", action=argparse.BooleanOptionalAction, default=False,
+                    help="read the clause letter with the model's own output head (final norm, tied letter "
+                         "embeddings) instead of a separate probe: the letter then sits where a letter token's "
+                         "own embedding does, what the answer already copies from clauses naming a letter")
     ap.add_argument("--aux-point", type=float, default=0.0,
                     help="weight of a loss making one head of --aux-point-layer attend, from the answer row of a "
                          "situation a clause answers, to that clause's marked tokens (stages 52-53)")
@@ -365,7 +369,10 @@ def main(argv=None) -> int:
             aux_losses[marks.KINDS].append(aux_loss.item())
             loss = loss + a.aux_letter * aux_loss
         if a.aux_clause and (b["aux_clause"] >= 0).any():
-            z_c = probes[marks.KINDS + 1](taps[a.aux_clause_layer].float())
+            if a.aux_clause_tied:
+                z_c = model.head(model.norm(taps[a.aux_clause_layer]))[..., packer.letter_ids].float()
+            else:
+                z_c = probes[marks.KINDS + 1](taps[a.aux_clause_layer].float())
             aux_loss = F.cross_entropy(z_c.flatten(0, 1), b["aux_clause"].flatten(), ignore_index=-100)
             aux_losses[marks.KINDS + 1].append(aux_loss.item())
             loss = loss + a.aux_clause * aux_loss

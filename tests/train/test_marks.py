@@ -178,6 +178,12 @@ class MarksTest(unittest.TestCase):
                 self.assertEqual(train.main(args), 0)
             recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
             self.assertTrue(recs and all("aux3" in r and "aux4" in r for r in recs), out.getvalue())
+            # the clause letter read with the model's own head instead of the probe
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                self.assertEqual(train.main(args[:-1] + ["4", "--aux-clause-tied"]), 0)
+            recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
+            self.assertTrue(recs and all("aux3" in r for r in recs), out.getvalue())
+            self.assertTrue(torch.load(os.path.join(d, "ckpt.pt"))["args"]["aux_clause_tied"])
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
             self.assertEqual(train.main(args[:1] + [d] + args[2:] + ["--aux-clause-layer", "2"]), 2)
         self.assertIn("--aux-clause-layer 2", err.getvalue())
