@@ -35,7 +35,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
 STICKY = ("bf16", "aux_binding", "aux_letter", "aux_layers", "aux_clause", "aux_clause_layer", "aux_clause_tied", "aux_point",
-          "aux_point_layer", "aux_point_head", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
+          "aux_point_layer", "aux_point_head", "aux_point_letter", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
           "anneal", "eval_every", "eval_tables", "ckpt_every", "path")
 DEFAULTS: dict = {}
 
@@ -88,6 +88,9 @@ def parse(argv=None):
                     help="weight of a loss making one head of --aux-point-layer attend, from the answer row of a "
                          "situation a clause answers, to that clause's marked tokens (stages 52-53)")
     ap.add_argument("--aux-point-layer", type=int, default=-1, help="layer of --aux-point (-1: the last)")
+    ap.add_argument("--aux-point-letter", type=float, default=0.0,
+                    help="weight of a loss making what the --aux-point head writes, read by the tied letter "
+                         "embeddings, name the answer (session 15: the head pointed right but wrote < 0.1 logit)")
     ap.add_argument("--aux-point-head", type=int, default=0,
                     help="the head of --aux-point (one fixed head: the best of several is gamed by two heads "
                          "that always attend to the first and the second clause)")
@@ -323,7 +326,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()
     losses, accs, letter_losses = [], [], []
-    aux_losses = [[] for _ in range(marks.KINDS + 3)]
+    aux_losses = [[] for _ in range(marks.KINDS + 4)]
 
     stop = []  # SIGTERM / SIGINT: finish the step, save the checkpoint, exit
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -383,6 +386,22 @@ def main(argv=None) -> int:
             aux_loss = -torch.log(mass.clamp_min(1e-6)).mean()
             aux_losses[marks.KINDS + 2].append(aux_loss.item())
             loss = loss + a.aux_point * aux_loss
+            if a.aux_point_letter and point_layer > 0:
+                # the head's own write at those rows (its attention times its values, through its
+                # slice of the output projection), read as letters by the final norm's gain and the
+                # tied letter embeddings
+                blk, hd = model.blocks[point_layer], cfg.head_dim
+                x_in = taps[point_layer - 1]
+                v = blk.v(blk.attn_norm(x_in)).view(*x_in.shape[:2], cfg.kv_heads, hd)
+                g = a.aux_point_head // (cfg.heads // cfg.kv_heads)
+                p_rows = atts[0][b["point_b"], a.aux_point_head, b["point_row"], :]  # [N, T]
+                out = torch.einsum("nt,ntd->nd", p_rows, v[b["point_b"], :, g, :])
+                write = out @ blk.o.weight[:, a.aux_point_head * hd:(a.aux_point_head + 1) * hd].t()
+                w_out = model.embed.weight if model.out is None else model.out.weight
+                z_w = (write * model.norm.weight) @ w_out[packer.letter_ids].t()
+                aux_loss = F.cross_entropy(z_w.float(), b["point_letter"])
+                aux_losses[marks.KINDS + 3].append(aux_loss.item())
+                loss = loss + a.aux_point_letter * aux_loss
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -407,7 +426,7 @@ def main(argv=None) -> int:
             log.write(json.dumps(rec) + "\n")
             log.flush()
             losses, accs, letter_losses = [], [], []
-            aux_losses = [[] for _ in range(marks.KINDS + 3)]
+            aux_losses = [[] for _ in range(marks.KINDS + 4)]
             if a.lr2 > 0 and acc >= a.lr2_acc and lr_base != a.lr2:
                 lr_base = a.lr2
                 print(f"lr -> {lr_base}", flush=True)

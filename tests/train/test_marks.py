@@ -25,7 +25,16 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
 
 
+def drill(i: int):
+    """-> (example i of the clause-marked lookup drill, stage 53; its table: example()'s first draws)."""
+    return example(0, 53, i), draw_table(random.Random(f"0:53:{i}"), stage(53))[0]
+
+
 class MarksTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tok = Tokenizer.load(VOCAB)
+        cls.pk = Packer(cls.tok)
     def test_spans_in_bytes(self):
         text, spans = marks.spans("the " + marks.noun("café") + " moves " + marks.direction("left"))
         self.assertEqual(text, "the café moves left")
@@ -62,12 +71,9 @@ class MarksTest(unittest.TestCase):
             self.assertGreater(n_marked, 59 if marked in (53, 55) else 30, marked)
 
     def test_packer_labels_clauses_with_the_named_letter(self):
-        tok = Tokenizer.load(VOCAB)
-        pk = Packer(tok)
-        checked = 0
+        tok, pk, checked = self.tok, self.pk, 0
         for i in range(30):
-            ex = example(0, 53, i)
-            table = draw_table(random.Random(f"0:53:{i}"), stage(53))[0]  # example()'s first draws
+            ex, table = drill(i)
             self.assertIn(table.rule, ex.prefix)
             text, spans = marks.spans(table.rule)
             options = {o.letter: o.text for o in table.options}
@@ -96,16 +102,13 @@ class MarksTest(unittest.TestCase):
         self.assertGreater(checked, 59)  # two still clauses per drill table
 
     def test_clause_answered_situations_point_at_their_clause(self):
-        tok = Tokenizer.load(VOCAB)
-        pk = Packer(tok)
-        n = 0
+        tok, pk, n = self.tok, self.pk, 0
         for i in range(20):
-            ex = example(0, 53, i)
+            ex, table = drill(i)
             b = pk.batch([ex], random.Random(0))
             ids = b["ids"][0].tolist()
             # the answer of a still situation is read after its last token, and it points at
             # the option that its clause names (by text, or by letter)
-            table = draw_table(random.Random(f"0:53:{i}"), stage(53))[0]
             texts = {o.letter: o.text.lower() for o in table.options}
             for r, m, li in zip(b["point_row"].tolist(), b["point_mask"], b["point_letter"].tolist()):
                 self.assertEqual(tok.decode(ids[r - 2:r + 1]), "<|im_start|>assistant\n")
@@ -172,12 +175,13 @@ class MarksTest(unittest.TestCase):
         import train
         with tempfile.TemporaryDirectory() as d:
             args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                    "--stage", "53", "--max-stage", "53", "--aux-clause", "1", "--aux-point", "1", "--eval-every", "2",
+                    "--stage", "53", "--max-stage", "53", "--aux-clause", "1", "--aux-point", "1",
+                    "--aux-point-letter", "1", "--eval-every", "2",
                     "--eval-tables", "2", "--steps", "2"]
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
-            self.assertTrue(recs and all("aux3" in r and "aux4" in r for r in recs), out.getvalue())
+            self.assertTrue(recs and all("aux3" in r and "aux4" in r and "aux5" in r for r in recs), out.getvalue())
             # the clause letter read with the model's own head instead of the probe
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args[:-1] + ["4", "--aux-clause-tied"]), 0)
