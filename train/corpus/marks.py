@@ -11,7 +11,8 @@ toy version learnable in 1,000-3,000 steps (train/probe_binding.py).
 
 Clause marks go in the rule (the prefix): the option a clause names, by letter or by its text
 ("If the car is still left of the middle, \ue012push right\ue022."), carries that option's letter
-for a probe that reads the letter there (train.py --aux-clause); a situation that a clause
+for a probe that reads the letter there (train.py --aux-clause; stages 54-55 mark the clause's
+condition with it too); a situation that a clause
 answers is wrapped whole (FROM_CLAUSE) so that its answer row can be made to attend to that
 named option (train.py --aux-point). Why: a still item needs the clause -> option text ->
 letter lookup inside the prefix, and then the situation must pick the clause by its condition;

@@ -76,6 +76,8 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:]
 
 
+# clause_marked: 0 no clause marks, 1 the option a clause names (stages 52-53), 2 its condition
+# too (stages 54-55); see corpus/marks.py
 def _named(on: int, text: str, letter: str) -> str:
     """A rule clause's option (letter or text), clause-marked in clause-marked stages."""
     return marks.clause(text, letter) if on else text
