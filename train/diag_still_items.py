@@ -67,20 +67,18 @@ def main(argv=None) -> int:
             for layer in range(c.layers):
                 atts = []
                 m.hidden(ids, pos, seg, None, atts, layer)
-                w = atts[0][0, :, row, :P]
+                w = atts[0][0][0, :, row, :P]
                 mass = [w[:, part == k].sum(-1) for k in range(4)]
                 top = (mass[1] + mass[2]).argsort(descending=True)[:3].tolist()
                 print(f"  layer {layer}: " + "  ".join(
                     f"h{h} c1 {mass[1][h]:.2f} c2 {mass[2][h]:.2f} options {mass[3][h]:.2f}" for h in top))
             taps, atts = [], []
             hfin = m.hidden(ids, pos, seg, taps, atts, c.layers - 1)
-            blk = m.blocks[-1]
-            v = blk.v(blk.attn_norm(taps[-2])).view(1, -1, c.kv_heads, hd).transpose(1, 2)
-            out = atts[0][0, a.head, row] @ v[0, a.head // (c.heads // c.kv_heads)]
-            write = blk.o.weight[:, a.head * hd:(a.head + 1) * hd] @ out
+            out = atts[0][1][0, a.head, row]  # the head's output before W_o
+            write = m.blocks[-1].o.weight[:, a.head * hd:(a.head + 1) * hd] @ out
             x = taps[-1][0, row]
             scale = m.norm.weight / x.pow(2).mean().add(c.eps).sqrt()
-            direct = m.embed.weight[letters] @ (write * scale)
+            direct = m.head(write * scale)[letters]
             final = torch.softmax(m.head(hfin[0, row])[letters], -1)
         print("  letters A/B/C " + " ".join(f"{p:.2f}" for p in final.tolist()) +
               f"; head {a.head}'s direct logit contribution " + " ".join(f"{p:+.2f}" for p in direct.tolist()))

@@ -102,9 +102,9 @@ class Block(nn.Module):
             v = v.repeat_interleave(rep, dim=1)
         att = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(hd)) + bias
         p = torch.softmax(att, dim=-1)
-        if atts is not None:
-            atts.append(p)
         y = p @ v
+        if atts is not None:
+            atts.append((p, y))  # each head's attention and what it reads, before W_o
         x = x + self.o(y.transpose(1, 2).reshape(B, T, c.heads * hd))
         h = self.ffn_norm(x)
         return x + self.down(F.silu(self.gate(h)) * self.up(h))
@@ -156,7 +156,7 @@ class DreamModel(nn.Module):
     def hidden(self, tokens, pos, seg, taps: list | None = None, atts: list | None = None, att_layer: int = -1):
         """Final-normed hidden states [B,T,dim]; `taps`, when given, receives every layer's
         output residual (for training-time probes), `atts` layer `att_layer`'s attention
-        probabilities [B,heads,T,T]."""
+        probabilities [B,heads,T,T] and per-head outputs before W_o [B,heads,T,head_dim]."""
         x = self.embed(tokens)
         bias = attention_bias(seg)
         for n, b in enumerate(self.blocks):

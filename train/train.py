@@ -381,24 +381,19 @@ def main(argv=None) -> int:
             loss = loss + a.aux_clause * aux_loss
         if a.aux_point and len(b["point_b"]):
             # the attention mass the head puts on the clause that answers
-            rows = atts[0][b["point_b"], a.aux_point_head, b["point_row"], :].float()  # [N, T]
+            p_att, y_att = atts[0]
+            rows = p_att[b["point_b"], a.aux_point_head, b["point_row"], :].float()  # [N, T]
             mass = (rows * b["point_mask"]).sum(-1)
             aux_loss = -torch.log(mass.clamp_min(1e-6)).mean()
             aux_losses[marks.KINDS + 2].append(aux_loss.item())
             loss = loss + a.aux_point * aux_loss
-            if a.aux_point_letter and point_layer > 0:
-                # the head's own write at those rows (its attention times its values, through its
-                # slice of the output projection), read as letters by the final norm's gain and the
-                # tied letter embeddings
-                blk, hd = model.blocks[point_layer], cfg.head_dim
-                x_in = taps[point_layer - 1]
-                v = blk.v(blk.attn_norm(x_in)).view(*x_in.shape[:2], cfg.kv_heads, hd)
-                g = a.aux_point_head // (cfg.heads // cfg.kv_heads)
-                p_rows = atts[0][b["point_b"], a.aux_point_head, b["point_row"], :]  # [N, T]
-                out = torch.einsum("nt,ntd->nd", p_rows, v[b["point_b"], :, g, :])
-                write = out @ blk.o.weight[:, a.aux_point_head * hd:(a.aux_point_head + 1) * hd].t()
-                w_out = model.embed.weight if model.out is None else model.out.weight
-                z_w = (write * model.norm.weight) @ w_out[packer.letter_ids].t()
+            if a.aux_point_letter:
+                # the head's own write at those rows (its output through its slice of W_o), read
+                # as letters by the final norm's gain and the model's output head
+                h0, hd = a.aux_point_head * cfg.head_dim, cfg.head_dim
+                out = y_att[b["point_b"], a.aux_point_head, b["point_row"], :]  # [N, head_dim]
+                write = out @ model.blocks[point_layer].o.weight[:, h0:h0 + hd].t()
+                z_w = model.head(write * model.norm.weight)[:, packer.letter_ids]
                 aux_loss = F.cross_entropy(z_w.float(), b["point_letter"])
                 aux_losses[marks.KINDS + 3].append(aux_loss.item())
                 loss = loss + a.aux_point_letter * aux_loss
