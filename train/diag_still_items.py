@@ -8,6 +8,10 @@ clauses (c1 = "still left ... push right", c2 = "still right ... do nothing"); t
 letter probabilities, and the direct contribution of --head (last layer) to the A/B/C logits
 through the final norm. Session 15: the pointer head attends 1.00 to the right clause but
 writes almost nothing toward the letters (|contribution| < 0.1).
+
+RULE is mountaincar's rule as it was until session 16, with still clauses that name their
+options by text; the task's rule now names letters ("..., choose C. ..., choose B."), which
+every checkpoint reads at 1.00 (train/README.md, session 16). This tool studies the text case.
 """
 from __future__ import annotations
 

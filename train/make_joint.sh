@@ -28,7 +28,13 @@ PHASES="${PHASES-33 2000 3e-4 9,10,11,12,13,14,$W 0.4 1000
 34 3000 5e-4 9,10,11,12,13,14,30,$W 0.3 1500
 37 2000 5e-4 9,10,11,12,13,14,30,$W 0.3 1000
 39 2000 3e-4 9,10,11,12,13,14,30,$W 0.3 1000
-40 4000 2e-4 9,10,11,12,13,14,30,$W 0.3 2000}"
+40 4000 2e-4 9,10,11,12,13,14,30,$W 0.3 2000
+47 4000 5e-4 9,10,11,12,13,14,30,$W 0.3 0 --aux-binding 1
+48 3500 3e-4 9,10,11,12,13,14,30,$W,47 0.3 1000
+50 2000 3e-4 9,10,11,12,13,14,30,$W,47 0.3 1000
+51 1800 2e-4 9,10,11,12,13,14,30,$W,47 0.3 800
+51 1200 1.5e-4 9,10,11,12,13,14,30,$W,47,45 0.3 500
+52 2000 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000 --aux-clause 1}"
 
 # check every PHASES line before any training starts
 while read -r stage steps lr replay mix anneal extra; do
@@ -60,6 +66,16 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #      relational 0.77 -> 0.79; the same phase at 5e-4 lost two mountaincar items).
 #  40: stage 39 with a third of the scene situations reworded, at lr 2e-4 for 4,000 steps
 #      (rephrasings 0.70 -> 0.75; at 3e-4 for 2,000 it lost "still right of the middle").
+#      Its last step was the model shipped in sessions 12-15 (jz40s).
+#  47: the binding drill with evidence marks and their probes (--aux-binding 1, sticky from here):
+#      the first recipe that leaves chance on it (0.52 -> 0.97 from 64,250 to 65,000); constant lr.
+#  48, 50: stage 40 with marks (word, then scene too), the drill replayed: the general tables come
+#      back and keep the binding (relational 0.80 -> 0.87).
+#  51: reword level 2 with neutral-aimed still clauses and both marks, twice, the second time with
+#      the lookup drill (45) replayed (rephrasings 0.72 -> 0.81, relational 0.90 -> 0.91).
+#  52: stage 51 with clause marks: a probe reads on layer 1 the letter of the option a clause names
+#      by its text (--aux-clause 1), the marked drill (53) replayed; relabelled exams 47/47.
+#      This last step ships (session 16, jc1); train/README.md sessions 14-16 have the runs.
 # A phase runs once the previous ones have reached their last step (resumable).
 start=$((s0 + STEPS))
 while read -r stage steps lr replay mix anneal extra; do

@@ -56,7 +56,11 @@ WORDS_DATA = (
     "stage 34 (relational word tables beside stage 14's still clauses) and stage 37 (stage 34 with "
     "\"still D of the N\" clauses in the word relational tables, aimed at any option), then stage 39 "
     "(stage 37 with the letters out of order in most tables) and stage 40 (stage 39 with a third of the "
-    "scene situations reworded: direction phrasing, verb synonyms, a distractor in front or as a concession).")
+    "scene situations reworded: direction phrasing, verb synonyms, a distractor in front or as a concession). "
+    "Later phases add training-time probes on marked text (`corpus/marks.py`; never exported): on layers 0 "
+    "and 1, which situation word is the rule's subject and which is its direction word (stages 47-51: the "
+    "binding drill, stages 40 and 43 with marks), and on layer 1 the letter of the option a rule clause "
+    "names by its text (stage 52, with the marked lookup drill, stage 53, replayed).")
 HELD_OUT = (
     "10 % of wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
     "text and status sentence of the built-in tasks and the hand rephrasings (`train/heldout/`): no 6-word "
@@ -216,7 +220,10 @@ def main(argv=None) -> int:
     L.append("Targets marked \"no\" above are not met (the rows say by how much); "
              "`models/meadow-nano.targets.json` records the end-to-end ones and the tests skip those by "
              "name. The model is at its best in the scene register it was trained on (directions, \"too "
-             "fast\", \"toward the X\"); situations reworded by hand are its weakest row.\n")
+             "fast\", \"toward the X\"); situations reworded by hand are its weakest row. A clause that "
+             "names its option by the option's text (\"If X, push right.\") is read less surely than one that "
+             "names its letter (\"If X, choose C.\"; `train/exam_torch.py --skills` measures both lookups), "
+             "so the built-in tasks' clauses name letters.\n")
     at_chance = sorted({f"{kind} tables ({r['name']}: {k['accuracy']:.3f}, chance {k['chance']:.3f})"
                         for r in rows for kind, k in r.get("by_kind", {}).items()
                         if k["n"] and k["accuracy"] < k["chance"] + 0.05})

@@ -34,7 +34,7 @@ BuiltinTask make_mountaincar_task() {
   t.perceive = perceive;
   t.rule =
       "Push in the same direction the car is moving, to pump energy like a swing. If the car is "
-      "still left of the middle, push right. If the car is still right of the middle, do nothing.";
+      "still left of the middle, choose C. If the car is still right of the middle, choose B.";
   t.options = {{'A', "push left", {0}, "left"},
                {'B', "do nothing", {1}, "none"},
                {'C', "push right", {2}, "right"}};
