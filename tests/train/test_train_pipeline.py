@@ -224,6 +224,21 @@ class PlacePoolTest(unittest.TestCase):
         self.assertLess(kinds.count("scene"), 190)
         self.assertEqual({example(0, 36, i).kind for i in range(100)}, {"relational"})
 
+    def test_two_pair_relational_tables(self):
+        # stage 56 = stage 52 with most relational word tables in two direction pairs (4 options,
+        # each answer's pair partner and the other pair's words all present); 52 keeps 0.3
+        from corpus.curriculum import stage
+        from corpus.tables import sample_table
+
+        def four_options(st):
+            ts = [t for t in (sample_table(random.Random(k), stage(st)) for k in range(600)) if t.kind == "relational"]
+            return sum(len(t.options) == 4 for t in ts) / len(ts), len(ts)
+        share52, n52 = four_options(52)
+        share56, n56 = four_options(56)
+        self.assertLess(share52, 0.4)
+        self.assertGreater(share56, 0.7)
+        self.assertGreater(n56, n52)
+
     def test_scene_letters_out_of_order(self):
         # stage 39 lists most scene tables' letters out of order; stage 37 keeps 65 % in order
         from corpus.curriculum import stage

@@ -46,6 +46,7 @@ class Stage:
     scene_marks: bool = False                # the same in relational scenes (not in reworded situations)
     clause_marks: bool = False               # rule clauses mark the option they name, with its letter
     clause_conditions: bool = False          # ... and their condition too (stages 54-55)
+    rel_pairs2: float = 0.3                  # prob. a relational word table (up to 4+ options) has two direction pairs
     rel_distractors: tuple[int, int] | None = None  # other things' phrases in a relational word table's situation
                                              # (None: 0 .. distractors[1] - 2)
     scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
@@ -259,6 +260,11 @@ STAGES: tuple[Stage, ...] = (
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
             scene_level=6, marks=True, scene_marks=True, clause_marks=True, clause_conditions=True),
     replace(_MIXED, scene=1.0, scene_level=7, situations=(8, 12), clause_marks=True, clause_conditions=True),
+    # 56: stage 52 with more relational word tables (0.8 of them), most (0.8) of four options in
+    # two direction pairs: jc1 reads 2- and 3-option relational tables at 0.98-0.99 but 4-option
+    # ones at 0.69, even with one phrase ("heading upward" -> "out": the other pair's first word)
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
+            scene_level=6, marks=True, scene_marks=True, clause_marks=True, relational=0.8, rel_pairs2=0.8),
 )
 
 

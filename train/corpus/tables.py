@@ -286,7 +286,7 @@ def _comparison_table(rng: random.Random, stage: Stage, pool: Pool) -> Table:
 def relational_table(rng: random.Random, stage: Stage) -> Table:
     pool = Pool(rng, stage)
     mode = rng.choice(("same", "opposite", "toward", "away"))
-    n_pairs = 2 if rng.random() < 0.3 and stage.options[1] >= 4 else 1
+    n_pairs = 2 if rng.random() < stage.rel_pairs2 and stage.options[1] >= 4 else 1
     pairs = rng.sample(T.DIRECTION_PAIRS, n_pairs)
     verb, noun = pool.word(), pool.word()
     dirs = [d for p in pairs for d in p]
