@@ -35,7 +35,9 @@ PHASES="${PHASES-33 2000 3e-4 9,10,11,12,13,14,$W 0.4 1000
 51 1800 2e-4 9,10,11,12,13,14,30,$W,47 0.3 800
 51 1200 1.5e-4 9,10,11,12,13,14,30,$W,47,45 0.3 500
 52 2000 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000 --aux-clause 1
-56 5000 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1500}"
+56 2500 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 0
+56 2500 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1500 --aux-letter 1
+56 3000 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000}"
 
 # check every PHASES line before any training starts
 while read -r stage steps lr replay mix anneal extra; do
@@ -77,9 +79,10 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #  52: stage 51 with clause marks: a probe reads on layer 1 the letter of the option a clause names
 #      by its text (--aux-clause 1), the marked drill (53) replayed; relabelled exams 47/47 (jc1).
 #  56: stage 52 with most relational word tables in four options of two direction pairs, which
-#      jc1 read at 0.69 (2- and 3-option ones 0.98-0.99): 4-option 0.78, relational 0.91 -> 0.94,
-#      rephrasings 0.83 -> 0.85. This last step ships (session 16, jd3); train/README.md
-#      sessions 14-16 have the runs.
+#      jc1 read at 0.69 (2- and 3-option ones 0.98-0.99); from 78,000 a probe reads the answer
+#      letter at the subject's direction word (--aux-letter 1, sticky): 4-option 0.69 -> 0.98,
+#      relational 0.91 -> 0.99, rephrasings 0.83 -> 0.89, relabelled exams 47 -> 44 of 47.
+#      This last step ships (session 16, jd6); train/README.md sessions 14-16 have the runs.
 # A phase runs once the previous ones have reached their last step (resumable).
 start=$((s0 + STEPS))
 while read -r stage steps lr replay mix anneal extra; do

@@ -60,7 +60,9 @@ WORDS_DATA = (
     "Later phases add training-time probes on marked text (`corpus/marks.py`; never exported): on layers 0 "
     "and 1, which situation word is the rule's subject and which is its direction word (stages 47-51: the "
     "binding drill, stages 40 and 43 with marks), and on layer 1 the letter of the option a rule clause "
-    "names by its text (stage 52, with the marked lookup drill, stage 53, replayed).")
+    "names by its text (stage 52, with the marked lookup drill, stage 53, replayed), and on layer 1 the "
+    "answer letter at the subject's direction word (stage 56: relational word tables, most of four "
+    "options in two direction pairs).")
 HELD_OUT = (
     "10 % of wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
     "text and status sentence of the built-in tasks and the hand rephrasings (`train/heldout/`): no 6-word "
