@@ -222,7 +222,7 @@ def main(argv=None) -> int:
     L.append("Targets marked \"no\" above are not met (the rows say by how much); "
              "`models/meadow-nano.targets.json` records the end-to-end ones and the tests skip those by "
              "name. The model is at its best in the scene register it was trained on (directions, \"too "
-             "fast\", \"toward the X\"); situations reworded by hand are its weakest row. A clause that "
+             "fast\", \"toward the X\"); situations reworded by hand are still below their bar. A clause that "
              "names its option by the option's text (\"If X, push right.\") is read less surely than one that "
              "names its letter (\"If X, choose C.\"; `train/exam_torch.py --skills` measures both lookups), "
              "so the built-in tasks' clauses name letters.\n")

@@ -46,7 +46,7 @@ class Stage:
     scene_marks: bool = False                # the same in relational scenes (not in reworded situations)
     clause_marks: bool = False               # rule clauses mark the option they name, with its letter
     clause_conditions: bool = False          # ... and their condition too (stages 54-55)
-    rel_pairs2: float = 0.3                  # prob. a relational word table (up to 4+ options) has two direction pairs
+    rel_pairs2: float = 0.3                  # prob. a relational word table with room for 4 options has two direction pairs
     rel_distractors: tuple[int, int] | None = None  # other things' phrases in a relational word table's situation
                                              # (None: 0 .. distractors[1] - 2)
     scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
