@@ -38,6 +38,8 @@ STICKY = ("bf16", "aux_binding", "aux_letter", "aux_layers", "aux_clause", "aux_
           "aux_point_layer", "aux_point_head", "aux_point_letter", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
           "anneal", "eval_every", "eval_tables", "ckpt_every", "path")
 DEFAULTS: dict = {}
+# logged aux losses: one per mark kind, then the answer letter, clause, pointer and pointer-write losses
+AUX_SLOTS = marks.KINDS + 4
 
 
 def parse(argv=None):
@@ -276,6 +278,10 @@ def main(argv=None) -> int:
               f"--aux-point-layer {a.aux_point_layer} / --aux-point-head {a.aux_point_head}: "
               f"the model has layers 0..{cfg.layers - 1} and heads 0..{cfg.heads - 1}", file=sys.stderr)
         return 2
+    if a.aux_point_letter and not a.aux_point:
+        # the write is read at the pointer's rows: without --aux-point there are none
+        print("train: --aux-point-letter needs --aux-point (and its --aux-point-head)", file=sys.stderr)
+        return 2
     opt = torch.optim.AdamW([{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
                             lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
     step, stage, counters, elapsed0, parents = 0, a.stage, {}, 0.0, None
@@ -326,7 +332,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()
     losses, accs, letter_losses = [], [], []
-    aux_losses = [[] for _ in range(marks.KINDS + 4)]
+    aux_losses = [[] for _ in range(AUX_SLOTS)]
 
     stop = []  # SIGTERM / SIGINT: finish the step, save the checkpoint, exit
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -421,7 +427,7 @@ def main(argv=None) -> int:
             log.write(json.dumps(rec) + "\n")
             log.flush()
             losses, accs, letter_losses = [], [], []
-            aux_losses = [[] for _ in range(marks.KINDS + 4)]
+            aux_losses = [[] for _ in range(AUX_SLOTS)]
             if a.lr2 > 0 and acc >= a.lr2_acc and lr_base != a.lr2:
                 lr_base = a.lr2
                 print(f"lr -> {lr_base}", flush=True)

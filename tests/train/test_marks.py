@@ -208,6 +208,10 @@ class MarksTest(unittest.TestCase):
             self.assertEqual(train.main(["--run", d, "--dim", "16", "--layers", "2", "--heads", "2", "--kv-heads", "1",
                                          "--ffn", "32", "--aux-layers", "0,2", "--steps", "1"]), 2)
         self.assertIn("layers 0..1", err.getvalue())
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(train.main(["--run", d, "--dim", "16", "--layers", "2", "--heads", "2", "--kv-heads", "1",
+                                         "--ffn", "32", "--aux-point-letter", "1", "--steps", "1"]), 2)
+        self.assertIn("needs --aux-point", err.getvalue())
 
 
 if __name__ == "__main__":
