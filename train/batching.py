@@ -126,7 +126,7 @@ class Packer:
                     point.append((b, position, li))
                     continue
                 named = [k - marks.CLAUSE for k in kinds if k >= marks.CLAUSE]
-                if named:  # a prefix token: clause marks only
+                if named:  # a clause-marked token (prefix) or a condition word (match-table situation)
                     aux_clause[b, position] = named[0]
                     continue
                 aux_m[b, position] = 1.0
@@ -147,8 +147,10 @@ class Packer:
                 tp.append(position - 1)  # Dream shift: token p is predicted at p-1
                 tt.append(t)
         # the answer row of each such situation should attend to the clause tokens of its letter
-        point = [(b, r, li) for b, r, li in point if (aux_clause[b] == li).any()]
-        point_mask = torch.stack([(aux_clause[b] == li).float() for b, _, li in point]) if point else torch.zeros((0, T))
+        # (prefix tokens only: match-table situations mark their condition words too, Stage.match_marks)
+        named_at = torch.where(seg == 0, aux_clause, torch.full_like(aux_clause, -100))
+        point = [(b, r, li) for b, r, li in point if (named_at[b] == li).any()]
+        point_mask = torch.stack([(named_at[b] == li).float() for b, _, li in point]) if point else torch.zeros((0, T))
         return {
             "point_b": torch.tensor([b for b, _, _ in point], dtype=torch.long),
             "point_row": torch.tensor([r for _, r, _ in point], dtype=torch.long), "point_mask": point_mask,

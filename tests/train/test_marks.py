@@ -120,6 +120,36 @@ class MarksTest(unittest.TestCase):
         b = pk.batch([example(0, 51, 0)], random.Random(0))
         self.assertEqual(len(b["point_b"]), 0)  # no clause marks, no pointers
 
+    def test_match_table_situations_mark_condition_words(self):
+        # stages 57 / 58: a situation word of a condition carries that option's letter (57: any
+        # condition, partial matches too; 58: the answering one only); unmarked stage 25 reads the same
+        from corpus.tables import match_table
+        partial = 0
+        for st in (57, 58):
+            for i in range(80):
+                table = match_table(random.Random(i), stage(st))
+                plain = match_table(random.Random(i), stage(25))
+                self.assertEqual(marks.strip(table.rule), plain.rule)
+                conds = {w.lower(): o.letter for o in table.options for c in o.conds for w in c}
+                for k in range(4):
+                    s, ans = table.situation(random.Random(k))
+                    self.assertEqual((marks.strip(s), ans), plain.situation(random.Random(k)))
+                    text, spans = marks.spans(s)
+                    for a, b, kind in spans:
+                        word, letter = text.encode()[a:b].decode().lower(), "ABCDEF"[kind - marks.CLAUSE]
+                        self.assertEqual(conds[word], letter, s)
+                        partial += letter != ans
+                        if st == 58:
+                            self.assertEqual(letter, ans, s)
+        self.assertGreater(partial, 20)  # stage 57 marks partial matches' words with their own letter
+        # the packer puts them in the clause probe's labels, but never in the pointer's targets
+        b = self.pk.batch([example(0, 57, 0)], random.Random(0))
+        in_situations = (b["aux_clause"] >= 0) & (b["seg"] > 0)
+        self.assertGreater(in_situations.sum().item(), 5)
+        self.assertEqual(len(b["point_b"]), 0)
+        # the situations' other tokens are negatives for the binding probes (no subject, no direction)
+        self.assertEqual(b["aux_lab"].sum().item(), 0)
+
     def test_packer_labels_the_marked_words(self):
         tok = Tokenizer.load(VOCAB)
         pk = Packer(tok)

@@ -46,6 +46,8 @@ class Stage:
     scene_marks: bool = False                # the same in relational scenes (not in reworded situations)
     clause_marks: bool = False               # rule clauses mark the option they name, with its letter
     clause_conditions: bool = False          # ... and their condition too (stages 54-55)
+    match_marks: int = 0                     # match-table situations mark condition words with their option's letter:
+                                             # 1 the answering condition's words, 2 partial matches' words too
     rel_pairs2: float = 0.3                  # prob. a relational word table with room for 4 options has two direction pairs
     rel_distractors: tuple[int, int] | None = None  # other things' phrases in a relational word table's situation
                                              # (None: 0 .. distractors[1] - 2)
@@ -265,6 +267,13 @@ STAGES: tuple[Stage, ...] = (
     # ones at 0.69, even with one phrase ("heading upward" -> "out": the other pair's first word)
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
             scene_level=6, marks=True, scene_marks=True, clause_marks=True, relational=0.8, rel_pairs2=0.8),
+    # 57, 58: word match tables alone (stage 25's knobs) with every condition marked with its letter
+    # in the rule and, in the situation, the words of the answering condition (58) or of any
+    # condition, partial matches included (57), for train.py --aux-clause at layer 1: the match
+    # tables sat at 0.86-0.87 (unseen words 0.78) from session 10 to 16 whatever the replay, and
+    # many misses are partial matches ("catch history" -> A with only "history" present)
+    replace(_MIXED, scene=0.0, relational=0.0, clause_marks=True, clause_conditions=True, match_marks=2),
+    replace(_MIXED, scene=0.0, relational=0.0, clause_marks=True, clause_conditions=True, match_marks=1),
 )
 
 

@@ -204,6 +204,10 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
         clauses.append(d)
     rule = _join_clauses(rng.choice(T.CLAUSE_JOINERS if stage.templates > 1 else (" ",)), clauses)
 
+    def mark(w: str, letter: str, level: int) -> str:
+        """A situation word of a condition carries its option's letter (Stage.match_marks)."""
+        return marks.clause(w, letter) if stage.match_marks >= level else w
+
     def situation(r: random.Random) -> tuple[str, str]:
         target = r.choice(opts)
         phrases = []
@@ -211,14 +215,17 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
             words = [vary_word(r, w, stage) for w in r.choice(target.conds)]
             if len(words) > 1 and r.random() < stage.reorder:
                 r.shuffle(words)
+            mod_at = -1
             if r.random() < stage.modifiers:
-                words.insert(r.randint(0, len(words)), r.choice(T.MODIFIERS))
-            phrases.append(" ".join(vary_case(r, w, stage.case) for w in words))
-        others = [c for o in opts if o is not target for c in o.conds if len(c) > 1]
+                mod_at = r.randint(0, len(words))
+                words.insert(mod_at, r.choice(T.MODIFIERS))
+            phrases.append(" ".join(vary_case(r, w, stage.case) if i == mod_at
+                                    else mark(vary_case(r, w, stage.case), target.letter, 1) for i, w in enumerate(words)))
+        others = [(c, o.letter) for o in opts if o is not target for c in o.conds if len(c) > 1]
         for _ in range(r.randint(*stage.distractors)):
             if others and r.random() < stage.partial:
-                c = r.choice(others)
-                part = r.sample(c, r.randint(1, len(c) - 1))
+                c, letter = r.choice(others)
+                part = [mark(w, letter, 2) for w in r.sample(c, r.randint(1, len(c) - 1))]
                 phrases.append(" ".join(part + ([pool.word()] if r.random() < 0.5 else [])))
             else:
                 phrases.append(" ".join(pool.word() for _ in range(r.randint(1, 2 if stage.leads else 1))))
