@@ -239,6 +239,17 @@ class PlacePoolTest(unittest.TestCase):
         self.assertGreater(share56, 0.7)
         self.assertGreater(n56, n52)
 
+    def test_more_place_phrases(self):
+        # stage 59 = stage 56 with scenes.MORE_PLACES ("along the bottom of the N"); 56 never has them
+        from corpus import scenes
+        from corpus.generate import example
+
+        def share(st):
+            sits = [s for i in range(150) for s in example(0, st, i).suffixes]
+            return sum(any(f" the {p} of the " in s for p in scenes.PLACE_PARTS) for s in sits) / len(sits)
+        self.assertEqual(share(56), 0)
+        self.assertGreater(share(59), 0.01)
+
     def test_scene_letters_out_of_order(self):
         # stage 39 lists most scene tables' letters out of order; stage 37 keeps 65 % in order
         from corpus.curriculum import stage

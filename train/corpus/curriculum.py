@@ -40,6 +40,7 @@ class Stage:
     rephrase: float = 0.0                    # prob. a scene situation is reworded (corpus/reword.py)
     reword_level: int = 1                    # 2: more verb synonyms, modifiers, distractor directions
     place_pool: float = 0.0                  # prob. a scene place's noun is any dictionary word (rare tokens)
+    more_places: bool = False                # scene place phrases from scenes.MORE_PLACES (part nouns: "the bottom of")
     front: float = 0.0                       # prob. a scene situation's first tail phrase moves before the subject
     still_places: float = 0.0                # prob. a same/opposite word relational table has "still D of the N" clauses
     marks: bool = False                      # relational word tables mark subject noun + direction (corpus/marks.py)
@@ -274,6 +275,11 @@ STAGES: tuple[Stage, ...] = (
     # many misses are partial matches ("catch history" -> A with only "history" present)
     replace(_MIXED, scene=0.0, relational=0.0, clause_marks=True, clause_conditions=True, match_marks=2),
     replace(_MIXED, scene=0.0, relational=0.0, clause_marks=True, clause_conditions=True, match_marks=1),
+    # 59: stage 56 with more scene place phrases ("along the bottom of the N", "by the N"): jd6
+    # read "the car rolls right along the bottom of the valley" as "push left" (A 0.69)
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
+            scene_level=6, marks=True, scene_marks=True, clause_marks=True, relational=0.8, rel_pairs2=0.8,
+            more_places=True),
 )
 
 

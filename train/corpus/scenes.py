@@ -46,6 +46,13 @@ STATES = ("is nearly upright", "is steady", "is level", "is calm", "is at rest",
 PLACES = ("high above the {N}", "low above the {N}", "near the {N}", "close to the {N}", "far from the {N}",
           "halfway up the {N}", "deep in the {N}", "next to the {N}", "on the {N}", "under the {N}",
           "high up a {N}", "low in the {N}", "{K} {U} away", "{K} {U} from the {N}", "at the edge of the {N}")
+# Stage.more_places: more place phrases, with part nouns ("along the bottom of the N"): a place
+# phrase the tables never wrote tipped mountaincar's rephrased "moving right" items to "push left"
+PLACE_PARTS = ("bottom", "top", "foot", "middle", "side", "end", "rim", "floor", "center", "far end", "base")
+MORE_PLACES = PLACES + ("at the {P} of the {N}", "along the {P} of the {N}", "on the {P} of the {N}",
+                        "down at the {P} of the {N}", "up at the {P} of the {N}", "across the {P} of the {N}",
+                        "over the {N}", "by the {N}",
+                        "through the {N}", "above the {N}", "below the {N}")
 UNITS = ("steps", "meters", "cells", "feet", "tiles", "blocks", "yards", "squares")
 PLACE_VERBS = ("lies", "is", "sits", "waits", "stands", "shows", "appears", "remains")
 SEPS = (", ", " and ", ", ", "; ", ", and ")
@@ -122,8 +129,8 @@ class _Words:
     """Distinct nouns for one table; `place_pool`: the share of place nouns drawn from every
     dictionary word of the split instead (mostly rare words with barely trained tokens)."""
 
-    def __init__(self, rng: random.Random, place_pool: float = 0.0):
-        self.rng, self.used, self.place_pool = rng, set(), place_pool
+    def __init__(self, rng: random.Random, place_pool: float = 0.0, more_places: bool = False):
+        self.rng, self.used, self.place_pool, self.more_places = rng, set(), place_pool, more_places
 
     def subject(self) -> str:
         """A noun, sometimes with an adjective in front ("the open door")."""
@@ -148,7 +155,9 @@ def _letters(rng: random.Random, n: int, shuffled: float) -> list[str]:
 
 
 def _place(rng: random.Random, words: _Words) -> str:
-    p = rng.choice(PLACES)
+    p = rng.choice(MORE_PLACES if words.more_places else PLACES)
+    if "{P}" in p:
+        p = p.replace("{P}", rng.choice(PLACE_PARTS))
     # a rare noun teaches that a place's noun never decides ("high up a hill" once read as
     # "push right"); drawn only when asked, so the other stages keep their streams
     rare = words.place_pool and rng.random() < words.place_pool
@@ -216,12 +225,13 @@ def _slot_options(rng: random.Random, letters: list[str], texts: list[str], defa
     return by_slot, [by_slot[slots[i]] for i in range(n)]  # [i]: clause i's option; [-1]: the default
 
 
-def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, clause_marked: int = 0):
+def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, clause_marked: int = 0,
+                 more_places: bool = False):
     """'If the S is V-ing D1, choose A. If the S is V-ing D2, choose B.' (optionally a default):
     the clauses can differ only in the direction after the verb, and situations add
     distractor phrases holding the other directions."""
     from .tables import Table
-    words = _Words(rng, place_pool)
+    words = _Words(rng, place_pool, more_places)
     subj = words.subject()
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
     n_dir = rng.randint(2, len(dirs))
@@ -293,12 +303,12 @@ def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, c
 
 
 def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_pool: float = 0.0,
-                     marked: bool = False, clause_marked: int = 0):
+                     marked: bool = False, clause_marked: int = 0, more_places: bool = False):
     """Same way / opposite way as the subject moves, or toward / away from a named thing; the
     answer is the option whose text holds the direction. Optional extra clauses name an
     option by its text for a state with no motion ('If the S is still left of the N, push right.')."""
     from .tables import Option, Table
-    words = _Words(rng, place_pool)
+    words = _Words(rng, place_pool, more_places)
     if level == 0:
         mode = rng.choice(("same", "toward"))
     elif level == 7:  # the lookup drill: every table has still clauses
@@ -412,13 +422,14 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
     return Table("scene", rule, opts, situation)
 
 
-def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, clause_marked: int = 0):
+def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, clause_marked: int = 0,
+                       more_places: bool = False):
     """3-5 clauses in different forms ("sinks too fast", "leans too far left", "leans too far
     right"), often a default in any slot, and option texts that name directions the clauses
     do not map to by their words ("leans too far left" -> "fire the right thruster"), so the
     letter after the clause must decide, never a word shared with an option's text."""
     from .tables import Table
-    words = _Words(rng, place_pool)
+    words = _Words(rng, place_pool, more_places)
     subj = words.subject()
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
     # a pair (or more) of clauses sharing verb and form that differ in the direction, plus
@@ -475,8 +486,8 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
 
 def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0,
                 place_pool: float = 0.0, front: float = 0.0, reword_level: int = 1, marked: bool = False,
-                clause_marked: int = 0):
-    t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked)
+                clause_marked: int = 0, more_places: bool = False):
+    t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places)
     if not rephrase and not front:
         return t  # (no extra draws: the stages without rewording keep their streams)
     from . import reword as R
@@ -495,18 +506,18 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
 
 
 def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: float, marked: bool = False,
-                 clause_marked: int = 0):
+                 clause_marked: int = 0, more_places: bool = False):
     if level == 7:  # stage 45's drill: only the tables whose still clauses name options by text
-        return relational_table(rng, shuffled, level, place_pool, marked, clause_marked)
+        return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places=more_places)
     if level >= 3:  # stages 13-14: mixed clause tables and still clauses, over the level-2 mix
         r = rng.random()
         if r < (0.45 if level < 4 else 0.35):
-            return mixed_clause_table(rng, shuffled, place_pool, clause_marked)
+            return mixed_clause_table(rng, shuffled, place_pool, clause_marked, more_places=more_places)
         if r < 0.7:
-            return relational_table(rng, shuffled, level, place_pool, marked, clause_marked)
+            return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places=more_places)
         level = 2
     if level <= 1:
-        return relational_table(rng, 0.0 if level == 0 else shuffled, level, place_pool, marked, clause_marked)
+        return relational_table(rng, 0.0 if level == 0 else shuffled, level, place_pool, marked, clause_marked, more_places=more_places)
     if rng.random() < 0.55:
-        return clause_table(rng, shuffled, place_pool, clause_marked)
-    return relational_table(rng, shuffled, level, place_pool, marked, clause_marked)
+        return clause_table(rng, shuffled, place_pool, clause_marked, more_places=more_places)
+    return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places=more_places)
