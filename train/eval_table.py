@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from corpus import layout  # noqa: E402
+from corpus import layout, marks  # noqa: E402
 from corpus import templates as T  # noqa: E402
 from corpus import wordlists as W  # noqa: E402
 from corpus.curriculum import STAGES, stage as get_stage  # noqa: E402
@@ -143,7 +143,10 @@ def synthetic_cases(seed: int, stage: int, n: int, split: str = "train", relatio
         try:
             for i in range(n):
                 table, sits, answers = draw_table(random.Random(f"{seed}:{stage}:{i}"), st)
-                out.append(Case(table.kind, table.rule, [(o.letter, o.text) for o in table.options], sits, answers))
+                # a marked stage (47-59) holds probe marks the packer strips in training: read the plain text
+                out.append(Case(table.kind, marks.strip(table.rule),
+                                [(o.letter, marks.strip(o.text)) for o in table.options],
+                                [marks.strip(x) for x in sits], answers))
         finally:
             _reset_split_caches()
     return out
