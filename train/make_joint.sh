@@ -38,17 +38,23 @@ PHASES="${PHASES-33 2000 3e-4 9,10,11,12,13,14,$W 0.4 1000
 56 2500 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 0
 56 2500 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1500 --aux-letter 1
 56 3000 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000}"
+# then SOUP: fine-tunes of the last PHASES step, each in its own run (RUN-soup1, RUN-soup2, ...,
+# two at a time, one per core), same line format; the model is the mean of that step's weights
+# and theirs (train/average.py), in RUN/ckpt.pt; RUN/last.pt keeps the last PHASES step.
+SOUP="${SOUP-59 2500 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000
+59 2500 1e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000}"
 
-# check every PHASES line before any training starts
+# check every PHASES and SOUP line before any training starts
 while read -r stage steps lr replay mix anneal extra; do
   [ -n "$stage" ] || continue
   if ! [[ "$stage $steps $anneal" =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] || [ -z "$mix" ] || [ "$anneal" -gt "$steps" ] ||
     { [ -n "$extra" ] && [[ "$extra" != --* ]]; }; then
-    echo "make_joint.sh: bad PHASES line '$stage $steps $lr $replay $mix $anneal $extra'" \
+    echo "make_joint.sh: bad PHASES or SOUP line '$stage $steps $lr $replay $mix $anneal $extra'" \
       "(want: stage steps lr replay mix-prev annealed-steps [--flags], annealed <= steps)" >&2
     exit 2
   fi
-done <<< "$PHASES"
+done <<< "$PHASES
+$SOUP"
 
 [ -f "$RUN/ckpt.pt" ] || $PY train/stitch.py --a "$SCENES" --b "$WORDS" --out "$RUN/ckpt.pt"
 step() { $PY -c "import torch; print(torch.load('$RUN/ckpt.pt', weights_only=False)['step'])"; }
@@ -82,7 +88,10 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #      jc1 read at 0.69 (2- and 3-option ones 0.98-0.99); from 78,000 a probe reads the answer
 #      letter at the subject's direction word (--aux-letter 1, sticky): 4-option 0.69 -> 0.98,
 #      relational 0.91 -> 0.99, rephrasings 0.83 -> 0.89, relabelled exams 47 -> 44 of 47.
-#      This last step ships (session 16, jd6); train/README.md sessions 14-16 have the runs.
+#      Its last step shipped in session 16 (jd6); train/README.md sessions 14-16 have the runs.
+# SOUP (session 17): stage 59 (stage 56 with more place phrases) at lr 2e-4 and 1e-4 from that
+#      step; alone each trades a row (je5, je6: match tables +0.02, rephrasings -1 or -2 items),
+#      their mean with jd6 keeps every row at least where jd6 had it and ships.
 # A phase runs once the previous ones have reached their last step (resumable).
 start=$((s0 + STEPS))
 while read -r stage steps lr replay mix anneal extra; do
@@ -96,3 +105,28 @@ while read -r stage steps lr replay mix anneal extra; do
   fi
   start=$end
 done <<< "$PHASES"
+
+if [ -n "$SOUP" ] && [ ! -f "$RUN/last.pt" ]; then
+  [ "$(step)" -eq "$start" ] || { echo "make_joint.sh: $RUN is not at the last PHASES step $start" >&2; exit 1; }
+  i=0
+  pids=()
+  while read -r stage steps lr replay mix anneal extra; do
+    [ -n "$stage" ] || continue
+    i=$((i + 1))
+    B="$RUN-soup$i"
+    mkdir -p "$B"
+    [ -f "$B/ckpt.pt" ] || cp "$RUN/ckpt.pt" "$RUN/config.json" "$B/"
+    $PY train/train.py --run "$B" --total-minutes 1e9 --steps $((start + steps)) --set-stage "$stage" \
+      --max-stage "$stage" --lr "$lr" --warmup 100 --replay "$replay" --mix-prev "$mix" --promote 2 \
+      --anneal $((start + steps - anneal)) $((start + steps)) --eval-every 250 --eval-tables 60 $extra \
+      < /dev/null > "$B.out" 2>&1 &
+    pids+=($!)
+    if [ ${#pids[@]} -eq 2 ]; then  # two at a time: one per core
+      for p in "${pids[@]}"; do wait "$p"; done
+      pids=()
+    fi
+  done <<< "$SOUP"
+  for p in "${pids[@]}"; do wait "$p"; done
+  cp "$RUN/ckpt.pt" "$RUN/last.pt"
+  $PY train/average.py --out "$RUN/ckpt.pt" "$RUN/last.pt" $(for k in $(seq 1 "$i"); do echo "$RUN-soup$k/ckpt.pt"; done)
+fi

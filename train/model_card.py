@@ -62,7 +62,9 @@ WORDS_DATA = (
     "binding drill, stages 40 and 43 with marks), and on layer 1 the letter of the option a rule clause "
     "names by its text (stage 52, with the marked lookup drill, stage 53, replayed), and on layer 1 the "
     "answer letter at the subject's direction word (stage 56: relational word tables, most of four "
-    "options in two direction pairs).")
+    "options in two direction pairs). The last fine-tunes (stage 59) are stage 56 with more scene place "
+    "phrases (\"along the bottom of the N\", \"by the N\"), written after reading the rephrasing row's misses "
+    "(train/README.md, session 17).")
 HELD_OUT = (
     "10 % of wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
     "text and status sentence of the built-in tasks and the hand rephrasings (`train/heldout/`): no 6-word "
@@ -170,10 +172,22 @@ def main(argv=None) -> int:
                  f"{pb['elapsed_s'] / 60:.1f} minutes, final stage {pb['stage']}.")
         L.append(f"- Joint fine-tune (`train/make_joint.sh`): {st['step'] - pb['step']:,} steps, {joint_min:.1f} "
                  f"minutes, {lr_note}; stage {st['stage']}.")
+        soup = (st.get("soup") or {}).get("branches") or []
+        soup_wall = soup_all = 0.0
+        if soup:
+            # the soup's branches run two at a time (one per core) after the joint's last phase
+            waves = [soup[i:i + 2] for i in range(0, len(soup), 2)]
+            soup_wall = sum(max(b["elapsed_s"] for b in w) for w in waves) / 60
+            soup_all = sum(b["elapsed_s"] for b in soup) / 60
+            branch_list = ", ".join(f"stage {b['stage']}, {b['steps']:,} steps" for b in soup)
+            L.append(f"- Soup (`make_joint.sh` SOUP): {len(soup)} fine-tunes of the joint's last step "
+                     f"({branch_list}), "
+                     f"{soup_all:.1f} minutes in all, {soup_wall:.1f} of wall time two at a time; the model is the mean "
+                     f"of the last step's weights and theirs (`train/average.py`).")
         L.append(f"- Each phase on {where}; {common}. Wall time: "
-                 f"{max(pa['elapsed_s'], pb['elapsed_s']) / 60 + joint_min:.0f} minutes with the branches run "
+                 f"{max(pa['elapsed_s'], pb['elapsed_s']) / 60 + joint_min + soup_wall:.0f} minutes with the branches run "
                  f"in parallel (one per core, as `train/make_model.sh` does), "
-                 f"{(pa['elapsed_s'] + st['elapsed_s']) / 60:.0f} minutes of training in all.")
+                 f"{(pa['elapsed_s'] + st['elapsed_s']) / 60 + soup_all:.0f} minutes of training in all.")
     else:
         L.append(f"- {st['step']:,} steps, {st['elapsed_s'] / 60:.1f} minutes of wall time summed over resumed "
                  f"invocations, {where} shared with a second training run; {common}; {lr_note}; curriculum "

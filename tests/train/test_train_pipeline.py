@@ -380,13 +380,15 @@ class MakeJointTest(unittest.TestCase):
     def test_bad_phases_line_stops_before_training(self):
         import subprocess
         script = os.path.join(ROOT, "train", "make_joint.sh")
-        for bad in ("34 x 5e-4 9 0.3 10", "34 3000 5e-4 9", "34 100 5e-4 9 0.3 1500", "47 100 5e-4 9 0.3 10 aux 1"):
-            with tempfile.TemporaryDirectory() as d:
-                env = dict(os.environ, PHASES=bad, RUN=os.path.join(d, "run"))
-                r = subprocess.run(["bash", script], env=env, capture_output=True, text=True, timeout=60)
-                self.assertEqual(r.returncode, 2, r.stderr)
-                self.assertIn("bad PHASES line", r.stderr)
-                self.assertFalse(os.path.exists(os.path.join(d, "run")))
+        for which in ("PHASES", "SOUP"):
+            for bad in ("34 x 5e-4 9 0.3 10", "34 3000 5e-4 9", "34 100 5e-4 9 0.3 1500", "47 100 5e-4 9 0.3 10 aux 1"):
+                with tempfile.TemporaryDirectory() as d:
+                    env = dict(os.environ, PHASES="", SOUP="", RUN=os.path.join(d, "run"))
+                    env[which] = bad
+                    r = subprocess.run(["bash", script], env=env, capture_output=True, text=True, timeout=60)
+                    self.assertEqual(r.returncode, 2, r.stderr)
+                    self.assertIn("bad PHASES or SOUP line", r.stderr)
+                    self.assertFalse(os.path.exists(os.path.join(d, "run")))
 
 
 class PathTest(unittest.TestCase):
@@ -678,6 +680,38 @@ class JoinedCardTest(unittest.TestCase):
             joint = re.search(r"joint fine-tune: ([^.]*)\.", card).group(1)
             self.assertEqual(sum(int(n) for n in re.findall(r"stage \d+: (\d+) tables", joint)), 2 * 2, joint)
             self.assertIn(f"stage 16: {pb['counters']['16']} tables; joint fine-tune: ", card)
+            self.assertNotIn("Soup", card)
+
+            # a soup (make_joint.sh SOUP): two fine-tunes of j, averaged with it (train/average.py)
+            import average
+            import shutil
+            for k in (1, 2):
+                shutil.copytree(f"{d}/j", f"{d}/j{k}")
+                with contextlib.redirect_stdout(io.StringIO()):
+                    train.main(["--run", f"{d}/j{k}", "--set-stage", "59", "--max-stage", "59", "--steps", str(5 + k),
+                                "--eval-every", "2", "--eval-tables", "2"])
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(average.main_args(["--out", f"{d}/soup.pt", f"{d}/j/ckpt.pt", f"{d}/j1/ckpt.pt",
+                                                    f"{d}/j2/ckpt.pt"]), 0)
+            soup = torch.load(f"{d}/soup.pt", weights_only=False)
+            parts = [torch.load(f"{d}/{r}/ckpt.pt", weights_only=False) for r in ("j", "j1", "j2")]
+            for name, w in soup["model"].items():
+                torch.testing.assert_close(w, sum(p["model"][name] for p in parts) / 3)
+            self.assertEqual(soup["step"], 5)
+            self.assertEqual([b["steps"] for b in soup["soup"]["branches"]], [1, 2])
+            self.assertEqual(sum(soup["counters"].values()),
+                             sum(parts[0]["counters"].values()) + 2 * 1 + 2 * 2)  # batch 2 tables a step
+            with contextlib.redirect_stdout(io.StringIO()):
+                model_card.main(["--ckpt", f"{d}/soup.pt", "--gguf", gguf, "--eval", f"{d}/eval.json",
+                                 "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
+                                 "--out", f"{d}/card.md", "--targets", f"{d}/t.json"])
+            self.assertIn("Soup (`make_joint.sh` SOUP): 2 fine-tunes of the joint's last step (stage 59, 1 steps, "
+                          "stage 59, 2 steps)", open(f"{d}/card.md").read())
+            # different architectures are an error, not a partial mean
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                self.assertEqual(average.main_args(["--out", f"{d}/bad.pt", f"{d}/j/ckpt.pt", f"{d}/a/ckpt.pt"]), 2)
+            self.assertIn("differ in architecture", err.getvalue())
+            self.assertFalse(os.path.exists(f"{d}/bad.pt"))
 
 
 class ExportTest(unittest.TestCase):
