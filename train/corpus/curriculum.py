@@ -41,6 +41,7 @@ class Stage:
     reword_level: int = 1                    # 2: more verb synonyms, modifiers, distractor directions
     place_pool: float = 0.0                  # prob. a scene place's noun is any dictionary word (rare tokens)
     more_places: bool = False                # scene place phrases from scenes.MORE_PLACES (part nouns: "the bottom of")
+    hazard_first: float = 0.0                # prob. a toward / away scene situation opens with the hazard's phrase
     front: float = 0.0                       # prob. a scene situation's first tail phrase moves before the subject
     still_places: float = 0.0                # prob. a same/opposite word relational table has "still D of the N" clauses
     marks: bool = False                      # relational word tables mark subject noun + direction (corpus/marks.py)
@@ -280,6 +281,13 @@ STAGES: tuple[Stage, ...] = (
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
             scene_level=6, marks=True, scene_marks=True, clause_marks=True, relational=0.8, rel_pairs2=0.8,
             more_places=True),
+    # 60: stage 59 with the hazard's phrase first in half the toward / away scene situations that
+    # have one (and their goal and its direction marked): the soup of session 17 reads "with a
+    # hole on the left side, the goal lies down" as "walk left" (A 0.97) but "the goal lies down"
+    # alone as "walk down"; the scenes put the goal's phrase first in ~90 % of these situations
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
+            scene_level=6, marks=True, scene_marks=True, clause_marks=True, relational=0.8, rel_pairs2=0.8,
+            more_places=True, hazard_first=0.5),
 )
 
 

@@ -303,7 +303,8 @@ def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, c
 
 
 def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_pool: float = 0.0,
-                     marked: bool = False, clause_marked: int = 0, more_places: bool = False):
+                     marked: bool = False, clause_marked: int = 0, more_places: bool = False,
+                     hazard_first: float = 0.0):
     """Same way / opposite way as the subject moves, or toward / away from a named thing; the
     answer is the option whose text holds the direction. Optional extra clauses name an
     option by its text for a state with no motion ('If the S is still left of the N, push right.')."""
@@ -403,17 +404,24 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
                 tail.append(_aside(r, words))
             return _join(r, head, tail), letter
         pv = r.choice(PLACE_VERBS)
-        head = f"the {goal} {pv} {d}"
+        goal_m = mark_n(goal) if hazard_first else goal  # (marks here only where the knob is on: older label streams)
+        head = f"the {goal_m} {pv} {mark_d(d) if hazard_first else d}"
         parts = [head]
         if r.random() < 0.6:
             parts.append(f"{r.randint(1, 20)} {r.choice(UNITS)} away")
+        hazard_at = -1
         if level and r.random() < 0.6:
             d2 = r.choice(dirs)
+            hazard_at = len(parts)
             parts.append(r.choice((f"a {hazard} is {d2}", f"the {hazard} is {d2}", f"a {hazard} lies {d2}")))
         if level and r.random() < 0.2:
             parts.append(_aside(r, words))
         if len(parts) == 3 and r.random() < 0.25:
             parts = [parts[2], parts[0], parts[1]]
+        elif hazard_first and hazard_at > 0 and r.random() < hazard_first:
+            # the hazard's phrase first, with a direction of its own ("a hole sits to the right, and
+            # the goal lies down"): the first direction word is no sign of the answer
+            parts = [parts[hazard_at]] + parts[:hazard_at] + parts[hazard_at + 1:]
         s = parts[0]
         for p in parts[1:]:
             s += r.choice((", ", ", and ", " and "))+ p
@@ -486,8 +494,8 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
 
 def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0,
                 place_pool: float = 0.0, front: float = 0.0, reword_level: int = 1, marked: bool = False,
-                clause_marked: int = 0, more_places: bool = False):
-    t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places)
+                clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0):
+    t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places, hazard_first)
     if not rephrase and not front:
         return t  # (no extra draws: the stages without rewording keep their streams)
     from . import reword as R
@@ -506,18 +514,22 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
 
 
 def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: float, marked: bool = False,
-                 clause_marked: int = 0, more_places: bool = False):
+                 clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0):
     if level == 7:  # stage 45's drill: only the tables whose still clauses name options by text
-        return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places=more_places)
+        return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places=more_places,
+                                hazard_first=hazard_first)
     if level >= 3:  # stages 13-14: mixed clause tables and still clauses, over the level-2 mix
         r = rng.random()
         if r < (0.45 if level < 4 else 0.35):
             return mixed_clause_table(rng, shuffled, place_pool, clause_marked, more_places=more_places)
         if r < 0.7:
-            return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places=more_places)
+            return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places=more_places,
+                                hazard_first=hazard_first)
         level = 2
     if level <= 1:
-        return relational_table(rng, 0.0 if level == 0 else shuffled, level, place_pool, marked, clause_marked, more_places=more_places)
+        return relational_table(rng, 0.0 if level == 0 else shuffled, level, place_pool, marked, clause_marked, more_places=more_places,
+                                hazard_first=hazard_first)
     if rng.random() < 0.55:
         return clause_table(rng, shuffled, place_pool, clause_marked, more_places=more_places)
-    return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places=more_places)
+    return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places=more_places,
+                                hazard_first=hazard_first)
