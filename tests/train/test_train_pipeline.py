@@ -250,6 +250,37 @@ class PlacePoolTest(unittest.TestCase):
         self.assertEqual(share(56), 0)
         self.assertGreater(share(59), 0.01)
 
+    def test_hazard_phrase_first(self):
+        # stage 60's toward / away scene situations open with the hazard's phrase about half the
+        # time they have one (the goal's phrase, marked, comes later); the older scenes rarely do
+        import re
+
+        from corpus import marks, scenes
+
+        def share(hazard_first):
+            first = with_hazard = 0
+            for i in range(300):
+                t = scenes.relational_table(random.Random(i), 0.3, 6, marked=True, hazard_first=hazard_first)
+                m = re.search(r"toward the (\w+)|away from the (\w+)", t.rule)
+                if not m:
+                    continue
+                goal = m.group(1) or m.group(2)
+                for k in range(4):
+                    s, _ = t.situation(random.Random(k))
+                    plain = marks.strip(s)
+                    if " is still" in plain or f"the {goal} " not in plain:
+                        continue
+                    # a hazard phrase: another thing's "is/lies D" besides the goal's
+                    if len(re.findall(r"\b(?:is|lies) \w+", plain)) < 2:
+                        continue
+                    with_hazard += 1
+                    first += not plain.startswith(f"the {goal} ")
+                    if hazard_first:
+                        self.assertIn(marks.noun(goal), s)
+            return first / with_hazard
+        self.assertLess(share(0.0), 0.3)
+        self.assertGreater(share(0.5), 0.4)
+
     def test_scene_letters_out_of_order(self):
         # stage 39 lists most scene tables' letters out of order; stage 37 keeps 65 % in order
         from corpus.curriculum import stage
