@@ -266,7 +266,7 @@ class PlacePoolTest(unittest.TestCase):
                     continue
                 goal = m.group(1) or m.group(2)
                 for k in range(4):
-                    s, _ = t.situation(random.Random(k))
+                    s, _ = t.situation(random.Random(f"{i}:{k}"))
                     plain = marks.strip(s)
                     if " is still" in plain or f"the {goal} " not in plain:
                         continue
