@@ -143,7 +143,7 @@ def synthetic_cases(seed: int, stage: int, n: int, split: str = "train", relatio
         try:
             for i in range(n):
                 table, sits, answers = draw_table(random.Random(f"{seed}:{stage}:{i}"), st)
-                # a marked stage (47-59) holds probe marks the packer strips in training: read the plain text
+                # a marked stage (47 on) holds probe marks the packer strips in training: read the plain text
                 out.append(Case(table.kind, marks.strip(table.rule),
                                 [(o.letter, marks.strip(o.text)) for o in table.options],
                                 [marks.strip(x) for x in sits], answers))

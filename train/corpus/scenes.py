@@ -515,21 +515,19 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
 
 def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: float, marked: bool = False,
                  clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0):
+    extra = {"more_places": more_places}
+    rel = dict(extra, hazard_first=hazard_first)
     if level == 7:  # stage 45's drill: only the tables whose still clauses name options by text
-        return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places=more_places,
-                                hazard_first=hazard_first)
+        return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, **rel)
     if level >= 3:  # stages 13-14: mixed clause tables and still clauses, over the level-2 mix
         r = rng.random()
         if r < (0.45 if level < 4 else 0.35):
-            return mixed_clause_table(rng, shuffled, place_pool, clause_marked, more_places=more_places)
+            return mixed_clause_table(rng, shuffled, place_pool, clause_marked, **extra)
         if r < 0.7:
-            return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places=more_places,
-                                hazard_first=hazard_first)
+            return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, **rel)
         level = 2
     if level <= 1:
-        return relational_table(rng, 0.0 if level == 0 else shuffled, level, place_pool, marked, clause_marked, more_places=more_places,
-                                hazard_first=hazard_first)
+        return relational_table(rng, 0.0 if level == 0 else shuffled, level, place_pool, marked, clause_marked, **rel)
     if rng.random() < 0.55:
-        return clause_table(rng, shuffled, place_pool, clause_marked, more_places=more_places)
-    return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places=more_places,
-                                hazard_first=hazard_first)
+        return clause_table(rng, shuffled, place_pool, clause_marked, **extra)
+    return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, **rel)
