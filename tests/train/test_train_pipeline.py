@@ -281,6 +281,28 @@ class PlacePoolTest(unittest.TestCase):
         self.assertLess(share(0.0), 0.3)
         self.assertGreater(share(0.5), 0.4)
 
+    def test_place_direction_forms(self):
+        # stage 61 says a toward / away place's direction in other words ("the goal is 9 steps
+        # below"), always a form of the answer's direction; stage 60 never does
+        import re
+
+        from corpus import marks, scenes
+        found = 0
+        for i in range(300):
+            for pf in (0.0, 0.5):
+                t = scenes.relational_table(random.Random(i), 0.3, 6, marked=True, hazard_first=0.5, place_forms=pf)
+                for k in range(3):
+                    s, letter = t.situation(random.Random(f"{i}:{k}"))
+                    m = re.search(r"\ue000\w+\ue001 is \d+ \w+ \ue002([\w ]+)\ue003", s)
+                    self.assertTrue(m is None or pf, s)
+                    if m:
+                        direction = {o.letter: o.text for o in t.options}[letter].split()[-1]
+                        if "away" in t.rule.lower():  # the answer is the other way
+                            direction = scenes.OPPOSITE[direction]
+                        self.assertIn(m.group(1), scenes.PLACE_DIR_FORMS[direction], (s, t.rule))
+                        found += 1
+        self.assertGreater(found, 20)
+
     def test_scene_letters_out_of_order(self):
         # stage 39 lists most scene tables' letters out of order; stage 37 keeps 65 % in order
         from corpus.curriculum import stage

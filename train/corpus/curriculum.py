@@ -42,6 +42,7 @@ class Stage:
     place_pool: float = 0.0                  # prob. a scene place's noun is any dictionary word (rare tokens)
     more_places: bool = False                # scene place phrases from scenes.MORE_PLACES (part nouns: "the bottom of")
     hazard_first: float = 0.0                # prob. a toward / away scene situation opens with the hazard's phrase
+    place_forms: float = 0.0                 # prob. its phrases say the direction in other words ("9 steps below")
     front: float = 0.0                       # prob. a scene situation's first tail phrase moves before the subject
     still_places: float = 0.0                # prob. a same/opposite word relational table has "still D of the N" clauses
     marks: bool = False                      # relational word tables mark subject noun + direction (corpus/marks.py)
@@ -288,6 +289,12 @@ STAGES: tuple[Stage, ...] = (
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
             scene_level=6, marks=True, scene_marks=True, clause_marks=True, relational=0.8, rel_pairs2=0.8,
             more_places=True, hazard_first=0.5),
+    # 61: stage 60 with the toward / away scene phrases' directions in other words half the time
+    # ("the goal is 9 steps below", "a hole is on the left side"): alone, "the goal is 3 steps
+    # downward" is A 0.37 (B 0.21) on je8, and these forms never occur in the scenes
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
+            scene_level=6, marks=True, scene_marks=True, clause_marks=True, relational=0.8, rel_pairs2=0.8,
+            more_places=True, hazard_first=0.5, place_forms=0.5),
 )
 
 

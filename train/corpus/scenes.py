@@ -53,6 +53,15 @@ MORE_PLACES = PLACES + ("at the {P} of the {N}", "along the {P} of the {N}", "on
                         "down at the {P} of the {N}", "up at the {P} of the {N}", "across the {P} of the {N}",
                         "over the {N}", "by the {N}",
                         "through the {N}", "above the {N}", "below the {N}")
+# Stage.place_forms: a place's direction in other words (scene direction sets never hold above / below)
+PLACE_DIR_FORMS = {"down": ("below", "downward", "beneath", "underneath", "down below", "further down"),
+                   "up": ("above", "upward", "overhead", "up above", "further up"),
+                   "left": ("to the left", "on the left", "off to the left", "on the left side", "leftward"),
+                   "right": ("to the right", "on the right", "off to the right", "on the right side", "rightward"),
+                   "north": ("to the north", "northward"), "south": ("to the south", "southward"),
+                   "east": ("to the east", "eastward"), "west": ("to the west", "westward"),
+                   "forward": ("ahead", "in front"), "backward": ("behind", "at the back"),
+                   "inward": ("inside", "further in"), "outward": ("outside", "further out")}
 UNITS = ("steps", "meters", "cells", "feet", "tiles", "blocks", "yards", "squares")
 PLACE_VERBS = ("lies", "is", "sits", "waits", "stands", "shows", "appears", "remains")
 SEPS = (", ", " and ", ", ", "; ", ", and ")
@@ -304,7 +313,7 @@ def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, c
 
 def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_pool: float = 0.0,
                      marked: bool = False, clause_marked: int = 0, more_places: bool = False,
-                     hazard_first: float = 0.0):
+                     hazard_first: float = 0.0, place_forms: float = 0.0):
     """Same way / opposite way as the subject moves, or toward / away from a named thing; the
     answer is the option whose text holds the direction. Optional extra clauses name an
     option by its text for a state with no motion ('If the S is still left of the N, push right.')."""
@@ -407,13 +416,23 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
         goal_m = mark_n(goal) if hazard_first else goal  # (marks here only where the knob is on: older label streams)
         head = f"the {goal_m} {pv} {mark_d(d) if hazard_first else d}"
         parts = [head]
-        if r.random() < 0.6:
+        distance = r.random() < 0.6
+        if place_forms and r.random() < place_forms:
+            # the distance inside the goal's phrase, the direction in other words ("the goal is 9 steps below")
+            k = r.randint(1, 20)
+            head = f"the {goal_m} is {k} {r.choice(UNITS)} {mark_d(r.choice(PLACE_DIR_FORMS.get(d, (d,))))}"
+            parts, distance = [head], False
+        if distance:
             parts.append(f"{r.randint(1, 20)} {r.choice(UNITS)} away")
         hazard_at = -1
         if level and r.random() < 0.6:
             d2 = r.choice(dirs)
             hazard_at = len(parts)
-            parts.append(r.choice((f"a {hazard} is {d2}", f"the {hazard} is {d2}", f"a {hazard} lies {d2}")))
+            if place_forms and r.random() < place_forms:
+                parts.append(r.choice((f"a {hazard} is {{}}", f"the {hazard} lies {{}}", f"there is a {hazard} {{}}"))
+                             .format(r.choice(PLACE_DIR_FORMS.get(d2, (d2,)))))
+            else:
+                parts.append(r.choice((f"a {hazard} is {d2}", f"the {hazard} is {d2}", f"a {hazard} lies {d2}")))
         if level and r.random() < 0.2:
             parts.append(_aside(r, words))
         if len(parts) == 3 and r.random() < 0.25:
@@ -494,8 +513,9 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
 
 def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0,
                 place_pool: float = 0.0, front: float = 0.0, reword_level: int = 1, marked: bool = False,
-                clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0):
-    t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places, hazard_first)
+                clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0,
+                place_forms: float = 0.0):
+    t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places, hazard_first, place_forms)
     if not rephrase and not front:
         return t  # (no extra draws: the stages without rewording keep their streams)
     from . import reword as R
@@ -514,9 +534,10 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
 
 
 def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: float, marked: bool = False,
-                 clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0):
+                 clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0,
+                 place_forms: float = 0.0):
     extra = {"more_places": more_places}
-    rel = dict(extra, hazard_first=hazard_first)
+    rel = dict(extra, hazard_first=hazard_first, place_forms=place_forms)
     if level == 7:  # stage 45's drill: only the tables whose still clauses name options by text
         return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, **rel)
     if level >= 3:  # stages 13-14: mixed clause tables and still clauses, over the level-2 mix
