@@ -297,7 +297,7 @@ class PlacePoolTest(unittest.TestCase):
                     self.assertTrue(m is None or pf, s)
                     if m:
                         direction = {o.letter: o.text for o in t.options}[letter].split()[-1]
-                        if "away" in t.rule.lower():  # the answer is the other way
+                        if re.match(r"(\w+|Keep) away from", t.rule):  # an away rule: the other way
                             direction = scenes.OPPOSITE[direction]
                         self.assertIn(m.group(1), scenes.PLACE_DIR_FORMS[direction], (s, t.rule))
                         found += 1
