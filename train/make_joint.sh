@@ -37,12 +37,13 @@ PHASES="${PHASES-33 2000 3e-4 9,10,11,12,13,14,$W 0.4 1000
 52 2000 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000 --aux-clause 1
 56 2500 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 0
 56 2500 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1500 --aux-letter 1
-56 3000 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000}"
-# then SOUP: fine-tunes of the last PHASES step, each in its own run (RUN-soup1, RUN-soup2, ...,
-# two at a time, one per core), same line format; the model is the mean of that step's weights
-# and theirs (train/average.py), in RUN/ckpt.pt; RUN/last.pt keeps the last PHASES step.
-SOUP="${SOUP-59 2500 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000
-59 2500 1e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000}"
+56 3000 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000
+61 2500 1e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000}"
+# then SOUP (optional, empty by default): fine-tunes of the last PHASES step, each in its own run
+# (RUN-soup1, RUN-soup2, ..., two at a time, one per core), same line format; the model is then
+# the mean of that step's weights and theirs (train/average.py), in RUN/ckpt.pt; RUN/last.pt
+# keeps the last PHASES step. Session 17 shipped such a soup before the stage-61 phase.
+SOUP="${SOUP-}"
 
 # check every PHASES and SOUP line before any training starts
 while read -r stage steps lr replay mix anneal extra; do
@@ -89,9 +90,9 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #      letter at the subject's direction word (--aux-letter 1, sticky): 4-option 0.69 -> 0.98,
 #      relational 0.91 -> 0.99, rephrasings 0.83 -> 0.89, relabelled exams 47 -> 44 of 47.
 #      Its last step shipped in session 16 (jd6); train/README.md sessions 14-16 have the runs.
-# SOUP (session 17): stage 59 (stage 56 with more place phrases) at lr 2e-4 and 1e-4 from that
-#      step; alone each trades a row (je5, je6: match tables +0.02, rephrasings -1 or -2 items),
-#      their mean with jd6 keeps every row at least where jd6 had it and ships.
+#  61: stage 56 with more scene place phrases, the hazard's phrase first in half the toward / away
+#      situations and their directions in other words ("the goal is 9 steps below") half the time,
+#      at lr 1e-4: rephrasings 0.894 -> 0.936 (session 17, je10). This last step ships.
 # A phase runs once the previous ones have reached their last step (resumable).
 start=$((s0 + STEPS))
 while read -r stage steps lr replay mix anneal extra; do
