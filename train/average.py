@@ -32,10 +32,11 @@ def average(ckpts: list[dict]) -> dict:
     branches = [{"steps": c["step"] - first["step"], "elapsed_s": c["elapsed_s"] - first["elapsed_s"],
                  "stage": c["stage"]} for c in ckpts[1:]]
     if all(b["steps"] > 0 for b in branches):
-        counters = dict(first.get("counters") or {})
+        base = first.get("counters") or {}
+        counters = dict(base)
         for c in ckpts[1:]:
             for k, v in (c.get("counters") or {}).items():
-                counters[k] = counters.get(k, 0) + v - (first.get("counters") or {}).get(k, 0)
+                counters[k] = counters.get(k, 0) + v - base.get(k, 0)
         out["counters"] = counters
         out["soup"] = {"branches": branches}
     else:

@@ -94,15 +94,21 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #      situations and their directions in other words ("the goal is 9 steps below") half the time,
 #      at lr 1e-4: rephrasings 0.894 -> 0.936 (session 17, je10). This last step ships.
 # A phase runs once the previous ones have reached their last step (resumable).
+# one PHASES / SOUP line on run $1 up to step $2, evaluating every $3 steps
+phase() {
+  local run=$1 end=$2 every=$3
+  # shellcheck disable=SC2086  # $extra holds train.py flags
+  $PY train/train.py --run "$run" --total-minutes 1e9 --steps "$end" --set-stage "$stage" --max-stage "$stage" \
+    --lr "$lr" --warmup 100 --replay "$replay" --mix-prev "$mix" --promote 2 \
+    --anneal $((end - anneal)) "$end" --eval-every "$every" --eval-tables 60 $extra < /dev/null
+}
 start=$((s0 + STEPS))
 while read -r stage steps lr replay mix anneal extra; do
   [ -n "$stage" ] || continue
   end=$((start + steps))
   now=$(step)  # loads the checkpoint: once per phase
   if [ "$now" -ge "$start" ] && [ "$now" -lt "$end" ]; then
-    $PY train/train.py --run "$RUN" --total-minutes 1e9 --steps "$end" --set-stage "$stage" --max-stage "$stage" \
-      --lr "$lr" --warmup 100 --replay "$replay" --mix-prev "$mix" --promote 2 \
-      --anneal $((end - anneal)) "$end" --eval-every 200 --eval-tables 60 $extra < /dev/null
+    phase "$RUN" "$end" 200
   fi
   start=$end
 done <<< "$PHASES"
@@ -117,10 +123,7 @@ if [ -n "$SOUP" ] && [ ! -f "$RUN/last.pt" ]; then
     B="$RUN-soup$i"
     mkdir -p "$B"
     [ -f "$B/ckpt.pt" ] || cp "$RUN/ckpt.pt" "$RUN/config.json" "$B/"
-    $PY train/train.py --run "$B" --total-minutes 1e9 --steps $((start + steps)) --set-stage "$stage" \
-      --max-stage "$stage" --lr "$lr" --warmup 100 --replay "$replay" --mix-prev "$mix" --promote 2 \
-      --anneal $((start + steps - anneal)) $((start + steps)) --eval-every 250 --eval-tables 60 $extra \
-      < /dev/null > "$B.out" 2>&1 &
+    phase "$B" $((start + steps)) 250 > "$B.out" 2>&1 &
     pids+=($!)
     if [ ${#pids[@]} -eq 2 ]; then  # two at a time: one per core
       for p in "${pids[@]}"; do wait "$p"; done

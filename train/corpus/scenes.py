@@ -429,8 +429,8 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
             d2 = r.choice(dirs)
             hazard_at = len(parts)
             if place_forms and r.random() < place_forms:
-                parts.append(r.choice((f"a {hazard} is {{}}", f"the {hazard} lies {{}}", f"there is a {hazard} {{}}"))
-                             .format(r.choice(PLACE_DIR_FORMS.get(d2, (d2,)))))
+                shape = r.choice(("a {H} is {D}", "the {H} lies {D}", "there is a {H} {D}"))
+                parts.append(shape.replace("{H}", hazard).replace("{D}", r.choice(PLACE_DIR_FORMS.get(d2, (d2,)))))
             else:
                 parts.append(r.choice((f"a {hazard} is {d2}", f"the {hazard} is {d2}", f"a {hazard} lies {d2}")))
         if level and r.random() < 0.2:
