@@ -5,7 +5,10 @@
 Reports steps per CPU-second (process time: robust when other jobs share the cores) and
 per wall-second, plus the corpus+packing cost per step, for each size in --sizes; with
 --heap both (the default), every size first under glibc's default allocator settings, then
-after heap.keep_heap() (what train.py does), side by side in one run.
+after heap.keep_heap() (what train.py does), side by side in one run. Each size runs under
+every --paths entry: `full` (the last layer at every position), `targets` (the last layer
+only at the answer slots, what train.py does; the same numbers), `targets+bf16` (also under
+bfloat16 autocast, train.py --bf16).
 """
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--heap", choices=("both", "default", "keep"), default="both")
     ap.add_argument("--sizes", default="64x2,96x2,128x2,64x4,128x4", help="DIMxLAYERS list (ffn = 3*dim)")
+    ap.add_argument("--paths", default="full,targets", help="comma list of full, targets, targets+bf16")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     tok = Tokenizer.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tokenizer", "vocab.json"))
@@ -53,7 +57,10 @@ def main(argv=None) -> int:
           f"corpus+packing {data_ms:.1f} CPU-ms/step; threads {a.threads}; "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}; load {os.getloadavg()[0]:.1f}")
     modes = {"both": ("default", "keep"), "default": ("default",), "keep": ("keep",)}[a.heap]
-    for mode, spec in ((m, s) for m in modes for s in a.sizes.split(",")):
+    paths = a.paths.split(",")
+    if not set(paths) <= {"full", "targets", "targets+bf16"}:
+        ap.error(f"--paths {a.paths!r}: expected full, targets or targets+bf16")
+    for mode, spec, path in ((m, s, p) for m in modes for s in a.sizes.split(",") for p in paths):
         if mode == "keep" and not keep_heap():
             print("  (no mallopt here: keep_heap skipped)")
         d, L = (int(x) for x in spec.split("x"))
@@ -64,14 +71,19 @@ def main(argv=None) -> int:
         for i, b in enumerate(batches):
             if i == 2:
                 c0, w0 = time.process_time(), time.time()
-            z = m.head(m.hidden(b["ids"], b["pos"], b["seg"])[b["t_batch"], b["t_pos"]])
-            loss = F.cross_entropy(z, b["t_tok"])
+            tg = (b["t_batch"], b["t_pos"])
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=path.endswith("bf16")):
+                if path == "full":
+                    z = m.head(m.hidden(b["ids"], b["pos"], b["seg"])[tg])
+                else:
+                    z = m.head(m.hidden(b["ids"], b["pos"], b["seg"], targets=tg))
+            loss = F.cross_entropy(z.float(), b["t_tok"])
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
         cpu, wall = time.process_time() - c0, time.time() - w0
         k = len(batches) - 2
-        print(f"  heap {mode:7s} d={d:4d} layers={L} params={m.n_params():8d}: {k / cpu:6.2f} steps/CPU-s "
+        print(f"  heap {mode:7s} d={d:4d} layers={L} params={m.n_params():8d} {path:12s}: {k / cpu:6.2f} steps/CPU-s "
               f"(model only; with data {1 / (cpu / k + data_ms / 1e3):5.2f}), {k / wall:6.2f} steps/wall-s", flush=True)
     return 0
 

@@ -87,15 +87,25 @@ class Block(nn.Module):
         self.up = nn.Linear(c.dim, c.ffn, bias=False)
         self.down = nn.Linear(c.ffn, c.dim, bias=False)
 
-    def forward(self, x, pos, bias, atts: list | None = None):
+    def forward(self, x, pos, bias, atts: list | None = None, rows=None):
+        """rows (from `query_rows`), when given: compute only those positions' outputs
+        [B, N, dim] (keys and values still come from every position); the last layer needs no
+        more when only the answer slots are read."""
         c = self.c
         B, T, _ = x.shape
         hd = c.head_dim
         h = self.attn_norm(x)
-        q = self.q(h).view(B, T, c.heads, hd).transpose(1, 2)
         k = self.k(h).view(B, T, c.kv_heads, hd).transpose(1, 2)
         v = self.v(h).view(B, T, c.kv_heads, hd).transpose(1, 2)
-        q, k = rope(q, pos, c.rope_theta), rope(k, pos, c.rope_theta)
+        k = rope(k, pos, c.rope_theta)
+        if rows is not None:
+            idx = rows[0]
+            x = x.gather(1, idx[..., None].expand(-1, -1, c.dim))
+            h = h.gather(1, idx[..., None].expand(-1, -1, c.dim))
+            pos = pos.gather(1, idx)
+            bias = bias.gather(2, idx[:, None, :, None].expand(-1, -1, -1, T))
+        Q = x.shape[1]
+        q = rope(self.q(h).view(B, Q, c.heads, hd).transpose(1, 2), pos, c.rope_theta)
         if c.kv_heads != c.heads:
             rep = c.heads // c.kv_heads
             k = k.repeat_interleave(rep, dim=1)
@@ -105,9 +115,23 @@ class Block(nn.Module):
         y = p @ v
         if atts is not None:
             atts.append((p, y))  # each head's attention and what it reads, before W_o
-        x = x + self.o(y.transpose(1, 2).reshape(B, T, c.heads * hd))
+        x = x + self.o(y.transpose(1, 2).reshape(B, Q, c.heads * hd))
         h = self.ffn_norm(x)
         return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+def query_rows(t_batch, t_pos, batch: int):
+    """The positions (t_batch[n], t_pos[n]) laid out per batch row for Block's `rows`:
+    (idx [B, N] with 0 in unused slots, slot [n]: where target n sits in its row)."""
+    n = len(t_batch)
+    order = torch.argsort(t_batch * (int(t_pos.max()) + 1 if n else 1) + t_pos)
+    counts = torch.bincount(t_batch, minlength=batch)
+    starts = torch.cumsum(counts, 0) - counts
+    slot = torch.empty_like(t_batch)
+    slot[order] = torch.arange(n) - starts[t_batch[order]]
+    idx = torch.zeros(batch, int(counts.max()) if n else 0, dtype=torch.long)
+    idx[t_batch, slot] = t_pos
+    return idx, slot
 
 
 class DreamModel(nn.Module):
@@ -153,16 +177,28 @@ class DreamModel(nn.Module):
                     wv = b.v.weight[g * hd:(g + 1) * hd]  # [hd, dim]
                     b.o.weight[:, h * hd:(h + 1) * hd] = vo * wv.t() * (hd ** -0.5) / rep
 
-    def hidden(self, tokens, pos, seg, taps: list | None = None, atts: list | None = None, att_layer: int = -1):
+    def hidden(self, tokens, pos, seg, taps: list | None = None, atts: list | None = None, att_layer: int = -1,
+               targets=None):
         """Final-normed hidden states [B,T,dim]; `taps`, when given, receives every layer's
         output residual (for training-time probes), `atts` layer `att_layer`'s attention
-        probabilities [B,heads,T,T] and per-head outputs before W_o [B,heads,T,head_dim]."""
+        probabilities [B,heads,T,T] and per-head outputs before W_o [B,heads,T,head_dim].
+        With `targets` (t_batch, t_pos): only those positions' states [N, dim], the same
+        numbers at about a third less work (the last layer runs only there); then `taps` holds
+        every layer but the last, and `atts` may not ask for the last."""
         x = self.embed(tokens)
         bias = attention_bias(seg)
+        last = len(self.blocks) - 1
+        rows = None
+        if targets is not None:
+            if atts is not None and att_layer % len(self.blocks) == last:
+                raise ValueError("hidden: targets leave the last layer's attention uncomputed")
+            rows = query_rows(targets[0], targets[1], tokens.shape[0])
         for n, b in enumerate(self.blocks):
-            x = b(x, pos, bias, atts if n == att_layer else None)
-            if taps is not None:
+            x = b(x, pos, bias, atts if n == att_layer else None, rows if n == last else None)
+            if taps is not None and (rows is None or n < last):
                 taps.append(x)
+        if rows is not None:
+            x = x[targets[0], rows[1]]
         return self.norm(x)
 
     def head(self, h):

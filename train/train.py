@@ -329,6 +329,9 @@ def main(argv=None) -> int:
                 "tokenizer": os.path.abspath(a.tokenizer), "elapsed_s": elapsed0 + time.time() - t0,
                 "lr_base": lr_base, "at_end": "end" in stop, **({"parents": parents} if parents else {})}
 
+    # the last layer runs only at the answer slots unless a probe reads it (same numbers, less work)
+    tapped = ([*aux_layers] if a.aux_binding or a.aux_letter else []) + ([a.aux_clause_layer] if a.aux_clause else [])
+    full_last = bool(a.aux_point) or cfg.layers - 1 in tapped
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()
     losses, accs, letter_losses = [], [], []
@@ -361,8 +364,9 @@ def main(argv=None) -> int:
             g["lr"] = lr
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
             taps, atts = [], []
-            h = model.hidden(b["ids"], b["pos"], b["seg"], taps, atts if a.aux_point else None, point_layer)
-            z = model.head(h[b["t_batch"], b["t_pos"]]).float()
+            h = model.hidden(b["ids"], b["pos"], b["seg"], taps, atts if a.aux_point else None, point_layer,
+                             targets=None if full_last else (b["t_batch"], b["t_pos"]))
+            z = model.head(h if not full_last else h[b["t_batch"], b["t_pos"]]).float()
         loss = F.cross_entropy(z, b["t_tok"])
         m = b["aux_m"]
         if a.aux_binding and m.sum() > 0:

@@ -579,6 +579,35 @@ def _np_forward(r, ids, pos, seg):
     return np.concatenate([z[:1], z[:-1]], 0)
 
 
+class TargetRowsTest(unittest.TestCase):
+    """hidden(..., targets=) runs the last layer only at the answer slots: the same states and
+    gradients as reading them out of the full pass (train.py's fast path)."""
+
+    def test_targets_equal_the_full_pass(self):
+        from batching import Packer
+        from model import Config, DreamModel
+        torch.manual_seed(3)
+        tok = Tokenizer.load(VOCAB)
+        m = DreamModel(Config(vocab=len(tok), dim=32, layers=3, heads=4, kv_heads=2, ffn=64)).double()
+        # tables of different lengths, so rows hold different numbers of targets and padding
+        b = Packer(tok).batch([example(5, s, i) for i, s in enumerate([13, 0, 25, 9, 61])], random.Random(2))
+        tg = (b["t_batch"], b["t_pos"])
+        full_taps, taps = [], []
+        full = m.hidden(b["ids"], b["pos"], b["seg"], full_taps)[tg]
+        fast = m.hidden(b["ids"], b["pos"], b["seg"], taps, targets=tg)
+        self.assertEqual(fast.shape, full.shape)
+        self.assertLess((fast - full).abs().max().item(), 1e-10)
+        self.assertEqual(len(taps), 2)  # every layer but the last
+        for a, c in zip(taps, full_taps):
+            self.assertTrue(torch.equal(a, c))
+        g_full = torch.autograd.grad(m.head(full).logsumexp(-1).sum(), list(m.parameters()))
+        g_fast = torch.autograd.grad(m.head(fast).logsumexp(-1).sum(), list(m.parameters()))
+        for a, c in zip(g_full, g_fast):
+            self.assertLess((a - c).abs().max().item(), 1e-9)
+        with self.assertRaises(ValueError):  # the last layer's attention is not computed
+            m.hidden(b["ids"], b["pos"], b["seg"], None, [], -1, targets=tg)
+
+
 class GrowTest(unittest.TestCase):
     """A grown checkpoint keeps what the old model computed, so a learned circuit survives."""
 
