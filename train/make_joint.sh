@@ -17,6 +17,10 @@ RUN="${RUN:-train/runs/joint}"
 STEPS="${STEPS:-4000}"      # fine-tune steps after the stitch (j2, j3 in train/README.md)
 ANNEAL="${ANNEAL:-3000}"    # the last ANNEAL of them decay the lr linearly to 5 %
 MINUTES="${MINUTES:-60}"
+# bfloat16 autocast on both cores (train.py --bf16 --threads 2): 2.8x the float32 one-thread
+# step with the answer-slot last layer (bench_speed.py); PRECISION=--no-bf16 THREADS=1 for float32
+PRECISION="${PRECISION:---bf16}"
+THREADS="${THREADS:-2}"
 STAGE="${STAGE:-13}"        # the stage the pair is fine-tuned on
 REPLAY="${REPLAY:-9,10,11,12,22,23,24,25}"  # both branches' stages, 40 % of each batch
 # then these phases, in order: stage steps lr replay mix-prev annealed-steps [train.py flags]
@@ -63,7 +67,7 @@ step() { $PY -c "import torch; print(torch.load('$RUN/ckpt.pt', weights_only=Fal
 s0=$(cat "$RUN/start_step")
 $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --set-stage "$STAGE" --max-stage "$STAGE" --path '' \
   --lr 1e-3 --lr2 0 --warmup 200 --replay "$REPLAY" --mix-prev 0.4 --promote 2 \
-  --anneal $((s0 + STEPS - ANNEAL)) $((s0 + STEPS)) --eval-every 200 --eval-tables 60
+  --anneal $((s0 + STEPS - ANNEAL)) $((s0 + STEPS)) --eval-every 200 --eval-tables 60 "$PRECISION" --threads "$THREADS"
 # Why these phases (train/README.md, sessions 10-12):
 #  33: word tables half relational, which no earlier chat stage has (relational row 0.54 -> 0.60);
 #  14: as 13, with still clauses that name any option (by letter half the time): without it
@@ -94,13 +98,13 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #      situations and their directions in other words ("the goal is 9 steps below") half the time,
 #      at lr 1e-4: rephrasings 0.894 -> 0.936 (session 17, je10). This last step ships.
 # A phase runs once the previous ones have reached their last step (resumable).
-# one PHASES / SOUP line on run $1 up to step $2, evaluating every $3 steps
+# one PHASES / SOUP line on run $1 up to step $2, evaluating every $3 steps, on $4 threads
 phase() {
-  local run=$1 end=$2 every=$3
+  local run=$1 end=$2 every=$3 threads=$4
   # shellcheck disable=SC2086  # $extra holds train.py flags
   $PY train/train.py --run "$run" --total-minutes 1e9 --steps "$end" --set-stage "$stage" --max-stage "$stage" \
     --lr "$lr" --warmup 100 --replay "$replay" --mix-prev "$mix" --promote 2 \
-    --anneal $((end - anneal)) "$end" --eval-every "$every" --eval-tables 60 $extra < /dev/null
+    --anneal $((end - anneal)) "$end" --eval-every "$every" --eval-tables 60 "$PRECISION" --threads "$threads" $extra < /dev/null
 }
 start=$((s0 + STEPS))
 while read -r stage steps lr replay mix anneal extra; do
@@ -108,7 +112,7 @@ while read -r stage steps lr replay mix anneal extra; do
   end=$((start + steps))
   now=$(step)  # loads the checkpoint: once per phase
   if [ "$now" -ge "$start" ] && [ "$now" -lt "$end" ]; then
-    phase "$RUN" "$end" 200
+    phase "$RUN" "$end" 200 "$THREADS"
   fi
   start=$end
 done <<< "$PHASES"
@@ -123,7 +127,7 @@ if [ -n "$SOUP" ] && [ ! -f "$RUN/last.pt" ]; then
     B="$RUN-soup$i"
     mkdir -p "$B"
     [ -f "$B/ckpt.pt" ] || cp "$RUN/ckpt.pt" "$RUN/config.json" "$B/"
-    phase "$B" $((start + steps)) 250 > "$B.out" 2>&1 &
+    phase "$B" $((start + steps)) 250 1 > "$B.out" 2>&1 &
     pids+=($!)
     if [ ${#pids[@]} -eq 2 ]; then  # two at a time: one per core
       for p in "${pids[@]}"; do wait "$p"; done

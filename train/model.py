@@ -110,8 +110,10 @@ class Block(nn.Module):
             rep = c.heads // c.kv_heads
             k = k.repeat_interleave(rep, dim=1)
             v = v.repeat_interleave(rep, dim=1)
-        att = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(hd)) + bias
-        p = torch.softmax(att, dim=-1)
+        # scale the queries, not the [T, T] scores, and add the mask in place: two fewer passes
+        # over the largest tensors of a step (the matmul's backward never reads its output)
+        att = (q * (1.0 / math.sqrt(hd))) @ k.transpose(-1, -2)
+        p = torch.softmax(att.add_(bias), dim=-1)
         y = p @ v
         if atts is not None:
             atts.append((p, y))  # each head's attention and what it reads, before W_o
