@@ -163,7 +163,10 @@ def main(argv=None) -> int:
         lr_note += f", falling linearly to 5 % of it from step {lo:,} to {hi:,}"
     common = ("PyTorch (Debian `python3-torch`), AdamW; masked-diffusion loss on the answer slot (1-3 "
               "masks: letter, `<|im_end|>`, `<|endoftext|>`)")
-    where = "one CPU thread (`OPENBLAS_NUM_THREADS=1`) on a 2-core AMD EPYC VM (AVX-512)"
+    vm = "a 2-core AMD EPYC VM (AVX-512)"
+    threads, bf16 = args.get("threads", 1), args.get("bf16", False)
+    how = f"{'one CPU thread' if threads == 1 else f'{threads} CPU threads'}, {'bfloat16 autocast' if bf16 else 'float32'}"
+    where = f"{how} (`OPENBLAS_NUM_THREADS=1`) on {vm}"
     if parents:
         pa, pb = parents["a"], parents["b"]
         joint_min = (st["elapsed_s"] - (pb["elapsed_s"] or 0)) / 60
@@ -185,7 +188,9 @@ def main(argv=None) -> int:
                      f"({branch_list}), "
                      f"{soup_all:.1f} minutes in all, {soup_wall:.1f} of wall time two at a time; the model is the mean "
                      f"of the last step's weights and theirs (`train/average.py`).")
-        L.append(f"- Each phase on {where}; {common}. Wall time: "
+        L.append(f"- The branches each on one CPU thread, float32; the joint fine-tune on {how} (its last "
+                 f"invocation's settings, `make_joint.sh` PRECISION / THREADS); `OPENBLAS_NUM_THREADS=1` on {vm}; "
+                 f"{common}. Wall time: "
                  f"{max(pa['elapsed_s'], pb['elapsed_s']) / 60 + joint_min + soup_wall:.0f} minutes with the branches run "
                  f"in parallel (one per core, as `train/make_model.sh` does), "
                  f"{(pa['elapsed_s'] + st['elapsed_s']) / 60 + soup_all:.0f} minutes of training in all.")

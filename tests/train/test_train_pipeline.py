@@ -758,6 +758,8 @@ class JoinedCardTest(unittest.TestCase):
             self.assertIn("Scene branch (`train/make_scenes.sh`): 16 x 2, 2 steps", card)
             self.assertIn("Word branch (`train/make_words.sh`): 16 x 3, 3 steps", card)
             self.assertIn("Joint fine-tune (`train/make_joint.sh`): 2 steps", card)
+            # the joint's precision and threads come from its checkpoint (float32, one thread here)
+            self.assertIn("the joint fine-tune on one CPU thread, float32", card)
             import re
             joint = re.search(r"joint fine-tune: ([^.]*)\.", card).group(1)
             self.assertEqual(sum(int(n) for n in re.findall(r"stage \d+: (\d+) tables", joint)), 2 * 2, joint)
