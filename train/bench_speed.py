@@ -40,6 +40,9 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="64x2,96x2,128x2,64x4,128x4", help="DIMxLAYERS list (ffn = 3*dim)")
     ap.add_argument("--paths", default="full,targets", help="comma list of full, targets, targets+bf16")
     a = ap.parse_args(argv)
+    paths = a.paths.split(",")
+    if not set(paths) <= {"full", "targets", "targets+bf16"}:
+        ap.error(f"--paths {a.paths!r}: expected full, targets or targets+bf16")
     torch.set_num_threads(a.threads)
     tok = Tokenizer.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tokenizer", "vocab.json"))
     pk = Packer(tok)
@@ -57,9 +60,6 @@ def main(argv=None) -> int:
           f"corpus+packing {data_ms:.1f} CPU-ms/step; threads {a.threads}; "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}; load {os.getloadavg()[0]:.1f}")
     modes = {"both": ("default", "keep"), "default": ("default",), "keep": ("keep",)}[a.heap]
-    paths = a.paths.split(",")
-    if not set(paths) <= {"full", "targets", "targets+bf16"}:
-        ap.error(f"--paths {a.paths!r}: expected full, targets or targets+bf16")
     for mode, spec, path in ((m, s, p) for m in modes for s in a.sizes.split(",") for p in paths):
         if mode == "keep" and not keep_heap():
             print("  (no mallopt here: keep_heap skipped)")

@@ -607,6 +607,16 @@ class TargetRowsTest(unittest.TestCase):
         with self.assertRaises(ValueError):  # the last layer's attention is not computed
             m.hidden(b["ids"], b["pos"], b["seg"], None, [], -1, targets=tg)
 
+    def test_bench_rejects_an_unknown_path(self):
+        import contextlib
+        import io
+        import bench_speed
+        err = io.StringIO()
+        with self.assertRaises(SystemExit) as cm, contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            bench_speed.main(["--paths", "full,fast", "--steps", "1", "--sizes", "16x1", "--heap", "default"])
+        self.assertEqual(cm.exception.code, 2)
+        self.assertIn("--paths 'full,fast'", err.getvalue())
+
 
 class GrowTest(unittest.TestCase):
     """A grown checkpoint keeps what the old model computed, so a learned circuit survives."""
