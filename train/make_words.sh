@@ -19,6 +19,11 @@ RUN="${RUN:-train/runs/words}"
 MINUTES="${MINUTES:-150}"  # wall time of this invocation, all phases together
 LAYERS="${LAYERS:-2}"  # 3: the situation-to-table lookup gets its own layer (session 8)
 STEPS="${STEPS:-1000000000}"  # stop phase 3 at this step (the recipe's joint starts from a fixed one)
+# phase 3's precision and threads (phases 1-2 stay float32 on one thread: from scratch under
+# bf16 the narrow model stays at chance, train/README.md session 18)
+PRECISION="${PRECISION:---no-bf16}"
+THREADS="${THREADS:-1}"
+THREADS_LATER="${THREADS_LATER:-}"  # "FILE N": N threads once FILE exists (make_model.sh)
 end=$(($(date +%s) + ${MINUTES%.*} * 60))
 left() { echo $(((end - $(date +%s)) / 60)); }
 
@@ -31,5 +36,7 @@ if ! at_end "$RUN-narrow/ckpt.pt"; then
 fi
 [ -f "$RUN/ckpt.pt" ] || $PY train/grow.py --ckpt "$RUN-narrow/ckpt.pt" --out "$RUN/ckpt.pt" --widen 2
 [ "$(left)" -gt 0 ] || exit 0
+# shellcheck disable=SC2086  # THREADS_LATER is two words
 $PY train/train.py --run "$RUN" --minutes "$(left)" --steps "$STEPS" --path 16,17,18,19,20,21,22,23,24,26,27,25 --stop-at-end \
-  --lr 1e-3 --lr2 0 --warmup 200 --promote 0.9 --mix-prev 0.2
+  --lr 1e-3 --lr2 0 --warmup 200 --promote 0.9 --mix-prev 0.2 "$PRECISION" --threads "$THREADS" \
+  ${THREADS_LATER:+--threads-later $THREADS_LATER}

@@ -22,6 +22,19 @@ sys.path.insert(0, HERE)
 TASKS = ("cartpole", "mountaincar", "frozenlake", "lunarlander", "maze")
 
 
+
+def _threads(n: int) -> str:
+    return "one CPU thread" if n == 1 else f"{n} CPU threads"
+
+
+def _how(args: dict) -> str:
+    """Threads and precision of a training invocation (train.py --threads, --threads-later, --bf16)."""
+    how = _threads(args.get("threads") or 1)
+    later = args.get("threads_later")
+    if later:
+        how += f", {_threads(int(later[1]))} once `{os.path.basename(later[0])}` existed"
+    return f"{how}, {'bfloat16 autocast' if args.get('bf16') else 'float32'}"
+
 def _counters(st: dict) -> dict:
     return {int(k): v for k, v in (st.get("counters") or {}).items()}
 
@@ -164,8 +177,7 @@ def main(argv=None) -> int:
     common = ("PyTorch (Debian `python3-torch`), AdamW; masked-diffusion loss on the answer slot (1-3 "
               "masks: letter, `<|im_end|>`, `<|endoftext|>`)")
     vm = "a 2-core AMD EPYC VM (AVX-512)"
-    threads, bf16 = args.get("threads", 1), args.get("bf16", False)
-    how = f"{'one CPU thread' if threads == 1 else f'{threads} CPU threads'}, {'bfloat16 autocast' if bf16 else 'float32'}"
+    how = _how(args)
     where = f"{how} (`OPENBLAS_NUM_THREADS=1`) on {vm}"
     if parents:
         pa, pb = parents["a"], parents["b"]
@@ -188,7 +200,8 @@ def main(argv=None) -> int:
                      f"({branch_list}), "
                      f"{soup_all:.1f} minutes in all, {soup_wall:.1f} of wall time two at a time; the model is the mean "
                      f"of the last step's weights and theirs (`train/average.py`).")
-        L.append(f"- The branches each on one CPU thread, float32; the joint fine-tune on {how} (its last "
+        L.append(f"- The scene branch on {_how(pa.get('how') or {})}; the word branch on {_how(pb.get('how') or {})}"
+                 f" (each its last invocation's settings); the joint fine-tune on {how} (its last "
                  f"invocation's settings, `make_joint.sh` PRECISION / THREADS); `OPENBLAS_NUM_THREADS=1` on {vm}; "
                  f"{common}. Wall time: "
                  f"{max(pa['elapsed_s'], pb['elapsed_s']) / 60 + joint_min + soup_wall:.0f} minutes with the branches run "

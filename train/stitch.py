@@ -132,8 +132,10 @@ def branch(st: dict, path: str) -> dict:
     """What the model card says about one half: where it came from and what training it had."""
     keep = ("step", "stage", "elapsed_s")
     # copies: the stitched checkpoint shares B's counters, which the joint fine-tune advances
+    args = st.get("args") or {}
+    how = {k: args.get(k) for k in ("threads", "bf16", "threads_later")}  # its last invocation's settings
     return {"path": path, "config": dict(st["config"]), "counters": dict(st.get("counters") or {}),
-            **{k: st.get(k) for k in keep}}
+            "how": how, **{k: st.get(k) for k in keep}}
 
 
 def sample_batch(tok_path: str, stages: list[int], n: int = 16) -> dict:

@@ -124,12 +124,17 @@ def parse(argv=None):
     ap.add_argument("--eval-tables", type=int, default=150)
     ap.add_argument("--ckpt-every", type=int, default=500)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads-later", nargs=2, default=None, metavar=("FILE", "N"),
+                    help="use N threads once FILE exists (checked at each eval): make_model.sh gives the word "
+                         "branch the scene branch's core when that finishes (bf16 steps do not depend on threads)")
     ap.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=False,
                     help="training forward under bfloat16 autocast (evals stay float32). Measured: 1.4x per "
                          "step at 128 x 2 (AMX/AVX-512 CPU); gradient cosine to float32 0.986-0.999 (README)")
     global DEFAULTS
     DEFAULTS = {k: ap.get_default(k) for k in STICKY}
     a = ap.parse_args(argv)
+    if a.threads_later and not (a.threads_later[1].isdigit() and int(a.threads_later[1]) > 0):
+        ap.error(f"--threads-later: N must be a positive integer, got '{a.threads_later[1]}'")
     a.replay = _stage_list(ap, "--replay", a.replay, "15,16")
     a.path = _stage_list(ap, "--path", a.path, "0,1,16")
     if a.path is not None and len(set(a.path.split(","))) != len(a.path.split(",")):
@@ -241,6 +246,7 @@ def main(argv=None) -> int:
     a = parse(argv)
     keep_heap()
     torch.set_num_threads(a.threads)
+    more_threads = int(a.threads_later[1]) if a.threads_later else a.threads
     os.makedirs(a.run, exist_ok=True)
     ckpt_path = os.path.join(a.run, "ckpt.pt")
     tok = Tokenizer.load(a.tokenizer)
@@ -435,6 +441,9 @@ def main(argv=None) -> int:
             if a.lr2 > 0 and acc >= a.lr2_acc and lr_base != a.lr2:
                 lr_base = a.lr2
                 print(f"lr -> {lr_base}", flush=True)
+            if a.threads_later and os.path.exists(a.threads_later[0]) and torch.get_num_threads() != more_threads:
+                torch.set_num_threads(more_threads)
+                print(f"{a.threads_later[0]} exists: {more_threads} threads from step {step}", flush=True)
             t_last, steps_last, cpu_last = time.time(), step, time.process_time()
             if acc >= a.promote and next_stage(a, stage) is not None:
                 stage = next_stage(a, stage)

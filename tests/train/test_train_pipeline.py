@@ -426,7 +426,42 @@ class ReplayTest(unittest.TestCase):
             self.assertEqual(e.exception.code, 2)
             self.assertIn("--replay", err.getvalue())
         self.assertEqual(parse(["--run", "x", "--replay", "16,15"]).replay, "16,15")
+        for bad in ("0", "two", "-1"):
+            with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()) as err:
+                parse(["--run", "x", "--threads-later", "f", bad])
+            self.assertEqual(e.exception.code, 2)
+            self.assertIn("--threads-later", err.getvalue())
+        self.assertEqual(parse(["--run", "x", "--threads-later", "f", "2"]).threads_later, ["f", "2"])
         self.assertIsNone(parse(["--run", "x", "--replay", ""]).replay)
+
+
+class ThreadsLaterTest(unittest.TestCase):
+    """--threads-later FILE N: the run takes N threads at the first eval after FILE appears
+    (make_model.sh hands the scene branch's core to the word branch)."""
+
+    def test_switches_once_the_file_exists(self):
+        import contextlib
+        import io
+
+        import train
+        before = torch.get_num_threads()
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
+                         "--eval-every", "2", "--eval-tables", "2", "--stage", "16", "--max-stage", "16"]
+                flag = os.path.join(d, "scenes.done")
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    train.main(["--run", f"{d}/r", "--steps", "2", "--threads-later", flag, "2"] + small)
+                self.assertNotIn("exists", out.getvalue())
+                self.assertEqual(torch.get_num_threads(), 1)
+                open(flag, "w").close()
+                with contextlib.redirect_stdout(out):
+                    train.main(["--run", f"{d}/r", "--steps", "4", "--threads-later", flag, "2"] + small)
+                self.assertIn(f"{flag} exists: 2 threads from step 4", out.getvalue())
+                self.assertEqual(torch.get_num_threads(), 2)
+        finally:
+            torch.set_num_threads(before)
 
 
 class MakeJointTest(unittest.TestCase):
@@ -770,6 +805,10 @@ class JoinedCardTest(unittest.TestCase):
             self.assertIn("Joint fine-tune (`train/make_joint.sh`): 2 steps", card)
             # the joint's precision and threads come from its checkpoint (float32, one thread here)
             self.assertIn("the joint fine-tune on one CPU thread, float32", card)
+            self.assertIn("The scene branch on one CPU thread, float32; the word branch on one CPU thread, float32", card)
+            # make_model.sh's word branch: bf16, a second thread once the scene branch is done
+            self.assertEqual(model_card._how({"threads": 1, "bf16": True, "threads_later": ["r/scenes.done", "2"]}),
+                             "one CPU thread, 2 CPU threads once `scenes.done` existed, bfloat16 autocast")
             import re
             joint = re.search(r"joint fine-tune: ([^.]*)\.", card).group(1)
             self.assertEqual(sum(int(n) for n in re.findall(r"stage \d+: (\d+) tables", joint)), 2 * 2, joint)
