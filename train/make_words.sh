@@ -23,7 +23,7 @@ STEPS="${STEPS:-1000000000}"  # stop phase 3 at this step (the recipe's joint st
 # bf16 the narrow model stays at chance, train/README.md session 18)
 PRECISION="${PRECISION:---no-bf16}"
 THREADS="${THREADS:-1}"
-THREADS_LATER="${THREADS_LATER:-}"  # "FILE N": N threads once FILE exists (make_model.sh)
+THREADS_LATER="${THREADS_LATER:-}"  # "FILE N": N threads once FILE exists (train.py --threads-later)
 end=$(($(date +%s) + ${MINUTES%.*} * 60))
 left() { echo $(((end - $(date +%s)) / 60)); }
 

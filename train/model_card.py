@@ -22,7 +22,6 @@ sys.path.insert(0, HERE)
 TASKS = ("cartpole", "mountaincar", "frozenlake", "lunarlander", "maze")
 
 
-
 def _threads(n: int) -> str:
     return "one CPU thread" if n == 1 else f"{n} CPU threads"
 
@@ -34,6 +33,7 @@ def _how(args: dict) -> str:
     if later:
         how += f", {_threads(int(later[1]))} once `{os.path.basename(later[0])}` existed"
     return f"{how}, {'bfloat16 autocast' if args.get('bf16') else 'float32'}"
+
 
 def _counters(st: dict) -> dict:
     return {int(k): v for k, v in (st.get("counters") or {}).items()}

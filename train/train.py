@@ -125,8 +125,8 @@ def parse(argv=None):
     ap.add_argument("--ckpt-every", type=int, default=500)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--threads-later", nargs=2, default=None, metavar=("FILE", "N"),
-                    help="use N threads once FILE exists (checked at each eval): make_model.sh gives the word "
-                         "branch the scene branch's core when that finishes (bf16 steps do not depend on threads)")
+                    help="use N threads once FILE exists (checked at each eval), e.g. a word branch taking the "
+                         "scene branch's core when that finishes (bf16 steps do not depend on threads)")
     ap.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=False,
                     help="training forward under bfloat16 autocast (evals stay float32). Measured: 1.4x per "
                          "step at 128 x 2 (AMX/AVX-512 CPU); gradient cosine to float32 0.986-0.999 (README)")

@@ -437,7 +437,7 @@ class ReplayTest(unittest.TestCase):
 
 class ThreadsLaterTest(unittest.TestCase):
     """--threads-later FILE N: the run takes N threads at the first eval after FILE appears
-    (make_model.sh hands the scene branch's core to the word branch)."""
+    (so a word branch can take the scene branch's core once that finishes)."""
 
     def test_switches_once_the_file_exists(self):
         import contextlib
