@@ -377,6 +377,36 @@ class PlacePoolTest(unittest.TestCase):
         self.assertGreater(neutral_named, 0.65 * tables)  # by text (a quarter are by letter)
 
 
+    def test_level8_lookup_drill_names_by_letter_half_the_time(self):
+        # stage 62's drill: every table has two still clauses, about half naming their option
+        # by letter, and a still situation answers with the letter its own clause names
+        from corpus.scenes import relational_table
+        by_letter = clauses_n = checked = 0
+        for k in range(200):
+            t = relational_table(random.Random(k), 0.35, 8)
+            text = {o.letter: o.text for o in t.options}
+            clauses = re.findall(r"[^.]*is still \w+ of the [^.]*", t.rule)
+            self.assertGreaterEqual(len(clauses), 1, t.rule)
+            for c in clauses:
+                clauses_n += 1
+                by_letter += bool(re.search(r"(?i)\b(choose|pick|answer|take|select) [A-F]\b", c))
+            for j in range(6):
+                s, letter = t.situation(random.Random(j))
+                m = re.search(r"is still (\w+) of the (\w+)", s)
+                if not m:
+                    continue
+                clause = re.search(rf"[^.]*still {m.group(1)} of the {m.group(2)}[^.]*", t.rule).group(0)
+                named = re.search(r"(?i)\b(?:choose|pick|answer|take|select) ([A-F])\b", clause)
+                if named:
+                    self.assertEqual(named.group(1), letter, (t.rule, s))
+                else:
+                    self.assertIn(text[letter].lower(), clause.lower(), (t.rule, s))
+                checked += 1
+        self.assertGreater(checked, 500)
+        self.assertGreater(by_letter, 0.35 * clauses_n)
+        self.assertLess(by_letter, 0.65 * clauses_n)
+
+
     def test_binding_drill_other_thing_never_shares_the_direction(self):
         # stage 44: two options, one other thing, always in the other direction word, so
         # reading either phrase at random scores 0.5, not 0.75

@@ -36,7 +36,8 @@ class Stage:
     shuffle_clauses: float = 0.5             # prob. the rule's clauses are not in option order
     article: float = 0.25                    # prob. a condition is written with a leading "the "
     scene: float = 0.0                       # prob. of a plain-English scene table (corpus/scenes.py)
-    scene_level: int = 2                     # 0: "same way"/"toward" rules only, no distractors; 2: all
+    scene_level: int = 2                     # 0: "same way"/"toward" rules only, no distractors; 2: all;
+    #                                          7, 8: still-clause lookup drills (by text; by letter half the time)
     rephrase: float = 0.0                    # prob. a scene situation is reworded (corpus/reword.py)
     reword_level: int = 1                    # 2: more verb synonyms, modifiers, distractor directions
     place_pool: float = 0.0                  # prob. a scene place's noun is any dictionary word (rare tokens)
@@ -295,6 +296,11 @@ STAGES: tuple[Stage, ...] = (
     replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
             scene_level=6, marks=True, scene_marks=True, clause_marks=True, relational=0.8, rel_pairs2=0.8,
             more_places=True, hazard_first=0.5, place_forms=0.5),
+    # 62: the marked lookup drill (53) with the still clauses naming their option by letter half
+    # the time: a direct joint (jr4, session 21) read mountaincar's "If the car is still left of
+    # the middle, choose C. If ... still right ..., choose B." at B 0.6 for both still situations
+    # (je10: 1.00), i.e. it had not learnt to tell the clauses apart by their one direction word
+    replace(_MIXED, scene=1.0, scene_level=8, situations=(8, 12), clause_marks=True),
 )
 
 

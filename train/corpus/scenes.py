@@ -321,7 +321,7 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
     words = _Words(rng, place_pool, more_places)
     if level == 0:
         mode = rng.choice(("same", "toward"))
-    elif level == 7:  # the lookup drill: every table has still clauses
+    elif level >= 7:  # the lookup drills: every table has still clauses
         mode = rng.choice(("same", "opposite"))
     else:
         mode = rng.choices(("same", "opposite", "toward", "away"), (0.4, 0.15, 0.3, 0.15))[0]
@@ -373,8 +373,10 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
             # always by its text, where mountaincar's "still right of the middle, do nothing"
             # beside "push right" is weak (train/README, session 12); level 6 mostly by text, and
             # when there is a neutral option one clause names it (the weak shape is "do nothing");
-            # level 7 (the drill) always by text, and three situations in four are still ones
-            if (level == 4 and rng.random() < 0.5) or (level == 6 and rng.random() < 0.25):
+            # level 7 (the drill) always by text, and three situations in four are still ones;
+            # level 8 (stage 62) is level 7 by letter half the time, as mountaincar's rule
+            if ((level == 4 and rng.random() < 0.5) or (level == 6 and rng.random() < 0.25)
+                    or (level == 8 and rng.random() < 0.5)):
                 tc = rng.choice(CLAUSE_T).replace("{L}", _named(clause_marked, target.letter, target.letter))
             rule += " " + tc.replace("{S}", subj).replace("{P}", _cond(clause_marked, f"is still {d} of the {ref}",
                                                                       target.letter)).replace(
@@ -538,7 +540,7 @@ def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: fl
                  place_forms: float = 0.0):
     extra = {"more_places": more_places}
     rel = dict(extra, hazard_first=hazard_first, place_forms=place_forms)
-    if level == 7:  # stage 45's drill: only the tables whose still clauses name options by text
+    if level >= 7:  # the drills of stages 45 and 62: only tables with still clauses
         return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, **rel)
     if level >= 3:  # stages 13-14: mixed clause tables and still clauses, over the level-2 mix
         r = rng.random()
