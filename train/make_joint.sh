@@ -26,23 +26,11 @@ REPLAY="${REPLAY:-9,10,11,12,22,23,24,25}"  # both branches' stages, 40 % of eac
 # then these phases, in order: stage steps lr replay mix-prev annealed-steps [train.py flags]
 # (PHASES='' skips them; flags such as --aux-binding 1 are sticky: they stay on in later phases)
 W=22,23,24,25  # the word branch's stages, replayed in every phase
-PHASES="${PHASES-33 2000 3e-4 9,10,11,12,13,14,$W 0.4 1000
-14 2000 3e-4 9,10,11,12,13,30,$W 0.4 1500
-34 3000 5e-4 9,10,11,12,13,14,30,$W 0.3 1500
-34 3000 5e-4 9,10,11,12,13,14,30,$W 0.3 1500
-37 2000 5e-4 9,10,11,12,13,14,30,$W 0.3 1000
-39 2000 3e-4 9,10,11,12,13,14,30,$W 0.3 1000
-40 4000 2e-4 9,10,11,12,13,14,30,$W 0.3 2000
-47 4000 5e-4 9,10,11,12,13,14,30,$W 0.3 0 --aux-binding 1
-48 3500 3e-4 9,10,11,12,13,14,30,$W,47 0.3 1000
-50 2000 3e-4 9,10,11,12,13,14,30,$W,47 0.3 1000
-51 1800 2e-4 9,10,11,12,13,14,30,$W,47 0.3 800
-51 1200 1.5e-4 9,10,11,12,13,14,30,$W,47,45 0.3 500
-52 2000 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000 --aux-clause 1
-56 2500 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 0
-56 2500 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1500 --aux-letter 1
-56 3000 2e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000
-61 2500 1e-4 9,10,11,12,13,14,30,$W,47,53 0.3 1000}"
+S=9,10,11,12,13,14,30,$W  # the scene stages and the word branch's, replayed in every phase
+PHASES="${PHASES-37 2000 5e-4 $S 0.3 500
+51 2500 3e-4 $S,47,53 0.3 500 --aux-binding 1 --aux-clause 1 --aux-letter 1
+62 2000 3e-4 $S,47,53,51 0.3 500
+61 9000 5e-4 9,10,11,12,13,14,14,30,$W,47,53,62,51,37 0.3 3500}"
 # then SOUP (optional, empty by default): fine-tunes of the last PHASES step, each in its own run
 # (RUN-soup1, RUN-soup2, ..., two at a time, one per core), same line format; the model is then
 # the mean of that step's weights and theirs (train/average.py), in RUN/ckpt.pt; RUN/last.pt
@@ -68,35 +56,21 @@ s0=$(cat "$RUN/start_step")
 $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --set-stage "$STAGE" --max-stage "$STAGE" --path '' \
   --lr 1e-3 --lr2 0 --warmup 200 --replay "$REPLAY" --mix-prev 0.4 --promote 2 \
   --anneal $((s0 + STEPS - ANNEAL)) $((s0 + STEPS)) --eval-every 200 --eval-tables 60 "$PRECISION" --threads "$THREADS"
-# Why these phases (train/README.md, sessions 10-12):
-#  33: word tables half relational, which no earlier chat stage has (relational row 0.54 -> 0.60);
-#  14: as 13, with still clauses that name any option (by letter half the time): without it
-#      "still right of the middle -> do nothing" tips to "push right";
-#  34: relational word tables (60 % of the word tables) beside stage 14's still clauses, one
-#      stage instead of alternating 33 and 14 (relational 0.60 -> 0.70 -> 0.78);
-#  37: stage 34 with "still D of the N" clauses in the word relational tables: after 34 the
-#      plain "is still -> wait" clauses had tipped "still left of the middle" to "do nothing".
-#  39: stage 37 with letters out of order in most tables, at lr 3e-4 (rephrasings 0.64 -> 0.70,
-#      relational 0.77 -> 0.79; the same phase at 5e-4 lost two mountaincar items).
-#  40: stage 39 with a third of the scene situations reworded, at lr 2e-4 for 4,000 steps
-#      (rephrasings 0.70 -> 0.75; at 3e-4 for 2,000 it lost "still right of the middle").
-#      Its last step was the model shipped in sessions 12-15 (jz40s).
-#  47: the binding drill with evidence marks and their probes (--aux-binding 1, sticky from here):
-#      the first recipe that leaves chance on it (0.52 -> 0.97 from 64,250 to 65,000); constant lr.
-#  48, 50: stage 40 with marks (word, then scene too), the drill replayed: the general tables come
-#      back and keep the binding (relational 0.80 -> 0.87).
-#  51: reword level 2 with neutral-aimed still clauses and both marks, twice, the second time with
-#      the lookup drill (45) replayed (rephrasings 0.72 -> 0.81, relational 0.90 -> 0.91).
-#  52: stage 51 with clause marks: a probe reads on layer 1 the letter of the option a clause names
-#      by its text (--aux-clause 1), the marked drill (53) replayed; relabelled exams 47/47 (jc1).
-#  56: stage 52 with most relational word tables in four options of two direction pairs, which
-#      jc1 read at 0.69 (2- and 3-option ones 0.98-0.99); from 78,000 a probe reads the answer
-#      letter at the subject's direction word (--aux-letter 1, sticky): 4-option 0.69 -> 0.98,
-#      relational 0.91 -> 0.99, rephrasings 0.83 -> 0.89, relabelled exams 47 -> 44 of 47.
-#      Its last step shipped in session 16 (jd6); train/README.md sessions 14-16 have the runs.
-#  61: stage 56 with more scene place phrases, the hazard's phrase first in half the toward / away
-#      situations and their directions in other words ("the goal is 9 steps below") half the time,
-#      at lr 1e-4: rephrasings 0.894 -> 0.936 (session 17, je10). This last step ships.
+# Why these phases (train/README.md, sessions 10-22; the 17-phase, 47,000-step joint that
+# shipped until session 21, je10, is in git history, and the stages below are its own):
+#  37: stage 34 (relational word tables beside still clauses naming any option) with "still D of
+#      the N" clauses in the word relational tables, aimed at any option;
+#  51: reword level 2 with neutral-aimed still clauses and both evidence marks; its probes read on
+#      layers 0-1 which situation word is the subject and which its direction (--aux-binding),
+#      the letter of the option a clause names by its text (--aux-clause) and the answer letter
+#      at the subject's direction word (--aux-letter); the flags are sticky from here;
+#  62: the marked still-clause lookup drill (53) with clauses naming their option by letter half
+#      the time, as mountaincar's rule does: before it the model read "still left / right of the
+#      middle" as the same clause (B ~0.6 for both); after it each variant of the rule right;
+#  61: the full mix: stage 56 (relational word tables in four options of two direction pairs)
+#      with more scene place phrases, the hazard's phrase first in half the toward / away
+#      situations and their directions in other words; the drills replayed, 14 twice.
+#      Its last step ships (jr5, session 22: 19,500 steps after the stitch, ~80 minutes).
 # A phase runs once the previous ones have reached their last step (resumable).
 # one PHASES / SOUP line on run $1 up to step $2, evaluating every $3 steps, on $4 threads
 phase() {
