@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
-export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-SkylakeX}"
+. train/blas_env.sh  # OpenBLAS kernels pinned for reproducible runs
 export OPENBLAS_NUM_THREADS=1
 SCENES="${SCENES:-train/checkpoints/nano/ckpt.pt}"
 WORDS="${WORDS:-train/runs/words/ckpt.pt}"

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
-export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-SkylakeX}"  # Debian OpenBLAS misdetects this VM's CPU
+. train/blas_env.sh  # OpenBLAS kernels pinned for reproducible runs
 export OPENBLAS_NUM_THREADS=1  # torch.set_num_threads does not bound OpenBLAS; 1 thread is fastest at this size
 RUN="${RUN:-train/runs/scenes}"
 MINUTES="${MINUTES:-150}"

@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
-export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-SkylakeX}"  # Debian OpenBLAS misdetects this VM's CPU
+. train/blas_env.sh  # OpenBLAS kernels pinned for reproducible runs
 export OPENBLAS_NUM_THREADS=1
 RUN="${RUN:-train/runs/words}"
 MINUTES="${MINUTES:-150}"  # wall time of this invocation, all phases together

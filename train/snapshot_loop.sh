@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
 CLI="${CLI:-build/meadow-mind}"
-export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-SkylakeX}" OPENBLAS_NUM_THREADS=1
+. train/blas_env.sh  # OpenBLAS kernels pinned for reproducible runs
+export OPENBLAS_NUM_THREADS=1
 if [ $# -lt 3 ] || ! [[ $2 =~ ^[1-9][0-9]*$ && $3 =~ ^[0-9]+$ ]] || [ ! -f "$1/ckpt.pt" ]; then
   echo "usage: $0 RUN CHUNK UNTIL_STEP [train.py flags...]  (RUN/ckpt.pt must exist; CHUNK, UNTIL_STEP: steps)" >&2
   exit 2
