@@ -30,7 +30,9 @@ S=9,10,11,12,13,14,30,$W  # the scene stages and the word branch's, replayed in 
 PHASES="${PHASES-37 2000 5e-4 $S 0.3 500
 51 2500 3e-4 $S,47,53 0.3 500 --aux-binding 1 --aux-clause 1 --aux-letter 1
 62 2000 3e-4 $S,47,53,51 0.3 500
-61 9000 5e-4 9,10,11,12,13,14,14,30,$W,47,53,62,51,37 0.3 3500}"
+61 9000 5e-4 9,10,11,12,13,14,14,30,$W,47,53,62,51,37 0.3 3500
+25 3000 2e-4 9,10,11,12,13,14,14,30,22,23,24,47,53,62,51,37,61,61,61 0.5 1000
+61 1500 1e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37 0.3 1000}"
 # then SOUP (optional, empty by default): fine-tunes of the last PHASES step, each in its own run
 # (RUN-soup1, RUN-soup2, ..., two at a time, one per core), same line format; the model is then
 # the mean of that step's weights and theirs (train/average.py), in RUN/ckpt.pt; RUN/last.pt
@@ -70,7 +72,10 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #  61: the full mix: stage 56 (relational word tables in four options of two direction pairs)
 #      with more scene place phrases, the hazard's phrase first in half the toward / away
 #      situations and their directions in other words; the drills replayed, 14 twice.
-#      Its last step ships (jr5, session 22: 19,500 steps after the stitch, ~80 minutes).
+#      (jr5, session 22: 19,500 steps after the stitch, ~78 minutes.)
+#  25, 61: the word tables (stage 13's, no scenes) as half of each batch at lr 2e-4 (match tables
+#      0.825 -> 0.859, rephrasings 0.915 -> 0.894), then the mix at lr 1e-4, which wins the
+#      rephrasings back and keeps the match gain (jr5n, session 22). Its last step ships.
 # A phase runs once the previous ones have reached their last step (resumable).
 # one PHASES / SOUP line on run $1 up to step $2, evaluating every $3 steps, on $4 threads
 phase() {

@@ -75,7 +75,8 @@ WORDS_DATA = (
     "M, ...\", naming their option by letter half the time); and the final mix, stage 61: relational word "
     "tables, most of four options in two direction pairs, scene place phrases (\"along the bottom of the "
     "N\"), the hazard's phrase first in half the toward / away situations and their directions in other "
-    "words (\"the goal is 9 steps below\"), the drills replayed; stage 61's place phrases were written "
+    "words (\"the goal is 9 steps below\"), the drills replayed; then the word tables (stage 25) as half of each batch and the mix again at a "
+    "low lr; stage 61's place phrases were written "
     "after reading the rephrasing row's misses (train/README.md, session 17).")
 HELD_OUT = (
     "10 % of wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
