@@ -365,7 +365,7 @@ def main(argv=None) -> int:
     # 4, 5b, 6: built-in tasks through the runtime
     if cli:
         tasks = {t["name"]: t for t in cli.tasks()}
-        exam_rows, relabel_hits, rephrase_hits = [], [], []
+        exam_rows, relabel_hits, rephrase_hits, rephrase_misses = [], [], [], []
         for name in BUILTIN:
             t = tasks[name]
             opts = [(o["letter"], o["text"]) for o in t["options"]]
@@ -386,13 +386,17 @@ def main(argv=None) -> int:
             t = tasks[task]
             d = cli.decide(t["rule"], [(o["letter"], o["text"]) for o in t["options"]], sentence)
             rephrase_hits.append(d["letter"] == letter)
+            if d["letter"] != letter:
+                rephrase_misses.append({"task": task, "status": sentence, "expected": letter, "got": d["letter"],
+                                        "probs": {k: round(v, 3) for k, v in d["probs"].items()}})
         rows += exam_rows
     if dec:
         hits, skipped = relabel_synthetic(dec, held)
         rows.append(acc_row("relabelling invariance: synthetic tables", hits, 0.98, skipped_tables=skipped))
     if cli:
         rows.append(acc_row("relabelling invariance: built-in exams", relabel_hits, 0.98))
-        rows.append(acc_row("rephrasing robustness (heldout/rephrased.txt)", rephrase_hits, 0.90))
+        rows.append(acc_row("rephrasing robustness (heldout/rephrased.txt)", rephrase_hits, 0.90,
+                            missed=rephrase_misses))
 
     # parity: a few of row 1's decisions through the runtime as well
     if dec and cli and held:

@@ -92,6 +92,32 @@ class CorpusTest(unittest.TestCase):
         self.assertGreater(disagree, 100)  # option texts often name another direction
 
 
+    def test_hard_match_tables(self):
+        # stage 63: with letter_first every clause puts its letter before its condition, and a
+        # repeated part of another condition appears in two phrases; the answer's condition is
+        # still in the situation whole. At 0 the knobs draw nothing: stage 25's stream is as before.
+        from dataclasses import replace
+        from corpus.tables import match_table
+        st = replace(STAGES[63], letter_first=1.0, partial=1.0, partial_repeat=1.0, case=0.0, article=0.0)
+        repeats = 0
+        for k in range(100):
+            t = match_table(random.Random(k), st)
+            for clause in re.split(r"(?<=\.) |; |\n", t.rule):
+                self.assertRegex(clause, r"^(Pick|Choose) [A-F] when", t.rule)
+            for j in range(5):
+                s, ans = t.situation(random.Random(j))
+                phrases = re.split(r", |; | and | with ", re.sub(r"^(\w+ )?\w+: |^(Now|Here|There is|You see) |\.$", "", s))
+                conds = [" ".join(c) for o in t.options if o.letter == ans for c in o.conds]
+                self.assertTrue(any(c in phrases for c in conds), (t.rule, s, ans))
+                repeats += len(phrases) > len(set(phrases))
+        self.assertGreater(repeats, 100)
+        plain = replace(STAGES[63], letter_first=0.0, partial=0.3, partial_repeat=0.0)
+        self.assertEqual(plain, STAGES[25])
+        a, b = match_table(random.Random(7), plain), match_table(random.Random(7), STAGES[25])
+        self.assertEqual(a.rule, b.rule)
+        self.assertEqual(a.situation(random.Random(1)), b.situation(random.Random(1)))
+
+
 def changed_keeping_letters(test: unittest.TestCase, knob: str) -> int:
     """Scene tables with a rewording knob at 0 and at 1: same rule, same letter for the same
     situation draw; returns how many of the 150 situations the knob changed."""

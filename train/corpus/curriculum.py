@@ -19,11 +19,13 @@ class Stage:
     pool: float = 0.0                        # share of content words from the full wamerican list (rest: common words)
     distractors: tuple[int, int] = (1, 2)    # distractor phrases in a situation
     partial: float = 0.0                     # prob. a distractor holds part of another option's condition
+    partial_repeat: float = 0.0              # prob. such a part is said twice (two phrases): it outnumbers the answer
     variation: float = 0.0                   # prob. a matched word is inflected or replaced by a synonym
     reorder: float = 0.0                     # prob. the condition's words are reordered in the situation
     modifiers: float = 0.0                   # prob. of "slightly", "very", ... inserted
     templates: int = 1                       # how many rule templates are in use (1 = only "If X, choose L.")
     template_set: tuple[int, ...] = ()       # if set: only these RULE_CLAUSES indices (overrides templates)
+    letter_first: float = 0.0                # prob. a clause takes one of the pool's letter-first templates ("Pick L when C.")
     shuffled_letters: float = 0.0            # prob. letters are not A,B,C.. in order
     default: float = 0.0                     # prob. the table has an "otherwise" option
     relational: float = 0.0                  # prob. of a same/opposite/toward rule
@@ -57,6 +59,10 @@ class Stage:
                                              # (None: 0 .. distractors[1] - 2)
     scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
 
+
+# stage 25's knobs: the word tables of stages 12-13 alone (stage 63 makes them hard)
+_WORD_TABLES = Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
+                     shuffled_letters=0.3, case=0.05, chat=1.0, situations=(6, 10))
 
 # stages 34-41 share stage 14's knobs with half the tables scenes and 60 % of the word tables relational
 _MIXED = Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
@@ -151,8 +157,7 @@ STAGES: tuple[Stage, ...] = (
           shuffled_letters=0.3, chat=1.0),
     # 25: the word tables of stages 12-13 alone (1-2 words per condition, rare words, partial
     # matches in distractors, the first 8 templates with option-text clauses, case variation)
-    Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), partial=0.3, templates=8,
-          shuffled_letters=0.3, case=0.05, chat=1.0, situations=(6, 10)),
+    _WORD_TABLES,
     # 26-27 split the step from 24 to 25 (make_words.sh walks 24 -> 26 -> 27 -> 25):
     # 26: stage 24 with 1-2 words per condition, half of them rare (split into subwords)
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 2), situations=(6, 10),
@@ -301,6 +306,21 @@ STAGES: tuple[Stage, ...] = (
     # the middle, choose C. If ... still right ..., choose B." at B 0.6 for both still situations
     # (je10: 1.00), i.e. it had not learnt to tell the clauses apart by their one direction word
     replace(_MIXED, scene=1.0, scene_level=8, situations=(8, 12), clause_marks=True),
+    # 63: stage 25's word tables made hard where jr5n misses them (session 23): most distractors
+    # hold part of another condition, often twice ("labor and labor and celebrity graveyard" ->
+    # "hide labor" 0.77), and half the clauses put the letter first, so the next clause's letter
+    # follows a condition ("Pick B when masonic. Pick C when moment knelled." -> C for masonic)
+    replace(_WORD_TABLES, partial=0.6, partial_repeat=0.4, letter_first=0.5),
+    # 64: stage 25's word tables where a condition's word may come inflected or as a synonym, with
+    # modifiers, reordering and "otherwise" options: a phase of plain word tables (25) or of stage
+    # 63 pushes lunarlander's reworded "comes down too fast" to its default (A 0.54 over C), as
+    # if only the exact words could match
+    replace(_WORD_TABLES, variation=0.3, reorder=0.2, modifiers=0.3, default=0.15),
+    # 65: stage 61 with most scene situations reworded (0.7 instead of 0.3): after a word-table
+    # phase the reworded lunarlander items ("falling too quickly") fall to the default option
+    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.7, reword_level=2,
+            scene_level=6, marks=True, scene_marks=True, clause_marks=True, relational=0.8, rel_pairs2=0.8,
+            more_places=True, hazard_first=0.5, place_forms=0.5),
 )
 
 

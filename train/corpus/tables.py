@@ -147,6 +147,8 @@ def _render_cond(rng: random.Random, words: list[str], stage: Stage) -> str:
 
 def _clause(rng: random.Random, stage: Stage, opt: Option, conds_text: str) -> str:
     pool = [T.RULE_CLAUSES[i] for i in stage.template_set] or T.RULE_CLAUSES[:stage.templates]
+    if stage.letter_first > 0 and rng.random() < stage.letter_first:  # no draw otherwise: old stages' streams stay
+        pool = [t for t in pool if "{L}" in t and "{C}" in t and t.index("{L}") < t.index("{C}")] or pool
     tpl = rng.choice(pool)
     named = (lambda t: marks.clause(t, opt.letter)) if stage.clause_marks else str
     cond = named(conds_text) if stage.clause_conditions else conds_text
@@ -227,6 +229,8 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
                 c, letter = r.choice(others)
                 part = [mark(w, letter, 2) for w in r.sample(c, r.randint(1, len(c) - 1))]
                 phrases.append(" ".join(part + ([pool.word()] if r.random() < 0.5 else [])))
+                if stage.partial_repeat > 0 and r.random() < stage.partial_repeat:
+                    phrases.append(" ".join(part))
             else:
                 phrases.append(" ".join(pool.word() for _ in range(r.randint(1, 2 if stage.leads else 1))))
         if not phrases:
