@@ -32,7 +32,8 @@ PHASES="${PHASES-37 2000 5e-4 $S 0.3 500
 62 2000 3e-4 $S,47,53,51 0.3 500
 61 9000 5e-4 9,10,11,12,13,14,14,30,$W,47,53,62,51,37 0.3 3500
 25 3000 2e-4 9,10,11,12,13,14,14,30,22,23,24,47,53,62,51,37,61,61,61 0.5 1000
-61 1500 1e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37 0.3 1000}"
+61 1500 1e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37 0.3 1000
+65 2000 2e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61 0.3 1000}"
 # then SOUP (optional, empty by default): fine-tunes of the last PHASES step, each in its own run
 # (RUN-soup1, RUN-soup2, ..., two at a time, one per core), same line format; the model is then
 # the mean of that step's weights and theirs (train/average.py), in RUN/ckpt.pt; RUN/last.pt
@@ -75,7 +76,11 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #      (jr5, session 22: 19,500 steps after the stitch, ~78 minutes.)
 #  25, 61: the word tables (stage 13's, no scenes) as half of each batch at lr 2e-4 (match tables
 #      0.825 -> 0.859, rephrasings 0.915 -> 0.894), then the mix at lr 1e-4, which wins the
-#      rephrasings back and keeps the match gain (jr5n, session 22). Its last step ships.
+#      rephrasings back and keeps the match gain (jr5n, session 22).
+#  65: stage 61 with 70 % of the scene situations reworded (not 30 %), at lr 2e-4: rephrasings
+#      0.915 -> 0.957 (only cartpole's two concessions missed; lunarlander's "falling too
+#      quickly" had sat at A 0.49 / C 0.47), relabelling 0.962 -> 0.970, the synthetic rows
+#      within 0.003 (jq1, session 23). Its last step ships.
 # A phase runs once the previous ones have reached their last step (resumable).
 # one PHASES / SOUP line on run $1 up to step $2, evaluating every $3 steps, on $4 threads
 phase() {
