@@ -69,6 +69,11 @@ _MIXED = Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 4), 
                shuffled_letters=0.3, case=0.05, chat=1.0, scene=0.5, scene_level=4, situations=(6, 10),
                place_pool=0.5, relational=0.6)
 
+# stage 61's knobs: the joint's final mix (stage 65 rewords most of its scene situations)
+_MIX61 = replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
+                 scene_level=6, marks=True, scene_marks=True, clause_marks=True, relational=0.8, rel_pairs2=0.8,
+                 more_places=True, hazard_first=0.5, place_forms=0.5)
+
 STAGES: tuple[Stage, ...] = (
     # the plateau-crossing stage: short situations (the condition + one distractor word), many
     # per table; rule "W1 A. W2 B." with no token between a word and its letter, clauses in
@@ -298,9 +303,7 @@ STAGES: tuple[Stage, ...] = (
     # 61: stage 60 with the toward / away scene phrases' directions in other words half the time
     # ("the goal is 9 steps below", "a hole is on the left side"): alone, "the goal is 3 steps
     # downward" is A 0.37 (B 0.21) on je8, and these forms never occur in the scenes
-    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.3, reword_level=2,
-            scene_level=6, marks=True, scene_marks=True, clause_marks=True, relational=0.8, rel_pairs2=0.8,
-            more_places=True, hazard_first=0.5, place_forms=0.5),
+    _MIX61,
     # 62: the marked lookup drill (53) with the still clauses naming their option by letter half
     # the time: a direct joint (jr4, session 21) read mountaincar's "If the car is still left of
     # the middle, choose C. If ... still right ..., choose B." at B 0.6 for both still situations
@@ -318,9 +321,7 @@ STAGES: tuple[Stage, ...] = (
     replace(_WORD_TABLES, variation=0.3, reorder=0.2, modifiers=0.3, default=0.15),
     # 65: stage 61 with most scene situations reworded (0.7 instead of 0.3): after a word-table
     # phase the reworded lunarlander items ("falling too quickly") fall to the default option
-    replace(_MIXED, still_places=0.7, scene_shuffle=0.8, shuffled_letters=0.6, rephrase=0.7, reword_level=2,
-            scene_level=6, marks=True, scene_marks=True, clause_marks=True, relational=0.8, rel_pairs2=0.8,
-            more_places=True, hazard_first=0.5, place_forms=0.5),
+    replace(_MIX61, rephrase=0.7),
 )
 
 
