@@ -79,8 +79,8 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #      rephrasings back and keeps the match gain (jr5n, session 22).
 #  65: stage 61 with 70 % of the scene situations reworded (not 30 %), at lr 2e-4: rephrasings
 #      0.915 -> 0.957 (only cartpole's two concessions missed; lunarlander's "falling too
-#      quickly" had sat at A 0.49 / C 0.47), relabelling 0.962 -> 0.970, the synthetic rows
-#      within 0.003 (jq1, session 23). Its last step ships.
+#      quickly" had sat at A 0.49 / C 0.47); the synthetic and relabelling rows level with
+#      jr5n's at 600 tables (jq1, session 23). Its last step ships.
 # A phase runs once the previous ones have reached their last step (resumable).
 # one PHASES / SOUP line on run $1 up to step $2, evaluating every $3 steps, on $4 threads
 phase() {
