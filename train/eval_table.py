@@ -365,7 +365,7 @@ def main(argv=None) -> int:
     # 4, 5b, 6: built-in tasks through the runtime
     if cli:
         tasks = {t["name"]: t for t in cli.tasks()}
-        exam_rows, relabel_hits, rephrase_hits, rephrase_misses = [], [], [], []
+        exam_rows, relabel_hits, relabel_misses, rephrase_hits, rephrase_misses = [], [], [], [], []
         for name in BUILTIN:
             t = tasks[name]
             opts = [(o["letter"], o["text"]) for o in t["options"]]
@@ -378,6 +378,10 @@ def main(argv=None) -> int:
                 rule2, opts2 = relabel(t["rule"], opts, perm)
                 d2 = cli.decide(rule2, opts2, item["status"])
                 relabel_hits.append(d2["letter"] == perm[d["letter"]])
+                if not relabel_hits[-1]:
+                    relabel_misses.append({"task": name, "status": item["status"], "letters": perm,
+                                           "expected": perm[d["letter"]], "got": d2["letter"],
+                                           "probs": {k: round(v, 3) for k, v in d2["probs"].items()}})
             n = len(t["exam"])
             exam_rows.append({"name": f"exam: {name}", "n": n, "accuracy": (n - len(misses)) / n,
                               "misses": len(misses), "target": 0, "target_kind": "max_misses",
@@ -394,7 +398,7 @@ def main(argv=None) -> int:
         hits, skipped = relabel_synthetic(dec, held)
         rows.append(acc_row("relabelling invariance: synthetic tables", hits, 0.98, skipped_tables=skipped))
     if cli:
-        rows.append(acc_row("relabelling invariance: built-in exams", relabel_hits, 0.98))
+        rows.append(acc_row("relabelling invariance: built-in exams", relabel_hits, 0.98, missed=relabel_misses))
         rows.append(acc_row("rephrasing robustness (heldout/rephrased.txt)", rephrase_hits, 0.90,
                             missed=rephrase_misses))
 

@@ -117,6 +117,37 @@ class CorpusTest(unittest.TestCase):
         self.assertEqual(a.rule, b.rule)
         self.assertEqual(a.situation(random.Random(1)), b.situation(random.Random(1)))
 
+    def test_default_texts_drawn_wide(self):
+        # stage 66: most "otherwise" options of scene clause tables are not an idle phrase of
+        # NEUTRAL, are never a clause's option text, and a default situation still answers the
+        # default's letter. At 0 the knob draws nothing: stage 65's stream is as before.
+        from dataclasses import replace
+        from corpus import scenes as S
+        default_re = re.compile(r"(?:Otherwise,? (?:choose|pick|answer)|In any other case choose|Else choose) ([A-F])\.")
+        wide = defaults = hits = 0
+        for k in range(200):
+            t = S.mixed_clause_table(random.Random(k), 0.5, default_text=1.0)
+            m = default_re.search(t.rule)
+            if not m:
+                continue
+            defaults += 1
+            texts = [o.text for o in t.options]
+            self.assertEqual(len(texts), len(set(texts)), t.options)
+            text = {o.letter: o.text for o in t.options}[m.group(1)]
+            wide += text not in S.NEUTRAL
+            for j in range(6):
+                s, letter = t.situation(random.Random(j))
+                if any(state in s.split(",")[0].split(";")[0] for state in S.STATES):
+                    hits += letter == m.group(1)
+        self.assertGreater(defaults, 80)
+        self.assertEqual(wide, defaults)
+        self.assertGreater(hits, 50)
+        self.assertEqual(replace(STAGES[66], default_text=0.0), STAGES[65])
+        for k in range(20):
+            a = S.scene_table(random.Random(k), level=6, default_text=0.0)
+            b = S.scene_table(random.Random(k), level=6)
+            self.assertEqual((a.rule, a.options), (b.rule, b.options))
+
 
 def changed_keeping_letters(test: unittest.TestCase, knob: str) -> int:
     """Scene tables with a rewording knob at 0 and at 1: same rule, same letter for the same

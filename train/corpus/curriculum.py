@@ -58,6 +58,7 @@ class Stage:
     rel_distractors: tuple[int, int] | None = None  # other things' phrases in a relational word table's situation
                                              # (None: 0 .. distractors[1] - 2)
     scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
+    default_text: float = 0.0                # prob. a scene table's "otherwise" option is not an idle phrase of scenes.NEUTRAL
 
 
 # stage 25's knobs: the word tables of stages 12-13 alone (stage 63 makes them hard)
@@ -322,6 +323,10 @@ STAGES: tuple[Stage, ...] = (
     # 65: stage 61 with most scene situations reworded (0.7 instead of 0.3): after a word-table
     # phase the reworded lunarlander items ("falling too quickly") fall to the default option
     replace(_MIX61, rephrase=0.7),
+    # 66: stage 65 with most scene defaults' texts drawn wide (scenes.IDLE, actions, dictionary
+    # nouns): with only NEUTRAL's idle phrases jq1 found the default by its text and answered
+    # lunarlander's "steady" items with another letter once "do nothing" (held out) was not A
+    replace(_MIX61, rephrase=0.7, default_text=0.7),
 )
 
 

@@ -86,6 +86,14 @@ TOWARD_T = ("{Ac} toward the {G}.", "{Ac} toward the {G} and never {A2} into the
             "{Ac} toward the {G} over safe {N} and never {A2} into a {H}.", "Always {A} toward the {G}.")
 AWAY_T = ("{Ac} away from the {G}.", "Keep away from the {G}: {A} the other way.", "{Ac} away from the {G}, never toward it.")
 NEUTRAL = ("do nothing", "wait", "stay still", "hold still", "rest")
+# Stage.default_text: an "otherwise" option's text need not be idle. With NEUTRAL's four
+# trainable phrases ("do nothing" is a built-in option text, held out) the model found the
+# default by its text: any other idle text ("do nothing", "coast", "no action") was answered
+# with another letter, which failed lunarlander's exam relabelled (session 24). These texts
+# share no word with STATES, so a default situation never names its option.
+IDLE = ("keep going", "carry on", "coast", "hover", "pause", "hold on", "stand by", "sit tight",
+        "hold position", "freeze", "let it be", "leave it", "stay the course", "no change", "skip",
+        "pass", "ignore it", "no action", "keep on", "go on", "hang on", "hold back", "stop")
 
 
 def _cap(s: str) -> str:
@@ -216,10 +224,29 @@ def _join(rng: random.Random, head: str, tail: list[str]) -> str:
     return s
 
 
-def _slot_options(rng: random.Random, letters: list[str], texts: list[str], default: bool, shuffle: bool):
-    """Puts clause i's option text (and a neutral default last) into lettered slots, in a
-    random order when `shuffle`, so neither a clause's place nor "the default is the last
-    option" can stand in for reading the letter. -> (options by letter slot, options by clause)."""
+def _default_text(rng: random.Random, default_text: float, act: str, texts: list[str]) -> str:
+    """The "otherwise" option's text: one of NEUTRAL's, or with prob. `default_text` an action
+    like the clauses' own, another idle phrase or an action on a dictionary noun (rare tokens),
+    so only the rule's letter can tell which option is the default."""
+    if not (default_text and rng.random() < default_text):
+        return rng.choice(NEUTRAL)
+    while True:
+        r = rng.random()
+        if r < 0.4:
+            t = f"{rng.choice((act, rng.choice(ACTIONS)))} {rng.choice(ADJECTIVES)}"
+        elif r < 0.7:
+            t = rng.choice(IDLE)
+        else:
+            t = f"{rng.choice(ACTIONS)} the {rng.choice(_rare_nouns(W.current_split()))}"
+        if t not in texts:
+            return t
+
+
+def _slot_options(rng: random.Random, letters: list[str], texts: list[str], default: bool, shuffle: bool,
+                  default_text: float = 0.0, act: str = ""):
+    """Puts clause i's option text (and a default last) into lettered slots, in a random order
+    when `shuffle`, so neither a clause's place nor "the default is the last option" can stand
+    in for reading the letter. -> (options by letter slot, options by clause)."""
     from .tables import Option
     n = len(texts) + (1 if default else 0)
     slots = list(range(n))
@@ -229,13 +256,13 @@ def _slot_options(rng: random.Random, letters: list[str], texts: list[str], defa
     for i, t in enumerate(texts):
         slot_text[slots[i]] = t
     if default:
-        slot_text[slots[-1]] = rng.choice(NEUTRAL)
+        slot_text[slots[-1]] = _default_text(rng, default_text, act, texts)
     by_slot = [Option(letters[k], slot_text[k]) for k in range(n)]
     return by_slot, [by_slot[slots[i]] for i in range(n)]  # [i]: clause i's option; [-1]: the default
 
 
 def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, clause_marked: int = 0,
-                 more_places: bool = False):
+                 more_places: bool = False, default_text: float = 0.0):
     """'If the S is V-ing D1, choose A. If the S is V-ing D2, choose B.' (optionally a default):
     the clauses can differ only in the direction after the verb, and situations add
     distractor phrases holding the other directions."""
@@ -281,7 +308,7 @@ def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, c
     texts = [(f"{act} the {dd} {obj}" if mid else f"{act} the {obj} {dd}") if obj else f"{act} {dd}" for dd in ddirs]
     # which option each clause (and the default) names: any slot, so neither the clause's
     # place nor "the default is the last option" can stand in for reading the letter
-    by_slot, opts = _slot_options(rng, letters, texts, default, rng.random() < 0.6)
+    by_slot, opts = _slot_options(rng, letters, texts, default, rng.random() < 0.6, default_text, act)
     tpl = rng.choice(CLAUSE_T)
     clauses = [tpl.replace("{S}", subj).replace("{P}", _cond(clause_marked, c, opts[i].letter))
                .replace("{L}", _named(clause_marked, opts[i].letter, opts[i].letter)) for i, c in enumerate(conds)]
@@ -452,7 +479,7 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
 
 
 def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, clause_marked: int = 0,
-                       more_places: bool = False):
+                       more_places: bool = False, default_text: float = 0.0):
     """3-5 clauses in different forms ("sinks too fast", "leans too far left", "leans too far
     right"), often a default in any slot, and option texts that name directions the clauses
     do not map to by their words ("leans too far left" -> "fire the right thruster"), so the
@@ -491,7 +518,7 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
         rng.shuffle(texts)
     mid = obj and rng.random() < 0.6
     texts = [(f"{act} the {w} {obj}" if mid else f"{act} the {obj} {w}") if obj else f"{act} {w}" for w in texts]
-    by_slot, opts = _slot_options(rng, letters, texts, default, True)
+    by_slot, opts = _slot_options(rng, letters, texts, default, True, default_text, act)
     tpl = rng.choice(CLAUSE_T)
     rule = " ".join(tpl.replace("{S}", subj).replace("{P}", _cond(clause_marked, c, opts[i].letter))
                     .replace("{L}", _named(clause_marked, opts[i].letter, opts[i].letter))
@@ -516,8 +543,9 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
 def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0,
                 place_pool: float = 0.0, front: float = 0.0, reword_level: int = 1, marked: bool = False,
                 clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0,
-                place_forms: float = 0.0):
-    t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places, hazard_first, place_forms)
+                place_forms: float = 0.0, default_text: float = 0.0):
+    t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places, hazard_first, place_forms,
+                     default_text)
     if not rephrase and not front:
         return t  # (no extra draws: the stages without rewording keep their streams)
     from . import reword as R
@@ -537,9 +565,9 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
 
 def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: float, marked: bool = False,
                  clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0,
-                 place_forms: float = 0.0):
-    extra = {"more_places": more_places}
-    rel = dict(extra, hazard_first=hazard_first, place_forms=place_forms)
+                 place_forms: float = 0.0, default_text: float = 0.0):
+    extra = {"more_places": more_places, "default_text": default_text}
+    rel = dict(more_places=more_places, hazard_first=hazard_first, place_forms=place_forms)
     if level >= 7:  # the drills of stages 45 and 62: only tables with still clauses
         return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, **rel)
     if level >= 3:  # stages 13-14: mixed clause tables and still clauses, over the level-2 mix
