@@ -33,7 +33,8 @@ PHASES="${PHASES-37 2000 5e-4 $S 0.3 500
 61 9000 5e-4 9,10,11,12,13,14,14,30,$W,47,53,62,51,37 0.3 3500
 25 3000 2e-4 9,10,11,12,13,14,14,30,22,23,24,47,53,62,51,37,61,61,61 0.5 1000
 61 1500 1e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37 0.3 1000
-65 2000 2e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61 0.3 1000}"
+65 2000 2e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61 0.3 1000
+66 2000 2e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61,65 0.3 1000}"
 # then SOUP (optional, empty by default): fine-tunes of the last PHASES step, each in its own run
 # (RUN-soup1, RUN-soup2, ..., two at a time, one per core), same line format; the model is then
 # the mean of that step's weights and theirs (train/average.py), in RUN/ckpt.pt; RUN/last.pt
@@ -80,7 +81,14 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #  65: stage 61 with 70 % of the scene situations reworded (not 30 %), at lr 2e-4: rephrasings
 #      0.915 -> 0.957 (only cartpole's two concessions missed; lunarlander's "falling too
 #      quickly" had sat at A 0.49 / C 0.47); the synthetic and relabelling rows level with
-#      jr5n's at 600 tables (jq1, session 23). Its last step ships.
+#      jr5n's at 600 tables (jq1, session 23).
+#  66: stage 65 with 70 % of the scene tables' "otherwise" options named by any text (an action,
+#      another idle phrase, a dictionary noun), not one of four idle phrases: with those the
+#      model found the default by its text, and lunarlander's rule with "do nothing" (held
+#      out) under another letter than A sent the "steady" items to another option (35 of the
+#      240 permuted decisions; relabelled exams 0.957). After it: 0 of 240, relabelled exams
+#      47/47, rephrasings 46/47, the synthetic rows level at 600 tables (jd1, session 24).
+#      Its last step ships.
 # A phase runs once the previous ones have reached their last step (resumable).
 # one PHASES / SOUP line on run $1 up to step $2, evaluating every $3 steps, on $4 threads
 phase() {

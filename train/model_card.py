@@ -65,7 +65,7 @@ WORDS_DATA = (
     "condition and its letter one template group at a time, lead words, option texts, two-word and rare-word "
     "conditions (26), partial-match distractors (27) and the word tables of stages 12-13 with option-text "
     "clauses (25). The joint fine-tune trains stage 13 (scenes and word tables) replaying both branches' "
-    "stages, then seven phases, each replaying the scene stages (9-14, 30) and the word branch's (22-25): "
+    "stages, then eight phases, each replaying the scene stages (9-14, 30) and the word branch's (22-25): "
     "stage 37 (relational word tables beside still clauses naming any option, with \"still D of the N\" "
     "clauses in the word relational tables); stage 51 (scene situations reworded at level 2, still "
     "clauses aimed at the neutral option), where training-time probes on marked text start (`corpus/marks.py`; "
@@ -76,8 +76,10 @@ WORDS_DATA = (
     "tables, most of four options in two direction pairs, scene place phrases (\"along the bottom of the "
     "N\"), the hazard's phrase first in half the toward / away situations and their directions in other "
     "words (\"the goal is 9 steps below\"), the drills replayed; then the word tables (stage 25) as half "
-    "of each batch, the mix again at a low lr, and last the mix with 70 % of its scene situations reworded "
-    "(stage 65). Stage 61's place phrases were written after reading "
+    "of each batch, the mix again at a low lr, the mix with 70 % of its scene situations reworded "
+    "(stage 65), and last the same with most scene tables' \"otherwise\" options named by any text (an action, "
+    "an idle phrase, a dictionary noun) instead of four idle phrases, so the default is found by its letter "
+    "(stage 66). Stage 61's place phrases were written after reading "
     "the rephrasing row's misses (train/README.md, session 17).")
 HELD_OUT = (
     "10 % of wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
