@@ -144,9 +144,36 @@ class CorpusTest(unittest.TestCase):
         self.assertGreater(hits, 50)
         self.assertEqual(replace(STAGES[66], default_text=0.0), STAGES[65])
         for k in range(20):
-            a = S.scene_table(random.Random(k), level=6, default_text=0.0)
+            a = S.scene_table(random.Random(k), level=6, default_text=0.0, events=0.0)
             b = S.scene_table(random.Random(k), level=6)
             self.assertEqual((a.rule, a.options), (b.rule, b.options))
+
+    def test_event_tables_state_exactly_one_condition(self):
+        # stage 67's event tables: a situation holds the answering clause's noun and predicate
+        # together and no other clause's pair; a default situation holds none
+        from corpus.events import event_table
+        after = re.compile(r"(?:if|when) the (\w+) (is \w+|\w+),? (?:then )?(?:(?:choose|pick|answer) )?([A-F])\b", re.I)
+        before = re.compile(r"(?:choose|pick) ([A-F]) (?:if|when) the (\w+) (is \w+|\w+)", re.I)
+        default_re = re.compile(r"(?:otherwise|else|in any other case)(?: choose| pick| answer)? ([A-F])\b", re.I)
+        shared = defaults = 0
+        for k in range(150):
+            t = event_table(random.Random(k), 0.6)
+            conds = {(n, p): L for n, p, L in after.findall(t.rule)}
+            conds.update({(n, p): L for L, n, p in before.findall(t.rule)})
+            self.assertGreaterEqual(len(conds), 2, t.rule)
+            nouns = [n for n, _ in conds]
+            shared += len(set(nouns)) < len(nouns)
+            m = default_re.search(t.rule)
+            for j in range(8):
+                s, letter = t.situation(random.Random(j))
+                held = [L for (n, p), L in conds.items() if f"the {n} {p}" in s.lower()]
+                if m and letter == m.group(1):
+                    defaults += 1
+                    self.assertEqual(held, [], (t.rule, s))
+                else:
+                    self.assertEqual(held, [letter], (t.rule, s))
+        self.assertGreater(shared, 5)
+        self.assertGreater(defaults, 20)
 
 
 def changed_keeping_letters(test: unittest.TestCase, knob: str) -> int:

@@ -59,6 +59,7 @@ class Stage:
                                              # (None: 0 .. distractors[1] - 2)
     scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
     default_text: float = 0.0                # prob. a scene table's "otherwise" option is not an idle phrase of scenes.NEUTRAL
+    events: float = 0.0                      # prob. a scene table is an everyday-English event table (corpus/events.py)
 
 
 # stage 25's knobs: the word tables of stages 12-13 alone (stage 63 makes them hard)
@@ -327,6 +328,9 @@ STAGES: tuple[Stage, ...] = (
     # nouns): with only NEUTRAL's idle phrases jq1 found the default by its text and answered
     # lunarlander's "steady" items with another letter once "do nothing" (held out) was not A
     replace(_MIX61, rephrase=0.7, default_text=0.7),
+    # 67: stage 66 with half the scene tables event tables (corpus/events.py: "If the kettle is
+    # whistling, choose A; if the dog barks, choose B."), which jd1 read at chance
+    replace(_MIX61, rephrase=0.7, default_text=0.7, events=0.5),
 )
 
 

@@ -1,0 +1,130 @@
+"""Event tables: rules in everyday English whose clauses name different things doing different
+things ("If the kettle is whistling, choose A; if the bread is burning, choose B; otherwise C.").
+
+The scene tables (scenes.py) keep one subject per table and the match tables (tables.py) use
+bare content words, so a rule whose conditions are whole small sentences about several things
+was read at chance (session 24: the runtime test's kettle / river tables). Here a condition is a
+noun with a predicate ("is whistling", "barks", "is dry"); clauses may share a noun or a
+predicate, so only the pair decides; a situation states one condition among other events, some
+of them the rule's nouns doing something else or the rule's predicates said of other nouns.
+"""
+from __future__ import annotations
+
+import functools
+import random
+
+from . import wordlists as W
+from .scenes import ACTIONS, IDLE, _cap, _letters, _place, _Words
+
+TEMPLATES = ("If the {N} {P}, choose {L}", "When the {N} {P}, choose {L}", "If the {N} {P}, pick {L}",
+             "When the {N} {P} choose {L}", "If the {N} {P} then answer {L}", "Choose {L} if the {N} {P}",
+             "If the {N} {P}, {L}", "Pick {L} when the {N} {P}")
+JOINS = (". ", "; ", ", ", ". ", "; ")
+DEFAULTS = ("otherwise choose {L}", "otherwise {L}", "else pick {L}", "in any other case choose {L}",
+            "otherwise answer {L}")
+LEADS = ("", "", "", "Now ", "Look: ", "You see that ", "Right now ", "It seems ")
+ADVERBS = ("loudly", "fast", "again", "now", "slowly", "a lot", "quietly", "badly", "all the time", "once more")
+QUIET = ("all is calm", "nothing happens", "everything is quiet", "nothing is going on", "all is well",
+         "nothing changes")
+
+
+def _doubles(w: str) -> bool:
+    """Would the -ing form double the last consonant (run -> running)? Such verbs are said with -s."""
+    v = "aeiou"
+    return len(w) >= 3 and w[-1] not in v + "wxy" and w[-2] in v and w[-3] not in v
+
+
+@functools.lru_cache(maxsize=None)
+def _predicates(split: str) -> tuple[str, ...]:
+    """'is V-ing' / 'V-s' for WordNet verbs and 'is A' for WordNet adjectives, among frequent words."""
+    verbs, adjs = set(), set()
+    for pos, out in (("verb", verbs), ("adj", adjs)):
+        with open(f"{W.WORDNET_DIR}/index.{pos}", encoding="latin-1") as f:
+            for line in f:
+                if not line.startswith(" "):
+                    out.add(line.split(" ", 1)[0])
+    preds = []
+    for w in W.common_words(3000, split):
+        if len(w) < 3:
+            continue
+        if w in verbs:
+            forms = W.regular_inflections(w)
+            preds.append(forms[0])  # barks
+            if not _doubles(w):
+                preds.append("is " + forms[-1])  # is barking
+        elif w in adjs:
+            preds.append("is " + w)
+    return tuple(sorted(set(preds)))
+
+
+def _action(rng: random.Random, nouns: list[str]) -> str:
+    return f"{rng.choice(ACTIONS)} the {rng.choice(nouns)}"
+
+
+def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0):
+    from .tables import Option, Table
+    words = _Words(rng, place_pool)
+    preds = _predicates(W.current_split())
+    n = rng.randint(2, 4)
+    default = rng.random() < 0.35
+    nouns = [words.noun() for _ in range(n)]
+    ps = rng.sample(preds, n)
+    if n > 2 and rng.random() < 0.3:
+        nouns[1] = nouns[0]  # one thing in two clauses: only its predicate tells them apart
+    if n > 2 and rng.random() < 0.3:
+        ps[2] = ps[0]  # one predicate in two clauses: only the noun tells them apart
+    conds = list(zip(nouns, ps))
+    if len(set(conds)) < n:
+        conds = list(zip([words.noun() for _ in range(n)], rng.sample(preds, n)))
+    k = n + (1 if default else 0)
+    letters = _letters(rng, k, shuffled)
+    pool = list(dict.fromkeys(nouns)) + [words.noun() for _ in range(2)]
+    texts: list[str] = []
+    while len(texts) < k:
+        t = rng.choice(IDLE) if default and len(texts) == n and rng.random() < 0.5 else _action(rng, pool)
+        if t not in texts:
+            texts.append(t)
+    slots = list(range(k))
+    rng.shuffle(slots)
+    opts = [Option(letters[s], texts[i]) for i, s in enumerate(slots)]  # [i]: clause i's (last: default)
+    shown = sorted(opts, key=lambda o: o.letter) if rng.random() < 0.7 else list(opts)
+    tpl = rng.choice(TEMPLATES)
+    join = rng.choice(JOINS)
+    order = list(range(n))
+    if rng.random() < 0.5:
+        rng.shuffle(order)
+    parts = [tpl.replace("{N}", conds[i][0]).replace("{P}", conds[i][1]).replace("{L}", opts[i].letter) for i in order]
+    if default:
+        parts.append(rng.choice(DEFAULTS).replace("{L}", opts[-1].letter))
+    if join == ". ":
+        rule = ". ".join(_cap(p) for p in parts) + "."
+    else:
+        rule = _cap(join.join(parts[:1] + [p[:1].lower() + p[1:] for p in parts[1:]])) + "."
+    taken = set(conds)
+
+    def other_event(r: random.Random) -> str:
+        for _ in range(50):
+            u = r.random()
+            noun = r.choice(nouns) if u < 0.5 else words.noun()
+            pred = r.choice(ps) if 0.3 < u < 0.8 else r.choice(preds)
+            if (noun, pred) not in taken:
+                return f"the {noun} {pred}"
+        return _place(r, words)
+
+    def situation(r: random.Random):
+        if default and r.random() < 1.0 / k:
+            head, letter = None, opts[-1].letter
+        else:
+            i = r.randrange(n)
+            head, letter = f"the {conds[i][0]} {conds[i][1]}", opts[i].letter
+            if r.random() < 0.4:
+                head += " " + r.choice(ADVERBS)
+        phrases = [other_event(r) for _ in range(r.randint(0 if head else 1, 2))]
+        if head is None and r.random() < 0.3:
+            phrases = [r.choice(QUIET)]
+        if head:
+            phrases.insert(r.randrange(len(phrases) + 1) if r.random() < 0.4 else 0, head)
+        s = r.choice(LEADS) + r.choice((", ", " and ", "; ")).join(phrases)
+        return _cap(s) + ("." if r.random() < 0.6 else ""), letter
+
+    return Table("scene", rule, shown, situation)
