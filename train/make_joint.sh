@@ -34,7 +34,9 @@ PHASES="${PHASES-37 2000 5e-4 $S 0.3 500
 25 3000 2e-4 9,10,11,12,13,14,14,30,22,23,24,47,53,62,51,37,61,61,61 0.5 1000
 61 1500 1e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37 0.3 1000
 65 2000 2e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61 0.3 1000
-66 2000 2e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61,65 0.3 1000}"
+66 2000 2e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61,65 0.3 1000
+67 2000 2e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61,65,66 0.3 1000
+66 1500 1e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61,65,67 0.3 1000}"
 # then SOUP (optional, empty by default): fine-tunes of the last PHASES step, each in its own run
 # (RUN-soup1, RUN-soup2, ..., two at a time, one per core), same line format; the model is then
 # the mean of that step's weights and theirs (train/average.py), in RUN/ckpt.pt; RUN/last.pt
@@ -88,7 +90,12 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #      out) under another letter than A sent the "steady" items to another option (35 of the
 #      240 permuted decisions; relabelled exams 0.957). After it: 0 of 240, relabelled exams
 #      47/47, rephrasings 46/47, the synthetic rows level at 600 tables (jd1, session 24).
-#      Its last step ships.
+#  67, 66: half the scene tables everyday-English event tables (corpus/events.py: "If the kettle
+#      is whistling, choose A; if the dog barks, choose B."), read at 0.53 before, then stage 66
+#      again at lr 1e-4, which wins back the rephrasings and relabelled exams that stage 67
+#      alone cost: event tables 0.70, the runtime's kettle / river tables 19 of 24 (12 before),
+#      the synthetic rows level at 600 tables but unseen words 0.955 -> 0.951 (jf1, session 24).
+#      The last step ships.
 # A phase runs once the previous ones have reached their last step (resumable).
 # one PHASES / SOUP line on run $1 up to step $2, evaluating every $3 steps, on $4 threads
 phase() {
