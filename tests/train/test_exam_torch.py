@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, "train"))
 import torch  # noqa: E402
 
 import eval_table as E  # noqa: E402
+import exam_letterings  # noqa: E402
 import exam_torch  # noqa: E402
 from model import Config, DreamModel  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
@@ -105,6 +106,22 @@ class ExamTorchTest(unittest.TestCase):
             rc = exam_torch.main(["--ckpt", self.ckpt, "--tasks", os.path.join(self.dir.name, "none.json")])
         self.assertEqual(rc, 2)
         self.assertIn("cannot read --tasks", err.getvalue())
+
+
+    def test_every_lettering_is_decided_and_misses_are_the_deciders(self):
+        # 3 options: 6 letterings x 3 items; the reported misses are exactly the decider's
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = exam_letterings.main(["--ckpt", self.ckpt, "--tasks-json", self.tasks_json, "--tasks", "maze",
+                                       "--show", "100"])
+        line = out.getvalue().splitlines()[0]
+        m = re.match(r"maze: (\d+) of 18 decisions wrong over 6 letterings", line)
+        self.assertIsNotNone(m, line)
+        self.assertEqual(rc, 1 if int(m.group(1)) else 0)
+        self.assertEqual(len(out.getvalue().splitlines()) - 1, int(m.group(1)))
+        with contextlib.redirect_stderr(io.StringIO()):
+            self.assertEqual(exam_letterings.main(["--ckpt", self.ckpt, "--tasks-json", self.tasks_json,
+                                                   "--tasks", "nosuch"]), 2)
 
 
 if __name__ == "__main__":
