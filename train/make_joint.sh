@@ -35,7 +35,8 @@ PHASES="${PHASES-37 2000 5e-4 $S 0.3 500
 61 1500 1e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37 0.3 1000
 65 2000 2e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61 0.3 1000
 66 2000 2e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61,65 0.3 1000
-67 2000 2e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61,65,66 0.3 1000
+67 3000 3e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61,65,66 0.3 1500
+66 1500 1e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61,65,67 0.3 1000
 66 1500 1e-4 9,10,11,12,13,14,14,30,$W,25,47,53,62,51,37,61,65,67 0.3 1000}"
 # then SOUP (optional, empty by default): fine-tunes of the last PHASES step, each in its own run
 # (RUN-soup1, RUN-soup2, ..., two at a time, one per core), same line format; the model is then
@@ -90,11 +91,12 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #      out) under another letter than A sent the "steady" items to another option (35 of the
 #      240 permuted decisions; relabelled exams 0.957). After it: 0 of 240, relabelled exams
 #      47/47, rephrasings 46/47, the synthetic rows level at 600 tables (jd1, session 24).
-#  67, 66: half the scene tables everyday-English event tables (corpus/events.py: "If the kettle
-#      is whistling, choose A; if the dog barks, choose B."), read at 0.53 before, then stage 66
-#      again at lr 1e-4, which wins back the rephrasings and relabelled exams that stage 67
-#      alone cost: event tables 0.70, the runtime's kettle / river tables 19 of 24 (12 before),
-#      the synthetic rows level at 600 tables but unseen words 0.955 -> 0.951 (jf1, session 24).
+#  67, 66, 66: half the scene tables everyday-English event tables (corpus/events.py: "If the
+#      kettle is whistling, choose A; if the dog barks, choose B."), read at 0.53 before, then
+#      stage 66 twice at lr 1e-4, which win back the rephrasings and relabelled exams that stage
+#      67 alone cost: event tables 0.76, the runtime's kettle / river tables 18 of 24 (12
+#      before), synthetic 0.972 and unseen 0.957 at 600 tables (jd1: 0.969 / 0.955), rephrasings
+#      45/47 (jh1, session 24; train/README.md has the shorter variant jf1).
 #      The last step ships.
 # A phase runs once the previous ones have reached their last step (resumable).
 # one PHASES / SOUP line on run $1 up to step $2, evaluating every $3 steps, on $4 threads

@@ -65,7 +65,7 @@ WORDS_DATA = (
     "condition and its letter one template group at a time, lead words, option texts, two-word and rare-word "
     "conditions (26), partial-match distractors (27) and the word tables of stages 12-13 with option-text "
     "clauses (25). The joint fine-tune trains stage 13 (scenes and word tables) replaying both branches' "
-    "stages, then ten phases, each replaying the scene stages (9-14, 30) and the word branch's (22-25): "
+    "stages, then eleven phases, each replaying the scene stages (9-14, 30) and the word branch's (22-25): "
     "stage 37 (relational word tables beside still clauses naming any option, with \"still D of the N\" "
     "clauses in the word relational tables); stage 51 (scene situations reworded at level 2, still "
     "clauses aimed at the neutral option), where training-time probes on marked text start (`corpus/marks.py`; "
@@ -81,7 +81,7 @@ WORDS_DATA = (
     "an idle phrase, a dictionary noun) instead of four idle phrases, so the default is found by its letter "
     "(stage 66), then half of the scene tables replaced by event tables in everyday English, several "
     "things each with its own predicate (\"If the N is V-ing, choose A; if the M V-s, choose B.\", "
-    "`corpus/events.py`; stage 67) and stage 66 again at a low lr. Stage 61's place phrases were written after reading "
+    "`corpus/events.py`; stage 67) and stage 66 twice more at a low lr. Stage 61's place phrases were written after reading "
     "the rephrasing row's misses (train/README.md, session 17).")
 HELD_OUT = (
     "10 % of wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
