@@ -32,20 +32,25 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args(argv)
     if a.tasks_json:
-        with open(a.tasks_json, encoding="utf-8") as f:
-            listing = json.load(f)
+        try:
+            with open(a.tasks_json, encoding="utf-8") as f:
+                listing = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"exam_letterings.py: cannot read --tasks-json {a.tasks_json}: {e}", file=sys.stderr)
+            return 2
     elif os.path.exists(a.cli):
         listing = json.loads(subprocess.check_output([a.cli, "list", "--json"]))
     else:
         print(f"exam_letterings.py: {a.cli} not found (build meadow-mind, or pass --cli / --tasks-json)", file=sys.stderr)
         return 2
     tasks = {t["name"]: t for t in listing}
+    unknown = [n for n in a.tasks.split(",") if n not in tasks]
+    if unknown:
+        print(f"exam_letterings.py: no built-in task {', '.join(unknown)}", file=sys.stderr)
+        return 2
     dec = E.TorchDecider(a.ckpt, threads=a.threads)
     wrong_all = 0
     for name in a.tasks.split(","):
-        if name not in tasks:
-            print(f"exam_letterings.py: no built-in task '{name}'", file=sys.stderr)
-            return 2
         t = tasks[name]
         opts = [(o["letter"], o["text"]) for o in t["options"]]
         letters = [L for L, _ in opts]

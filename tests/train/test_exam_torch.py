@@ -122,6 +122,8 @@ class ExamTorchTest(unittest.TestCase):
         with contextlib.redirect_stderr(io.StringIO()):
             self.assertEqual(exam_letterings.main(["--ckpt", self.ckpt, "--tasks-json", self.tasks_json,
                                                    "--tasks", "nosuch"]), 2)
+            self.assertEqual(exam_letterings.main(["--ckpt", self.ckpt, "--tasks-json",
+                                                   os.path.join(self.dir.name, "none.json")]), 2)
 
 
 if __name__ == "__main__":

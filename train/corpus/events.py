@@ -14,7 +14,7 @@ import functools
 import random
 
 from . import wordlists as W
-from .scenes import ACTIONS, IDLE, _cap, _letters, _place, _Words
+from .scenes import ACTIONS, IDLE, _cap, _letters, _place, _Words, wordnet_lemmas
 
 TEMPLATES = ("If the {N} {P}, choose {L}", "When the {N} {P}, choose {L}", "If the {N} {P}, pick {L}",
              "When the {N} {P} choose {L}", "If the {N} {P} then answer {L}", "Choose {L} if the {N} {P}",
@@ -37,12 +37,7 @@ def _doubles(w: str) -> bool:
 @functools.lru_cache(maxsize=None)
 def _predicates(split: str) -> tuple[str, ...]:
     """'is V-ing' / 'V-s' for WordNet verbs and 'is A' for WordNet adjectives, among frequent words."""
-    verbs, adjs = set(), set()
-    for pos, out in (("verb", verbs), ("adj", adjs)):
-        with open(f"{W.WORDNET_DIR}/index.{pos}", encoding="latin-1") as f:
-            for line in f:
-                if not line.startswith(" "):
-                    out.add(line.split(" ", 1)[0])
+    verbs, adjs = wordnet_lemmas("verb"), wordnet_lemmas("adj")
     preds = []
     for w in W.common_words(3000, split):
         if len(w) < 3:

@@ -126,13 +126,18 @@ def _nouns() -> list[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def _wordnet_nouns() -> frozenset[str]:
-    nouns = set()
-    with open(f"{W.WORDNET_DIR}/index.noun", encoding="latin-1") as f:
+def wordnet_lemmas(pos: str) -> frozenset[str]:
+    """Every lemma of WordNet's index for one part of speech ("noun", "verb", "adj")."""
+    lemmas = set()
+    with open(f"{W.WORDNET_DIR}/index.{pos}", encoding="latin-1") as f:
         for line in f:
             if not line.startswith(" "):
-                nouns.add(line.split(" ", 1)[0])
-    return frozenset(nouns)
+                lemmas.add(line.split(" ", 1)[0])
+    return frozenset(lemmas)
+
+
+def _wordnet_nouns() -> frozenset[str]:
+    return wordnet_lemmas("noun")
 
 
 @functools.lru_cache(maxsize=None)
