@@ -221,7 +221,8 @@ def main(argv=None) -> int:
     L.append("")
     L.append("## Evaluation\n")
     L.append(f"`train/eval_table.py` (stage {ev['info']['stage']} eval stream, {ev['info']['tables']} tables per "
-             f"synthetic row; built-in rows through the C++ runtime; {ev['info']['seconds']:.0f} s):\n")
+             f"synthetic row, every situation stating one condition; built-in rows through the C++ runtime; "
+             f"{ev['info']['seconds']:.0f} s):\n")
     L.append("| name | n | accuracy | chance | target | met |")
     L.append("| --- | --- | --- | --- | --- | --- |")
     for r in rows:

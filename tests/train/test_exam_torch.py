@@ -1,4 +1,4 @@
-"""train/exam_torch.py on a tiny random checkpoint: the misses it reports are the decider's own,
+"""train/exam_torch.py (and exam_letterings.py, diag_match.py) on a tiny random checkpoint: the misses it reports are the decider's own,
 the relabelled and rephrased rows count every item, and a missing task file exits 2.
 
     python3 -m unittest discover -s tests/train -p 'test_exam_torch.py' -v
@@ -21,6 +21,7 @@ import torch  # noqa: E402
 
 import eval_table as E  # noqa: E402
 import exam_letterings  # noqa: E402
+import diag_match  # noqa: E402
 import exam_torch  # noqa: E402
 from model import Config, DreamModel  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
@@ -124,6 +125,25 @@ class ExamTorchTest(unittest.TestCase):
                                                    "--tasks", "nosuch"]), 2)
             self.assertEqual(exam_letterings.main(["--ckpt", self.ckpt, "--tasks-json",
                                                    os.path.join(self.dir.name, "none.json")]), 2)
+
+
+    def test_match_diagnosis_counts_every_decision(self):
+        # every group splits the same decisions, and the accuracy printed is the decider's own
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(diag_match.main(["--ckpt", self.ckpt, "--tables", "40"]), 0)
+        head, *rows = out.getvalue().strip().splitlines()
+        n = int(re.search(r"(\d+) match decisions", head).group(1))
+        dec = E.TorchDecider(self.ckpt)
+        tables = diag_match.match_tables(555, 13, 40, "train", whole=True)
+        chosen = dec.choose([c for c, _ in tables])
+        hits = sum(ch == a for (c, _), chs in zip(tables, chosen) for ch, a in zip(chs, c.answers))
+        self.assertEqual(n, sum(len(c.situations) for c, _ in tables))
+        self.assertIn(f"accuracy {hits / n:.3f}", head)
+        for g in ("tokens", "second", "options"):
+            counts = [re.search(r"(\d+) /\s+(\d+) =", r).groups() for r in rows if r.split()[0] == g]
+            self.assertEqual(sum(int(t) for _, t in counts), n, g)
+            self.assertEqual(sum(int(h) for h, _ in counts), hits, g)
 
 
 if __name__ == "__main__":

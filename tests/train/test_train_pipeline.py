@@ -117,6 +117,28 @@ class CorpusTest(unittest.TestCase):
         self.assertEqual(a.rule, b.rule)
         self.assertEqual(a.situation(random.Random(1)), b.situation(random.Random(1)))
 
+    def test_partial_matches_never_spell_a_whole_condition(self):
+        # partial_whole False (the eval's stream): parts of another option's condition, drawn for
+        # several distractors, never add up to all of its words, so the situation states exactly
+        # one condition. At True (every training stage) they can: the eval had such items.
+        from dataclasses import replace
+        from corpus.tables import match_table
+
+        def second_answers(st) -> int:
+            n = 0
+            for k in range(150):
+                t = match_table(random.Random(k), st)
+                for j in range(6):
+                    s, ans = t.situation(random.Random(j))
+                    words = set(re.findall(r"[a-z']+", s.lower()))
+                    n += any(len(c) > 1 and all(w.lower() in words for w in c)
+                             for o in t.options if o.letter != ans for c in o.conds)
+            return n
+
+        st = replace(STAGES[27], partial=1.0, distractors=(3, 4))
+        self.assertGreater(second_answers(st), 20)
+        self.assertEqual(second_answers(replace(st, partial_whole=False)), 0)
+
     def test_default_texts_drawn_wide(self):
         # stage 66: most "otherwise" options of scene clause tables are not an idle phrase of
         # NEUTRAL, are never a clause's option text, and a default situation still answers the

@@ -20,6 +20,7 @@ class Stage:
     distractors: tuple[int, int] = (1, 2)    # distractor phrases in a situation
     partial: float = 0.0                     # prob. a distractor holds part of another option's condition
     partial_repeat: float = 0.0              # prob. such a part is said twice (two phrases): it outnumbers the answer
+    partial_whole: bool = True               # False: a situation's parts of one condition never add up to all its words
     variation: float = 0.0                   # prob. a matched word is inflected or replaced by a synonym
     reorder: float = 0.0                     # prob. the condition's words are reordered in the situation
     modifiers: float = 0.0                   # prob. of "slightly", "very", ... inserted

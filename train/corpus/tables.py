@@ -224,10 +224,20 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
             phrases.append(" ".join(vary_case(r, w, stage.case) if i == mod_at
                                     else mark(vary_case(r, w, stage.case), target.letter, 1) for i, w in enumerate(words)))
         others = [(c, o.letter) for o in opts if o is not target for c in o.conds if len(c) > 1]
+        said: dict[int, set[str]] = {}  # words of each other condition the situation already holds
         for _ in range(r.randint(*stage.distractors)):
             if others and r.random() < stage.partial:
                 c, letter = r.choice(others)
-                part = [mark(w, letter, 2) for w in r.sample(c, r.randint(1, len(c) - 1))]
+                words = r.sample(c, r.randint(1, len(c) - 1))
+                if not stage.partial_whole:
+                    # parts that together spell a whole condition make a second answer: this
+                    # distractor becomes a plain word instead
+                    seen = said.setdefault(id(c), set())
+                    if seen | set(words) >= set(c):
+                        phrases.append(pool.word())
+                        continue
+                    seen.update(words)
+                part = [mark(w, letter, 2) for w in words]
                 phrases.append(" ".join(part + ([pool.word()] if r.random() < 0.5 else [])))
                 if stage.partial_repeat > 0 and r.random() < stage.partial_repeat:
                     phrases.append(" ".join(part))
