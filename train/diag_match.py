@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import eval_table as E  # noqa: E402
 from corpus import marks  # noqa: E402
 from corpus import wordlists as W  # noqa: E402
-from corpus.curriculum import stage as get_stage  # noqa: E402
+from corpus.curriculum import STAGES, stage as get_stage  # noqa: E402
 from corpus.generate import draw_table  # noqa: E402
 
 _WORD = re.compile(r"[A-Za-z']+")
@@ -84,6 +84,12 @@ def main(argv=None) -> int:
     ap.add_argument("--one-condition", action="store_true", help="draw as eval_table does (partial_whole off)")
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args(argv)
+    if not 0 <= a.stage < len(STAGES):
+        ap.error(f"--stage {a.stage}: the curriculum has stages 0-{len(STAGES) - 1}")
+    if a.tables < 1:
+        ap.error("--tables must be at least 1")
+    if not os.path.isfile(a.ckpt):
+        ap.error(f"--ckpt {a.ckpt}: no such file")
     dec = E.TorchDecider(a.ckpt, a.threads)
     tables = match_tables(a.seed, a.stage, a.tables, a.split, whole=not a.one_condition)
     if not tables:

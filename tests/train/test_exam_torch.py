@@ -145,6 +145,13 @@ class ExamTorchTest(unittest.TestCase):
             self.assertEqual(sum(int(t) for _, t in counts), n, g)
             self.assertEqual(sum(int(h) for h, _ in counts), hits, g)
 
+    def test_match_diagnosis_rejects_bad_arguments(self):
+        for args in (["--stage", "999"], ["--tables", "0"], ["--ckpt", os.path.join(self.dir.name, "none.pt")]):
+            argv = ["--ckpt", self.ckpt, *args]
+            with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
+                diag_match.main(argv)
+            self.assertEqual(e.exception.code, 2, args)
+
 
 if __name__ == "__main__":
     unittest.main()
