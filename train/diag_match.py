@@ -16,47 +16,29 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import re
 import sys
 from collections import Counter
-from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import eval_table as E  # noqa: E402
-from corpus import marks  # noqa: E402
-from corpus import wordlists as W  # noqa: E402
-from corpus.curriculum import STAGES, stage as get_stage  # noqa: E402
-from corpus.generate import draw_table  # noqa: E402
+from corpus.curriculum import STAGES  # noqa: E402
 
 _WORD = re.compile(r"[A-Za-z']+")
 
 
-def match_tables(seed: int, stage: int, n: int, split: str, whole: bool):
-    """-> [(Case, {letter: [[condition word]]})] of the match tables among n drawn tables."""
-    st = replace(get_stage(stage), partial_whole=whole)
-    out = []
-    with W.word_split(split):
-        E._reset_split_caches()
-        try:
-            for i in range(n):
-                t, sits, answers = draw_table(random.Random(f"{seed}:{stage}:{i}"), st)
-                if t.kind != "match":
-                    continue
-                case = E.Case(t.kind, marks.strip(t.rule), [(o.letter, marks.strip(o.text)) for o in t.options],
-                              [marks.strip(s) for s in sits], answers)
-                out.append((case, {o.letter: [[marks.strip(w) for w in c] for c in o.conds] for o in t.options}))
-        finally:
-            E._reset_split_caches()
-    return out
+def match_tables(seed: int, stage: int, n: int, split: str, whole: bool) -> list[E.Case]:
+    """The match tables among n tables of the stream (seed, stage)."""
+    return [c for c in E.synthetic_cases(seed, stage, n, split, one_condition=not whole) if c.kind == "match"]
 
 
 def _holds(seq: list[int], part: list[int]) -> bool:
     return any(seq[i:i + len(part)] == part for i in range(len(seq) - len(part) + 1))
 
 
-def groups(dec: E.TorchDecider, case: E.Case, conds: dict, situation: str, answer: str) -> dict[str, str]:
+def groups(dec: E.TorchDecider, case: E.Case, situation: str, answer: str) -> dict[str, str]:
+    conds = case.conds
     words = {w.lower() for w in _WORD.findall(situation)}
     second = any(len(c) > 1 and all(w.lower() in words for w in c)
                  for L, cs in conds.items() if L != answer for c in cs)
@@ -95,13 +77,13 @@ def main(argv=None) -> int:
     if not tables:
         print(f"stage {a.stage} drew no match tables in {a.tables} tables", file=sys.stderr)
         return 1
-    probs = dec.probs([(c.rule, c.options, c.situations) for c, _ in tables])
+    probs = dec.probs([(c.rule, c.options, c.situations) for c in tables])
     tot: dict[str, Counter] = {}
     hit: dict[str, Counter] = {}
-    for (case, conds), ps in zip(tables, probs):
+    for case, ps in zip(tables, probs):
         for s, ans, p in zip(case.situations, case.answers, ps):
             ok = max(p, key=p.get) == ans
-            for g, k in groups(dec, case, conds, s, ans).items():
+            for g, k in groups(dec, case, s, ans).items():
                 tot.setdefault(g, Counter())[k] += 1
                 hit.setdefault(g, Counter())[k] += ok
     n = sum(tot["options"].values())

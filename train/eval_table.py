@@ -118,6 +118,7 @@ class Case:
     situations: list[str]
     answers: list[str]
     choices: list[str] = field(default_factory=list)
+    conds: dict[str, list[list[str]]] = field(default_factory=dict)  # letter -> its conditions' words (match tables)
 
 
 # ---- the corpus side --------------------------------------------------------------------------
@@ -130,13 +131,14 @@ def _reset_split_caches() -> None:
         scenes._NOUNS = None
 
 
-def synthetic_cases(seed: int, stage: int, n: int, split: str = "train", relational: bool = False) -> list[Case]:
+def synthetic_cases(seed: int, stage: int, n: int, split: str = "train", relational: bool = False,
+                    one_condition: bool = True) -> list[Case]:
     """n tables of the stream (seed, stage): draws i use random.Random(f"{seed}:{stage}:{i}"),
-    as corpus.generate.example does, except that the layout is the runtime's and no
-    situation holds a second whole condition."""
+    as corpus.generate.example does, except that the layout is the runtime's and (one_condition)
+    no situation holds a second whole condition."""
     # a situation states exactly one condition: parts of other conditions never add up to a
     # whole one (in the training streams they can, a second answer in ~5 % of match situations)
-    st = replace(get_stage(stage), partial_whole=False)
+    st = replace(get_stage(stage), partial_whole=not one_condition)
     if relational:
         force = {"relational": 1.0, "bucket": 0.0, "scene": 0.0}
         st = replace(st, **{k: v for k, v in force.items() if hasattr(st, k)})
@@ -149,7 +151,8 @@ def synthetic_cases(seed: int, stage: int, n: int, split: str = "train", relatio
                 # a marked stage (47 on) holds probe marks the packer strips in training: read the plain text
                 out.append(Case(table.kind, marks.strip(table.rule),
                                 [(o.letter, marks.strip(o.text)) for o in table.options],
-                                [marks.strip(x) for x in sits], answers))
+                                [marks.strip(x) for x in sits], answers,
+                                conds={o.letter: [[marks.strip(w) for w in c] for c in o.conds] for o in table.options}))
         finally:
             _reset_split_caches()
     return out

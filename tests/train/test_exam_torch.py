@@ -136,9 +136,9 @@ class ExamTorchTest(unittest.TestCase):
         n = int(re.search(r"(\d+) match decisions", head).group(1))
         dec = E.TorchDecider(self.ckpt)
         tables = diag_match.match_tables(555, 13, 40, "train", whole=True)
-        chosen = dec.choose([c for c, _ in tables])
-        hits = sum(ch == a for (c, _), chs in zip(tables, chosen) for ch, a in zip(chs, c.answers))
-        self.assertEqual(n, sum(len(c.situations) for c, _ in tables))
+        chosen = dec.choose(tables)
+        hits = sum(ch == a for c, chs in zip(tables, chosen) for ch, a in zip(chs, c.answers))
+        self.assertEqual(n, sum(len(c.situations) for c in tables))
         self.assertIn(f"accuracy {hits / n:.3f}", head)
         for g in ("tokens", "second", "options"):
             counts = [re.search(r"(\d+) /\s+(\d+) =", r).groups() for r in rows if r.split()[0] == g]
