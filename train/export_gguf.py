@@ -85,6 +85,8 @@ def export(state: dict, c: Config, tok: Tokenizer, path: str, wtype: str = "F32"
     w.add("tokenizer.ggml.mask_token_id", gf.U32, tok.mask)
     w.add("tokenizer.ggml.add_bos_token", gf.BOOL, False)
     w.add("tokenizer.chat_template", gf.STRING, gv.CHATML)
+    if tok.fold:  # the runtime folds case before BPE as the trainer did (tokenizer/bpe.py)
+        w.add("meadow.tokenizer.fold_case", gf.BOOL, True)
     plan = tensors(state, c)
     for tname, arr, keep in plan:
         w.declare(tname, list(arr.shape[::-1]), "F32" if keep else wtype)

@@ -23,11 +23,12 @@ STEPS="${STEPS:-1000000000}"  # stop phase 3 at this step (the recipe's joint st
 # bf16 the narrow model stays at chance, train/README.md session 18)
 PRECISION="${PRECISION:---no-bf16}"
 THREADS="${THREADS:-1}"
+TOKENIZER="${TOKENIZER:-train/tokenizer/vocab.json}"  # vocab-folded.json: case folded (tokenizer/bpe.py)
 THREADS_LATER="${THREADS_LATER:-}"  # "FILE N": N threads once FILE exists (train.py --threads-later)
 end=$(($(date +%s) + ${MINUTES%.*} * 60))
 left() { echo $(((end - $(date +%s)) / 60)); }
 
-$PY train/train.py --run "$RUN-narrow" --minutes "$(left)" --seed 0 --path 0,1,16 --stop-at-end \
+$PY train/train.py --run "$RUN-narrow" --minutes "$(left)" --seed 0 --path 0,1,16 --stop-at-end --tokenizer "$TOKENIZER" \
   --dim 64 --layers "$LAYERS" --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3 --lr2 1e-3 --lr2-acc 0.75 \
   --promote 0.88 --mix-prev 0.2 --eval-every 200 --eval-tables 60
 at_end() { $PY -c "import sys, torch; sys.exit(0 if torch.load('$1', weights_only=False).get('at_end') else 1)"; }
@@ -37,6 +38,6 @@ fi
 [ -f "$RUN/ckpt.pt" ] || $PY train/grow.py --ckpt "$RUN-narrow/ckpt.pt" --out "$RUN/ckpt.pt" --widen 2
 [ "$(left)" -gt 0 ] || exit 0
 # shellcheck disable=SC2086  # THREADS_LATER is two words
-$PY train/train.py --run "$RUN" --minutes "$(left)" --steps "$STEPS" --path 16,17,18,19,20,21,22,23,24,26,27,25 --stop-at-end \
+$PY train/train.py --run "$RUN" --minutes "$(left)" --steps "$STEPS" --path 16,17,18,19,20,21,22,23,24,26,27,25 --stop-at-end --tokenizer "$TOKENIZER" \
   --lr 1e-3 --lr2 0 --warmup 200 --promote 0.9 --mix-prev 0.2 "$PRECISION" --threads "$THREADS" \
   ${THREADS_LATER:+--threads-later $THREADS_LATER}

@@ -2,9 +2,10 @@
 //
 // Encoding follows Hugging Face's pipeline for these vocabularies: added tokens (control and
 // user-defined) are matched verbatim first (earliest position, longest match), the text
-// between them is NFC-normalized (qwen2 pre-tokenizer only, as Qwen's tokenizer.json does),
-// split by the pre-tokenizer regex of `pre`, mapped byte -> unicode (GPT-2 table) and merged
-// by BPE rank. Ids match the reference JavaScript tokenizer (@lenml/tokenizers) on Qwen's vocab.
+// between them is case-folded (only if the vocabulary asks: Vocab::fold_case), NFC-normalized
+// (qwen2 pre-tokenizer only, as Qwen's tokenizer.json does), split by the pre-tokenizer regex of
+// `pre`, mapped byte -> unicode (GPT-2 table) and merged by BPE rank. Ids match the reference
+// JavaScript tokenizer (@lenml/tokenizers) on Qwen's vocab.
 //
 // Invalid UTF-8 never throws: each invalid byte becomes its own byte token, and the valid runs
 // around it are tokenized as if they were separate texts. decode() returns those bytes back.
@@ -45,6 +46,9 @@ struct Vocab {
   std::optional<int32_t> bos, eos, pad, mask, unk, eot;
   bool add_bos = false;       // tokenizer.ggml.add_bos_token (callers decide to prepend)
   std::string chat_template;  // tokenizer.chat_template (Jinja source), may be empty
+  // meadow.tokenizer.fold_case: lower-case words before splitting (tokenizer/fold_case.hpp);
+  // set by vocabularies trained folded, absent (false) in every other GGUF
+  bool fold_case = false;
 };
 
 class Tokenizer {
@@ -75,6 +79,7 @@ class Tokenizer {
   std::optional<int32_t> eot_id() const;
   bool add_bos() const;
   const std::string& pre() const;
+  bool fold_case() const;
 
   // Raw Jinja source (may be empty) and the detected family name: "chatml", "llama3", "none"
   // (see meadow/chat_template.hpp).

@@ -96,6 +96,7 @@ json model_info(const std::string& path) {
   if (auto tok = try_tokenizer(f, &why)) {
     j["tokenizer"] = {{"size", tok->size()},
                       {"pre", tok->pre()},
+                      {"fold_case", tok->fold_case()},
                       {"bos", special(*tok, tok->bos_id())},
                       {"eos", special(*tok, tok->eos_id())},
                       {"pad", special(*tok, tok->pad_id())},
@@ -142,8 +143,10 @@ void print_info(const json& j) {
     std::printf("  tokenizer   unavailable: %s\n", t["error"].get<std::string>().c_str());
     return;
   }
-  std::printf("  tokenizer   %d tokens, pre %s, chat template %s\n", t["size"].get<int>(),
-              t["pre"].get<std::string>().c_str(), t["chat_template"].get<std::string>().c_str());
+  std::printf("  tokenizer   %d tokens, pre %s%s, chat template %s\n", t["size"].get<int>(),
+              t["pre"].get<std::string>().c_str(),
+              t["fold_case"].get<bool>() ? ", case folded" : "",
+              t["chat_template"].get<std::string>().c_str());
   for (const char* k : {"bos", "eos", "pad", "mask", "eot"})
     if (!t[k].is_null())
       std::printf("  %-11s %d %s\n", k, t[k]["id"].get<int>(),

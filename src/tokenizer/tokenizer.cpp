@@ -9,6 +9,7 @@
 #include "meadow/error.hpp"
 #include "tokenizer/bpe.hpp"
 #include "tokenizer/byte_unicode.hpp"
+#include "tokenizer/fold_case.hpp"
 #include "tokenizer/normalize_nfc.hpp"
 #include "tokenizer/pretokenizer.hpp"
 #include "tokenizer/special_matcher.hpp"
@@ -118,6 +119,8 @@ void Tokenizer::Impl::encode_valid(std::string_view text, std::vector<int32_t>& 
 }
 
 void Tokenizer::Impl::encode_plain(std::string_view text, std::vector<int32_t>& out) const {
+  std::string folded;  // before the invalid-byte split, as the trainer folds whole texts
+  if (vocab.fold_case && tokenizer::fold_case(text, folded)) text = folded;
   // Valid runs go through the pipeline; each invalid byte becomes its byte token on its own.
   size_t run = 0, i = 0;
   while (i < text.size()) {
@@ -282,6 +285,9 @@ TokenType Tokenizer::type(int32_t id) const {
 
 int32_t Tokenizer::size() const {
   return static_cast<int32_t>(impl_->vocab.tokens.size());
+}
+bool Tokenizer::fold_case() const {
+  return impl_->vocab.fold_case;
 }
 std::optional<int32_t> Tokenizer::bos_id() const {
   return impl_->vocab.bos;

@@ -79,6 +79,7 @@ Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
     v.eot = token_id(f, "tokenizer.ggml.eot_token_id");
     v.add_bos = f.get_bool("tokenizer.ggml.add_bos_token", false);
     v.chat_template = f.get_string("tokenizer.chat_template", "");
+    v.fold_case = f.get_bool("meadow.tokenizer.fold_case", false);
     return from_vocab(std::move(v));
   } catch (const Error& e) {
     std::string msg = e.what();

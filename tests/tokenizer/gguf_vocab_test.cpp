@@ -94,6 +94,24 @@ TEST(TokenizerGguf, SameTokenizerAsTheVocabItWasWrittenFrom) {
   EXPECT_EQ(from_file.encode(" hi").size(), 1u);
 }
 
+TEST(TokenizerGguf, FoldCaseKeyTurnsTheFoldOn) {
+  Vocab v = sample_vocab();
+  Writer w = tokenizer_writer(v);
+  w.add("meadow.tokenizer.fold_case", make_bool(true));
+  TempFile f{temp_path("fold")};
+  w.write(f.path);
+  File file = File::open(f.path);
+  Tokenizer tok = Tokenizer::from_gguf(file);
+  EXPECT_TRUE(tok.fold_case());
+  EXPECT_EQ(tok.encode(" Hi"), tok.encode(" hi"));
+  EXPECT_EQ(tok.encode(" hi").size(), 1u);
+
+  TempFile g{temp_path("nofold")};
+  tokenizer_writer(v).write(g.path);
+  File plain = File::open(g.path);
+  EXPECT_FALSE(Tokenizer::from_gguf(plain).fold_case());
+}
+
 TEST(TokenizerGguf, BadMetadataIsAnErrorNamingFileAndProblem) {
   Vocab v = sample_vocab();
   EXPECT_NE(load_error(tokenizer_writer(v, "tokenizer.ggml.tokens"), "no_tokens")
@@ -119,6 +137,11 @@ TEST(TokenizerGguf, BadMetadataIsAnErrorNamingFileAndProblem) {
   Vocab bad_eos = v;
   bad_eos.eos = 100000;
   EXPECT_NE(load_error(tokenizer_writer(bad_eos), "eos").find("eos token id 100000"),
+            std::string::npos);
+
+  Writer fold_text = tokenizer_writer(v);
+  fold_text.add("meadow.tokenizer.fold_case", make_string("yes"));
+  EXPECT_NE(load_error(fold_text, "fold_text").find("meadow.tokenizer.fold_case"),
             std::string::npos);
 
   Writer ints = tokenizer_writer(v, "tokenizer.ggml.tokens");

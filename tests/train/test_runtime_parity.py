@@ -84,6 +84,21 @@ class RuntimeParityTest(unittest.TestCase):
         for t in texts:
             self.assertEqual(_run("tokenize", "--model", self.path, t, "--json")["ids"], self.tok.encode(t), t)
 
+    def test_folded_tokenizer_ids(self):
+        """A vocabulary trained folded (meadow.tokenizer.fold_case): the runtime folds as the trainer."""
+        tok = Tokenizer(self.tok.merges, fold=True)
+        path = os.path.join(self.tmp.name, "folded.gguf")
+        export(self.model.state_dict(), self.model.c, tok, path)
+        self.assertTrue(_run("model", "info", path, "--json")["tokenizer"]["fold_case"])
+        self.assertFalse(_run("model", "info", self.path, "--json")["tokenizer"]["fold_case"])
+        texts = [example(11, 13, i).prefix for i in range(3)] + [example(11, 13, i).suffixes[0] for i in range(3)]
+        texts += ["Pole pole POLE", "Pick B when Delirium ACTIVE. I go; AI ok, xY, Ab\u00e9C", "\u00dcn\u00efcode Stra\u00dfe",
+                  "<|im_start|>User\nRule: Part means C.<|im_end|>", "A\u030aB Ab\u030a", "\U0001f642Ab"]
+        for t in texts:
+            self.assertEqual(_run("tokenize", "--model", path, t, "--json")["ids"], tok.encode(t), t)
+        ids = _run("tokenize", "--model", path, "Pole pole POLE", "--json")["ids"]
+        self.assertEqual(ids, self.tok.encode("pole pole pole"))  # one spelling for the three
+
     def test_logits_cached_and_uncached(self):
         ex = example(3, 4, 2)
         pre = self.tok.encode(ex.prefix)

@@ -684,6 +684,25 @@ class TokenizerTest(unittest.TestCase):
         for L in "ABCDEF":
             self.assertEqual(len(tok.encode(L)), 1)
 
+    def test_folded_tokenizer(self):
+        from tokenizer.bpe import fold_case
+        self.assertEqual(fold_case("Rule: Part means C. I go, AI ok, xY, B2, Ab\u00e9C"),
+                         "rule: part means C. I go, ai ok, xy, B2, ab\u00e9C")
+        tok = Tokenizer(Tokenizer.load(VOCAB).merges, fold=True)
+        with tempfile.TemporaryDirectory() as d:
+            tok.save(os.path.join(d, "v.json"))
+            back = Tokenizer.load(os.path.join(d, "v.json"))
+        self.assertTrue(back.fold)
+        self.assertFalse(Tokenizer.load(VOCAB).fold)
+        self.assertEqual(back.encode("Pole POLE pole"), back.encode("pole pole pole"))
+        self.assertEqual(back.decode(back.encode("<|im_start|>User\nPick B.")), "<|im_start|>user\npick B.")
+        for L in "ABCDEF":
+            self.assertEqual(back.encode(L), Tokenizer.load(VOCAB).encode(L))
+        # the committed folded vocabulary is the plain one with the fold on
+        folded = Tokenizer.load(os.path.join(ROOT, "train", "tokenizer", "vocab-folded.json"))
+        self.assertTrue(folded.fold)
+        self.assertEqual(folded.merges, Tokenizer.load(VOCAB).merges)
+
 
 class PackingTest(unittest.TestCase):
     def test_slot_targets_and_reveal(self):

@@ -5,9 +5,14 @@ tokenizes), then one token per merge in merge order, then the special tokens
 <|endoftext|>, <|im_start|>, <|im_end|>, <|mask|> (token type 3 = control). Saved as JSON
 (train/tokenizer/vocab.json by default) and written into the GGUF by export_gguf.py.
 
-Case is NOT normalised: the runtime tokenizes like Qwen (no lower-casing step exists in the
-GGUF tokenizer metadata), so "Pole" and "pole" differ in ids and the corpus teaches the
-model that they match (train/corpus varies case of content words between rule and situation).
+Case: by default it is NOT normalised, as in Qwen, so "Pole" and "pole" differ in ids and the
+corpus teaches the model that they match (train/corpus varies case of content words between
+rule and situation). A tokenizer file with "fold": true folds case before BPE (fold_case):
+every ASCII letter of a word of two or more letters is lower-cased, a lone capital (an option
+letter, "I") is kept. Why: byte-level BPE spells a short word in unrelated ids by case ("Part",
+" part"), and such words are the model's worst lookups (train/README.md, session 25). The fold
+keeps every byte's length, so mark spans still align; export_gguf.py writes it as
+meadow.tokenizer.fold_case and the runtime applies the same fold.
 """
 from __future__ import annotations
 
@@ -20,6 +25,22 @@ from .pretokenize import pretokens, split_special
 
 SPECIALS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|mask|>")
 NORMAL, CONTROL = 1, 3
+
+
+def _ascii_letter(c: str) -> bool:
+    return ("a" <= c <= "z") or ("A" <= c <= "Z")
+
+
+def fold_case(text: str) -> str:
+    """Lower-case the ASCII capitals that have an ASCII letter beside them (byte lengths kept)."""
+    if not any("A" <= c <= "Z" for c in text):
+        return text
+    out = list(text)
+    for i, c in enumerate(text):
+        if "A" <= c <= "Z" and ((i > 0 and _ascii_letter(text[i - 1])) or
+                                (i + 1 < len(text) and _ascii_letter(text[i + 1]))):
+            out[i] = c.lower()
+    return "".join(out)
 
 
 def train_merges(texts, n_merges: int) -> list[tuple[str, str]]:
@@ -78,8 +99,9 @@ def train_merges(texts, n_merges: int) -> list[tuple[str, str]]:
 
 
 class Tokenizer:
-    def __init__(self, merges: list[tuple[str, str]]):
+    def __init__(self, merges: list[tuple[str, str]], fold: bool = False):
         self.merges = list(merges)
+        self.fold = fold  # fold_case before BPE (module docstring)
         b2c = byte_to_char()
         self.tokens = [b2c[b] for b in range(256)] + [a + b for a, b in self.merges] + list(SPECIALS)
         self.types = [NORMAL] * (len(self.tokens) - len(SPECIALS)) + [CONTROL] * len(SPECIALS)
@@ -124,7 +146,7 @@ class Tokenizer:
             if special:
                 out.append(self.special_ids[piece])
             else:
-                for p in pretokens(piece):
+                for p in pretokens(fold_case(piece) if self.fold else piece):
                     out.extend(self._bpe(encode_bytes(p)))
         return out
 
@@ -141,10 +163,13 @@ class Tokenizer:
 
     def save(self, path: str) -> None:
         with open(path, "w", encoding="utf-8") as f:
-            json.dump({"pre": "qwen2", "merges": [f"{a} {b}" for a, b in self.merges]}, f, ensure_ascii=False)
+            d = {"pre": "qwen2", "merges": [f"{a} {b}" for a, b in self.merges]}
+            if self.fold:
+                d["fold"] = True
+            json.dump(d, f, ensure_ascii=False)
 
     @classmethod
     def load(cls, path: str) -> "Tokenizer":
         with open(path, encoding="utf-8") as f:
             d = json.load(f)
-        return cls([tuple(m.split(" ", 1)) for m in d["merges"]])
+        return cls([tuple(m.split(" ", 1)) for m in d["merges"]], fold=bool(d.get("fold", False)))
