@@ -249,23 +249,25 @@ def main(argv=None) -> int:
     more_threads = int(a.threads_later[1]) if a.threads_later else a.threads
     os.makedirs(a.run, exist_ok=True)
     ckpt_path = os.path.join(a.run, "ckpt.pt")
+    st = torch.load(ckpt_path) if os.path.exists(ckpt_path) else None
+    given = {w.split("=")[0] for w in (argv if argv is not None else sys.argv[1:]) if w.startswith("--")}
+    if st and "--tokenizer" not in given and os.path.exists(st.get("tokenizer") or ""):
+        a.tokenizer = st["tokenizer"]  # a resumed run reads as it was trained (a folded one stays folded)
     tok = Tokenizer.load(a.tokenizer)
     packer = Packer(tok, a.max_len, a.aux_mask, a.reveal, prefix_mask=a.prefix_mask)
     eval_packer = Packer(tok, a.max_len)
 
-    if os.path.exists(ckpt_path):
-        st = torch.load(ckpt_path)
+    if st:
         cfg = Config(**st["config"])
         a.seed = st["seed"]
         # a resumed run keeps its recipe unless the command line changes it explicitly
-        given = {w.split("=")[0] for w in (argv if argv is not None else sys.argv[1:]) if w.startswith("--")}
         for k, v in st.get("args", {}).items():
             flag = k.replace("_", "-")
             if k in STICKY and "--" + flag not in given and "--no-" + flag not in given:
                 setattr(a, k, v)
-        print(f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}", flush=True)
+        print(f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}"
+              f"{' (case folded)' if tok.fold else ''}", flush=True)
     else:
-        st = None
         cfg = Config(vocab=len(tok), dim=a.dim, layers=a.layers, heads=a.heads, kv_heads=a.kv_heads,
                      ffn=a.ffn, tied=not a.untied)
     torch.manual_seed(a.seed)

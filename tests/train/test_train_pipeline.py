@@ -698,6 +698,21 @@ class TokenizerTest(unittest.TestCase):
         self.assertEqual(back.decode(back.encode("<|im_start|>User\nPick B.")), "<|im_start|>user\npick B.")
         for L in "ABCDEF":
             self.assertEqual(back.encode(L), Tokenizer.load(VOCAB).encode(L))
+        # a run started folded resumes folded without --tokenizer (its checkpoint names it)
+        import contextlib
+        import io
+        import train
+        with tempfile.TemporaryDirectory() as d:
+            folded_path = os.path.join(ROOT, "train", "tokenizer", "vocab-folded.json")
+            args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
+                    "--stage", "13", "--max-stage", "13", "--eval-every", "2", "--eval-tables", "2", "--steps", "2"]
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(train.main(args + ["--tokenizer", folded_path]), 0)
+            args[-1] = "4"
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                self.assertEqual(train.main(args), 0)
+            self.assertIn("(case folded)", out.getvalue())
+            self.assertEqual(torch.load(os.path.join(d, "ckpt.pt"))["tokenizer"], folded_path)
         # the committed folded vocabulary is the plain one with the fold on
         folded = Tokenizer.load(os.path.join(ROOT, "train", "tokenizer", "vocab-folded.json"))
         self.assertTrue(folded.fold)
