@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 RUN="${RUN:-train/runs/meadow-nano}"
 WORDS_STEPS="${WORDS_STEPS:-39000}"  # where the shipped model's word branch stopped (stage 25)
 OUT="${OUT:-models/meadow-nano.gguf}"
+# train/tokenizer/vocab-folded.json: both branches read case-folded text (tokenizer/bpe.py); the
+# joint inherits the word branch's tokenizer through stitch.py and train.py's resume
+export TOKENIZER="${TOKENIZER:-train/tokenizer/vocab.json}"
 mkdir -p "$RUN"
 
 RUN="$RUN-scenes" MINUTES=1000000 train/make_scenes.sh > "$RUN/scenes.out" 2>&1 &
