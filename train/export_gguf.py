@@ -5,7 +5,9 @@
 Uses the project's GGUF writer (tools/gguf_py, shared with tools/make_fixture.py) with
 llama.cpp's key and tensor names: dream.* hyper-parameters, diffusion.shift_logits = true,
 tokenizer.ggml.* (gpt2 model, qwen2 pre-tokenizer, tokens, token_type, merges, special ids
-including tokenizer.ggml.mask_token_id) and a ChatML chat template. Linear weights are
+including tokenizer.ggml.mask_token_id) and a ChatML chat template; a model trained on
+case-folded text (tokenizer "fold": true) adds meadow.tokenizer.fold_case = true, which our
+runtime applies before BPE (other runtimes ignore the key). Linear weights are
 stored as PyTorch keeps them ([out, in] row-major = ggml dims [in, out]); norms and biases
 stay F32 whatever --type says. A tied model writes no output.weight (the runtime reuses
 token_embd.weight).
