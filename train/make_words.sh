@@ -24,6 +24,7 @@ STEPS="${STEPS:-1000000000}"  # stop phase 3 at this step (the recipe's joint st
 PRECISION="${PRECISION:---no-bf16}"
 THREADS="${THREADS:-1}"
 TOKENIZER="${TOKENIZER:-train/tokenizer/vocab.json}"  # vocab-folded.json: case folded (tokenizer/bpe.py)
+ANNEAL="${ANNEAL:-0}"  # N > 0: phase 4, N more steps of stage 25 with the lr falling to 5 % (wN, session 25)
 THREADS_LATER="${THREADS_LATER:-}"  # "FILE N": N threads once FILE exists (train.py --threads-later)
 end=$(($(date +%s) + ${MINUTES%.*} * 60))
 left() { echo $(((end - $(date +%s)) / 60)); }
@@ -37,7 +38,23 @@ if ! at_end "$RUN-narrow/ckpt.pt"; then
 fi
 [ -f "$RUN/ckpt.pt" ] || $PY train/grow.py --ckpt "$RUN-narrow/ckpt.pt" --out "$RUN/ckpt.pt" --widen 2
 [ "$(left)" -gt 0 ] || exit 0
-# shellcheck disable=SC2086  # THREADS_LATER is two words
-$PY train/train.py --run "$RUN" --minutes "$(left)" --steps "$STEPS" --path 16,17,18,19,20,21,22,23,24,26,27,25 --stop-at-end --tokenizer "$TOKENIZER" \
-  --lr 1e-3 --lr2 0 --warmup 200 --promote 0.9 --mix-prev 0.2 "$PRECISION" --threads "$THREADS" \
-  ${THREADS_LATER:+--threads-later $THREADS_LATER}
+if [ ! -f "$RUN/anneal_from" ]; then  # phase 4 not begun
+  # shellcheck disable=SC2086  # THREADS_LATER is two words
+  $PY train/train.py --run "$RUN" --minutes "$(left)" --steps "$STEPS" --path 16,17,18,19,20,21,22,23,24,26,27,25 --stop-at-end --tokenizer "$TOKENIZER" \
+    --lr 1e-3 --lr2 0 --warmup 200 --promote 0.9 --mix-prev 0.2 "$PRECISION" --threads "$THREADS" \
+    ${THREADS_LATER:+--threads-later $THREADS_LATER}
+fi
+# 4. (ANNEAL > 0) the lr of stage 25 falls linearly to 5 % over ANNEAL more steps, the path's
+#    stages replayed: +2-3 points on the branch's own match tables (train/README.md, session 25)
+[ "$ANNEAL" -gt 0 ] || exit 0
+if [ ! -f "$RUN/anneal_from" ]; then
+  done3=$($PY -c "import torch; st = torch.load('$RUN/ckpt.pt', weights_only=False)
+print(st['step'] if st.get('at_end') or st['step'] >= $STEPS else '')")
+  [ -n "$done3" ] || { echo "phase 3 not finished; rerun to continue"; exit 0; }
+  echo "$done3" > "$RUN/anneal_from"
+fi
+[ "$(left)" -gt 0 ] || exit 0
+s0=$(cat "$RUN/anneal_from")
+$PY train/train.py --run "$RUN" --minutes "$(left)" --steps $((s0 + ANNEAL)) --set-stage 25 --max-stage 25 --path '' \
+  --replay 22,23,24,26,27 --mix-prev 0.2 --promote 2 --lr 1e-3 --lr2 0 --anneal "$s0" $((s0 + ANNEAL)) \
+  "$PRECISION" --threads "$THREADS"
