@@ -139,6 +139,11 @@ def main(argv=None) -> int:
     met["relabelling"] = met["relabelling"] and tests_ok.get("RelabellingTheOptionsRelabelsTheChoice", False)
     met["relabelling_scenes"] = tests_ok.get("RelabellingSceneTablesRelabelsTheChoice", False)
 
+    tok_path = st.get("tokenizer") or "vocab.json"
+    folded = False
+    if os.path.exists(tok_path):
+        with open(tok_path, encoding="utf-8") as f:
+            folded = bool(json.load(f).get("fold", False))
     L = []
     L.append("# meadow-nano — the embedded default model\n")
     L.append("`models/meadow-nano.gguf` is the model `meadow-mind` uses when no other is configured "
@@ -151,7 +156,8 @@ def main(argv=None) -> int:
              f"{c['layers']} layers, width {c['dim']}, {c['heads']} heads / {c['kv_heads']} KV heads "
              f"(head dim {c['dim'] // c['heads']}), SwiGLU FFN {c['ffn']}, RoPE base {c['rope_theta']:g}, "
              f"tied embeddings, vocabulary {c['vocab']} (byte-level BPE trained on the corpus, "
-             f"`train/tokenizer/vocab.json`, ChatML specials and `<|mask|>`).")
+             f"`train/tokenizer/{os.path.basename(tok_path)}`, ChatML specials and `<|mask|>`"
+             + ("; words case-folded before BPE, `meadow.tokenizer.fold_case`" if folded else "") + ").")
     L.append(f"- Parameters: {n_params:,}. File: {size:,} bytes (F32; the 16 MB budget leaves room).")
     L.append("- Prompt: the runtime's chat layout (train/README.md, \"Contract\"); the rule, options and "
              "system prompt form a prefix that attends only to itself, so the runtime caches it and a "
