@@ -345,9 +345,11 @@ def main(argv=None) -> int:
     losses, accs, letter_losses = [], [], []
     aux_losses = [[] for _ in range(AUX_SLOTS)]
 
-    stop = []  # SIGTERM / SIGINT: finish the step, save the checkpoint, exit
+    # SIGTERM / SIGINT: finish the step, save the checkpoint, exit 128 + the signal's number, so a
+    # recipe script under `set -e` stops too instead of starting its next phase on this checkpoint
+    stop = []
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.append(1))
+        signal.signal(sig, lambda signum, _: stop.append(signum))
 
     def time_left():
         if stop:
@@ -458,7 +460,8 @@ def main(argv=None) -> int:
     save(ckpt_path, state())
     log.close()
     print(f"stopped at step {step}, stage {stage}; checkpoint {ckpt_path}", flush=True)
-    return 0
+    signals = [x for x in stop if isinstance(x, int)]
+    return 128 + signals[0] if signals else 0
 
 
 if __name__ == "__main__":

@@ -571,6 +571,30 @@ class ReplayTest(unittest.TestCase):
         self.assertIsNone(parse(["--run", "x", "--replay", ""]).replay)
 
 
+class SignalTest(unittest.TestCase):
+    def test_sigterm_saves_and_exits_nonzero(self):
+        """A stopped run saves its checkpoint and exits 143, so a recipe script under `set -e` does
+        not go on to its next phase (make_scenes.sh once resumed stage 30 on a half-done stage 13)."""
+        import signal
+        import subprocess
+        import time
+        with tempfile.TemporaryDirectory() as d:
+            cmd = [sys.executable, os.path.join(ROOT, "train", "train.py"), "--run", d, "--dim", "16", "--heads", "2",
+                   "--kv-heads", "1", "--ffn", "32", "--batch", "2", "--stage", "16", "--max-stage", "16",
+                   "--eval-every", "2", "--eval-tables", "2", "--steps", "1000000"]
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 env={**os.environ, "OMP_NUM_THREADS": "1"})
+            log = os.path.join(d, "log.jsonl")
+            deadline = time.time() + 120
+            while not (os.path.exists(log) and os.path.getsize(log) > 0) and time.time() < deadline:
+                time.sleep(0.2)
+            p.send_signal(signal.SIGTERM)
+            out, _ = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 128 + signal.SIGTERM, out)
+            self.assertIn("stopped at step", out)
+            self.assertGreater(torch.load(os.path.join(d, "ckpt.pt"))["step"], 0)
+
+
 class ThreadsLaterTest(unittest.TestCase):
     """--threads-later FILE N: the run takes N threads at the first eval after FILE appears
     (so a word branch can take the scene branch's core once that finishes)."""
