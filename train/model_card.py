@@ -221,6 +221,12 @@ def main(argv=None) -> int:
         L.append(f"- {st['step']:,} steps, {st['elapsed_s'] / 60:.1f} minutes of wall time summed over resumed "
                  f"invocations, {where} shared with a second training run; {common}; {lr_note}; curriculum "
                  f"promotion at eval accuracy {st['args']['promote']:g}; final stage {st['stage']}.")
+    sp = st.get("spread")
+    if sp:
+        L.append(f"- Then `train/spread_unread.py` (no training, seconds): the embeddings of the {sp['unread']} "
+                 f"merged tokens that no sampled training text holds ({sp['stages']} trained stages x "
+                 f"{sp['per_stage']} examples) are mapped onto the mean and spread of the {sp['read']} well-read "
+                 f"ones, so that words the training never saw stay distinct from each other.")
     L.append(f"- Recipe: `{a.recipe}` (resumable; rerun to continue).")
     if a.lineage:
         L.append(f"- This checkpoint's lineage: {a.lineage}")
