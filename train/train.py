@@ -34,7 +34,7 @@ from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("bf16", "aux_binding", "aux_letter", "aux_layers", "aux_clause", "aux_clause_layer", "aux_clause_tied", "aux_point",
+STICKY = ("bf16", "read_softmax", "aux_binding", "aux_letter", "aux_layers", "aux_clause", "aux_clause_layer", "aux_clause_tied", "aux_point",
           "aux_point_layer", "aux_point_head", "aux_point_letter", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
           "anneal", "eval_every", "eval_tables", "ckpt_every", "path")
 DEFAULTS: dict = {}
@@ -67,6 +67,10 @@ def parse(argv=None):
                     help="lr falls linearly from its base at step FROM to 5%% of it at step TO (and stays): "
                          "the annealed end of a run is steadier than any snapshot at a constant lr")
     ap.add_argument("--wd", type=float, default=0.01)
+    ap.add_argument("--read-softmax", action=argparse.BooleanOptionalAction, default=False,
+                    help="the loss's softmax only over the tokens the batch reads (and the letters and "
+                         "specials): a token no text holds is then never pushed, and its embedding keeps "
+                         "its own direction instead of collapsing with the other unread ones (session 26)")
     ap.add_argument("--aux-mask", type=float, default=0.0, help="also mask this share of situation tokens")
     ap.add_argument("--prefix-mask", type=float, default=0.0,
                     help="also mask this share of rule/option tokens (dense masked-diffusion signal)")
@@ -242,6 +246,16 @@ def save(path, state):
     os.replace(tmp, path)
 
 
+def read_tokens(b: dict, vocab: int, letter_ids: list[int]) -> torch.Tensor:
+    """[vocab] bool: the tokens this batch reads or must predict, the letters and the specials."""
+    keep = torch.zeros(vocab, dtype=torch.bool)
+    keep[b["ids"].flatten()] = True
+    keep[b["t_tok"]] = True
+    keep[letter_ids] = True
+    keep[vocab - 4:] = True  # <|endoftext|>, <|im_start|>, <|im_end|>, <|mask|> (tokenizer/bpe.py)
+    return keep
+
+
 def main(argv=None) -> int:
     a = parse(argv)
     keep_heap()
@@ -377,6 +391,8 @@ def main(argv=None) -> int:
             h = model.hidden(b["ids"], b["pos"], b["seg"], taps, atts if a.aux_point else None, point_layer,
                              targets=None if full_last else (b["t_batch"], b["t_pos"]))
             z = model.head(h if not full_last else h[b["t_batch"], b["t_pos"]]).float()
+        if a.read_softmax:
+            z = z.masked_fill(~read_tokens(b, len(tok), packer.letter_ids), float("-inf"))
         loss = F.cross_entropy(z, b["t_tok"])
         m = b["aux_m"]
         if a.aux_binding and m.sum() > 0:

@@ -1094,6 +1094,39 @@ class SpreadUnreadTest(unittest.TestCase):
             self.assertFalse(os.path.exists(f"{d}/t.pt"))
 
 
+class ReadSoftmaxTest(unittest.TestCase):
+    def test_unread_tokens_get_no_gradient(self):
+        """--read-softmax: an embedding row no text of the batch holds gets no gradient at all
+        (with the full softmax every row does: the push that collapses unread tokens)."""
+        import contextlib
+        import io
+
+        import train
+        from batching import Packer
+        from model import Config, DreamModel
+        tok = Tokenizer.load(VOCAB)
+        torch.manual_seed(0)
+        m = DreamModel(Config(vocab=len(tok), dim=16, layers=1, heads=2, kv_heads=1, ffn=32))
+        pk = Packer(tok)
+        b = pk.batch([example(0, 25, i) for i in range(3)], random.Random(0))
+        keep = train.read_tokens(b, len(tok), pk.letter_ids)
+        self.assertTrue(keep[pk.letter_ids].all() and keep[tok.mask] and keep[tok.eot])
+        self.assertGreater(int((~keep).sum()), 3000)
+        for restrict in (False, True):
+            m.zero_grad()
+            z = m.head(m.hidden(b["ids"], b["pos"], b["seg"])[b["t_batch"], b["t_pos"]])
+            if restrict:
+                z = z.masked_fill(~keep, float("-inf"))
+            torch.nn.functional.cross_entropy(z, b["t_tok"]).backward()
+            g = m.embed.weight.grad[~keep].abs().sum().item()
+            self.assertEqual(g == 0.0, restrict, g)
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(train.main(["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32",
+                                         "--batch", "2", "--stage", "25", "--max-stage", "25", "--eval-every", "2",
+                                         "--eval-tables", "2", "--steps", "2", "--read-softmax"]), 0)
+            self.assertTrue(torch.load(os.path.join(d, "ckpt.pt"))["args"]["read_softmax"])
+
+
 class ExportTest(unittest.TestCase):
     def test_gguf_matches_torch_and_packing_equals_cache(self):
         from batching import Packer
