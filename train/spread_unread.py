@@ -79,11 +79,16 @@ def main(argv: list[str] | None = None) -> int:
     if not os.path.exists(a.ckpt):
         print(f"spread_unread.py: no checkpoint {a.ckpt}", file=sys.stderr)
         return 2
-    st = torch.load(a.ckpt, map_location="cpu", weights_only=False)
+    try:
+        st = torch.load(a.ckpt, map_location="cpu", weights_only=False)
+        tok = Tokenizer.load(st["tokenizer"])
+        embed = st["model"]["embed.weight"]
+    except (OSError, RuntimeError, KeyError, TypeError, ValueError, EOFError) as e:
+        print(f"spread_unread.py: cannot read {a.ckpt} as a training checkpoint: {e!r}", file=sys.stderr)
+        return 2
     if "spread" in st:
         print(f"spread_unread.py: {a.ckpt} is already spread ({st['spread']})", file=sys.stderr)
         return 2
-    tok = Tokenizer.load(st["tokenizer"])
     stages = trained_stages(st)
     counts = read_counts(tok, stages, a.per_stage)
     merged = [t for t in range(256, len(tok)) if tok.types[t] != CONTROL]
@@ -94,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     model = dict(st["model"])
-    model["embed.weight"] = spread(model["embed.weight"], unread, read)
+    model["embed.weight"] = spread(embed, unread, read)
     out = {**st, "model": model, "opt": None, "probes": None,
            "spread": {"unread": len(unread), "read": len(read), "stages": len(stages), "per_stage": a.per_stage,
                       "min_read": a.min_read}}

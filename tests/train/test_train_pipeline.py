@@ -1090,7 +1090,11 @@ class SpreadUnreadTest(unittest.TestCase):
                 self.assertEqual(spread_unread.main(["--ckpt", f"{d}/none.pt", "--out", f"{d}/t.pt"]), 2)
                 self.assertEqual(spread_unread.main(["--ckpt", f"{d}/r/ckpt.pt", "--out", f"{d}/t.pt",
                                                      "--per-stage", "0"]), 2)
+                with open(f"{d}/cut.pt", "wb") as f:  # a truncated checkpoint
+                    f.write(open(f"{d}/r/ckpt.pt", "rb").read()[:1000])
+                self.assertEqual(spread_unread.main(["--ckpt", f"{d}/cut.pt", "--out", f"{d}/t.pt"]), 2)
             self.assertIn("already spread", err.getvalue())
+            self.assertIn("cannot read", err.getvalue())
             self.assertFalse(os.path.exists(f"{d}/t.pt"))
 
 
