@@ -19,6 +19,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from tokenizer.bpe import Tokenizer  # noqa: E402
+
 TASKS = ("cartpole", "mountaincar", "frozenlake", "lunarlander", "maze")
 
 
@@ -140,10 +142,7 @@ def main(argv=None) -> int:
     met["relabelling_scenes"] = tests_ok.get("RelabellingSceneTablesRelabelsTheChoice", False)
 
     tok_path = st.get("tokenizer") or "vocab.json"
-    folded = False
-    if os.path.exists(tok_path):
-        with open(tok_path, encoding="utf-8") as f:
-            folded = bool(json.load(f).get("fold", False))
+    folded = os.path.exists(tok_path) and Tokenizer.load(tok_path).fold
     L = []
     L.append("# meadow-nano — the embedded default model\n")
     L.append("`models/meadow-nano.gguf` is the model `meadow-mind` uses when no other is configured "

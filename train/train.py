@@ -246,13 +246,11 @@ def save(path, state):
     os.replace(tmp, path)
 
 
-def read_tokens(b: dict, vocab: int, letter_ids: list[int]) -> torch.Tensor:
+def read_tokens(b: dict, tok: Tokenizer, letter_ids: list[int]) -> torch.Tensor:
     """[vocab] bool: the tokens this batch reads or must predict, the letters and the specials."""
-    keep = torch.zeros(vocab, dtype=torch.bool)
-    keep[b["ids"].flatten()] = True
-    keep[b["t_tok"]] = True
-    keep[letter_ids] = True
-    keep[vocab - 4:] = True  # <|endoftext|>, <|im_start|>, <|im_end|>, <|mask|> (tokenizer/bpe.py)
+    keep = torch.zeros(len(tok), dtype=torch.bool)
+    for ids in (b["ids"].flatten(), b["t_tok"], letter_ids, list(tok.special_ids.values())):
+        keep[ids] = True
     return keep
 
 
@@ -392,7 +390,7 @@ def main(argv=None) -> int:
                              targets=None if full_last else (b["t_batch"], b["t_pos"]))
             z = model.head(h if not full_last else h[b["t_batch"], b["t_pos"]]).float()
         if a.read_softmax:
-            z = z.masked_fill(~read_tokens(b, len(tok), packer.letter_ids), float("-inf"))
+            z = z.masked_fill(~read_tokens(b, tok, packer.letter_ids), float("-inf"))
         loss = F.cross_entropy(z, b["t_tok"])
         m = b["aux_m"]
         if a.aux_binding and m.sum() > 0:

@@ -1113,7 +1113,7 @@ class ReadSoftmaxTest(unittest.TestCase):
         m = DreamModel(Config(vocab=len(tok), dim=16, layers=1, heads=2, kv_heads=1, ffn=32))
         pk = Packer(tok)
         b = pk.batch([example(0, 25, i) for i in range(3)], random.Random(0))
-        keep = train.read_tokens(b, len(tok), pk.letter_ids)
+        keep = train.read_tokens(b, tok, pk.letter_ids)
         self.assertTrue(keep[pk.letter_ids].all() and keep[tok.mask] and keep[tok.eot])
         self.assertGreater(int((~keep).sum()), 3000)
         for restrict in (False, True):
