@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
 . train/blas_env.sh  # OpenBLAS kernels pinned for reproducible runs
+. train/phases.sh    # check_phases, run_phases
 export OPENBLAS_NUM_THREADS=1
 SCENES="${SCENES:-train/checkpoints/nano/ckpt.pt}"
 WORDS="${WORDS:-train/runs/words/ckpt.pt}"
@@ -45,19 +46,11 @@ PHASES="${PHASES-37 2000 5e-4 $S 0.3 500
 SOUP="${SOUP-}"
 
 # check every PHASES and SOUP line before any training starts
-while read -r stage steps lr replay mix anneal extra; do
-  [ -n "$stage" ] || continue
-  if ! [[ "$stage $steps $anneal" =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] || [ -z "$mix" ] || [ "$anneal" -gt "$steps" ] ||
-    { [ -n "$extra" ] && [[ "$extra" != --* ]]; }; then
-    echo "make_joint.sh: bad PHASES or SOUP line '$stage $steps $lr $replay $mix $anneal $extra'" \
-      "(want: stage steps lr replay mix-prev annealed-steps [--flags], annealed <= steps)" >&2
-    exit 2
-  fi
-done <<< "$PHASES
+check_phases "$PHASES
 $SOUP"
 
 [ -f "$RUN/ckpt.pt" ] || $PY train/stitch.py --a "$SCENES" --b "$WORDS" --out "$RUN/ckpt.pt"
-step() { $PY -c "import torch; print(torch.load('$RUN/ckpt.pt', weights_only=False)['step'])"; }
+step() { ckpt_step "$RUN/ckpt.pt"; }
 [ -f "$RUN/start_step" ] || step > "$RUN/start_step"
 s0=$(cat "$RUN/start_step")
 $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --set-stage "$STAGE" --max-stage "$STAGE" --path '' \
@@ -98,25 +91,8 @@ $PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --s
 #      before), synthetic 0.972 and unseen 0.957 at 600 tables (jd1: 0.969 / 0.955), rephrasings
 #      45/47 (jh1, session 24; train/README.md has the shorter variant jf1).
 #      The last step ships.
-# A phase runs once the previous ones have reached their last step (resumable).
-# one PHASES / SOUP line on run $1 up to step $2, evaluating every $3 steps, on $4 threads
-phase() {
-  local run=$1 end=$2 every=$3 threads=$4
-  # shellcheck disable=SC2086  # $extra holds train.py flags
-  $PY train/train.py --run "$run" --total-minutes 1e9 --steps "$end" --set-stage "$stage" --max-stage "$stage" \
-    --lr "$lr" --warmup 100 --replay "$replay" --mix-prev "$mix" --promote 2 \
-    --anneal $((end - anneal)) "$end" --eval-every "$every" --eval-tables 60 "$PRECISION" --threads "$threads" $extra < /dev/null
-}
-start=$((s0 + STEPS))
-while read -r stage steps lr replay mix anneal extra; do
-  [ -n "$stage" ] || continue
-  end=$((start + steps))
-  now=$(step)  # loads the checkpoint: once per phase
-  if [ "$now" -ge "$start" ] && [ "$now" -lt "$end" ]; then
-    phase "$RUN" "$end" 200 "$THREADS"
-  fi
-  start=$end
-done <<< "$PHASES"
+run_phases "$RUN" $((s0 + STEPS)) "$PHASES"
+start=$PHASES_END
 
 if [ -n "$SOUP" ] && [ ! -f "$RUN/last.pt" ]; then
   [ "$(step)" -eq "$start" ] || { echo "make_joint.sh: $RUN is not at the last PHASES step $start" >&2; exit 1; }
@@ -128,7 +104,8 @@ if [ -n "$SOUP" ] && [ ! -f "$RUN/last.pt" ]; then
     B="$RUN-soup$i"
     mkdir -p "$B"
     [ -f "$B/ckpt.pt" ] || cp "$RUN/ckpt.pt" "$RUN/config.json" "$B/"
-    phase "$B" $((start + steps)) 250 1 > "$B.out" 2>&1 &
+    # shellcheck disable=SC2086  # $extra holds train.py flags
+    run_phase "$B" $((start + steps)) 250 1 $stage $steps $lr $replay $mix $anneal $extra > "$B.out" 2>&1 &
     pids+=($!)
     if [ ${#pids[@]} -eq 2 ]; then  # two at a time: one per core
       for p in "${pids[@]}"; do wait "$p"; done

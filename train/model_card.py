@@ -188,15 +188,20 @@ def main(argv=None) -> int:
     vm = "a 2-core AMD EPYC VM (AVX-512)"
     how = _how(args)
     where = f"{how} (`OPENBLAS_NUM_THREADS=1`) on {vm}"
+    sp = st.get("spread")
+    # a polish (make_polish.sh) trains on after the spread: its steps and minutes are told apart
+    polished = bool(sp and sp.get("step") is not None and st["step"] > sp["step"])
+    polish_min = (st["elapsed_s"] - sp["elapsed_s"]) / 60 if polished else 0.0
     if parents:
         pa, pb = parents["a"], parents["b"]
-        joint_min = (st["elapsed_s"] - (pb["elapsed_s"] or 0)) / 60
+        joint_end, joint_s = (sp["step"], sp["elapsed_s"]) if polished else (st["step"], st["elapsed_s"])
+        joint_min = (joint_s - (pb["elapsed_s"] or 0)) / 60
         L.append(f"- Scene branch (`train/make_scenes.sh`): {_shape(pa['config'])}, {pa['step']:,} steps, "
                  f"{pa['elapsed_s'] / 60:.1f} minutes, final stage {pa['stage']}.")
         L.append(f"- Word branch (`train/make_words.sh`): {_shape(pb['config'])}, {pb['step']:,} steps, "
                  f"{pb['elapsed_s'] / 60:.1f} minutes, final stage {pb['stage']}.")
-        L.append(f"- Joint fine-tune (`train/make_joint.sh`): {st['step'] - pb['step']:,} steps, {joint_min:.1f} "
-                 f"minutes, {lr_note}; stage {st['stage']}.")
+        L.append(f"- Joint fine-tune (`train/make_joint.sh`): {joint_end - pb['step']:,} steps, {joint_min:.1f} "
+                 f"minutes" + ("" if polished else f", {lr_note}; stage {st['stage']}") + ".")
         soup = (st.get("soup") or {}).get("branches") or []
         soup_wall = soup_all = 0.0
         if soup:
@@ -213,19 +218,23 @@ def main(argv=None) -> int:
                  f" (each its last invocation's settings); the joint fine-tune on {how} (its last "
                  f"invocation's settings, `make_joint.sh` PRECISION / THREADS); `OPENBLAS_NUM_THREADS=1` on {vm}; "
                  f"{common}. Wall time: "
-                 f"{max(pa['elapsed_s'], pb['elapsed_s']) / 60 + joint_min + soup_wall:.0f} minutes with the branches run "
+                 f"{max(pa['elapsed_s'], pb['elapsed_s']) / 60 + joint_min + soup_wall + polish_min:.0f} minutes with "
+                 f"the branches run "
                  f"in parallel (one per core, as `train/make_model.sh` does), "
                  f"{(pa['elapsed_s'] + st['elapsed_s']) / 60 + soup_all:.0f} minutes of training in all.")
     else:
         L.append(f"- {st['step']:,} steps, {st['elapsed_s'] / 60:.1f} minutes of wall time summed over resumed "
                  f"invocations, {where} shared with a second training run; {common}; {lr_note}; curriculum "
                  f"promotion at eval accuracy {st['args']['promote']:g}; final stage {st['stage']}.")
-    sp = st.get("spread")
     if sp:
         L.append(f"- Then `train/spread_unread.py` (no training, seconds): the embeddings of the {sp['unread']} "
                  f"merged tokens that no sampled training text holds ({sp['stages']} trained stages x "
                  f"{sp['per_stage']} examples) are mapped onto the mean and spread of the {sp['read']} well-read "
                  f"ones, so that words the training never saw stay distinct from each other.")
+    if polished:
+        read = " with the read softmax (unread rows get no gradient)" if args.get("read_softmax") else ""
+        L.append(f"- Then the polish (`train/make_polish.sh`): {st['step'] - sp['step']:,} steps{read}, "
+                 f"{polish_min:.1f} minutes on {how}, {lr_note}; stage {st['stage']}.")
     L.append(f"- Recipe: `{a.recipe}` (resumable; rerun to continue).")
     if a.lineage:
         L.append(f"- This checkpoint's lineage: {a.lineage}")

@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     model["embed.weight"] = spread(embed, unread, read)
     out = {**st, "model": model, "opt": None, "probes": None,
            "spread": {"unread": len(unread), "read": len(read), "stages": len(stages), "per_stage": a.per_stage,
-                      "min_read": a.min_read}}
+                      "min_read": a.min_read, "step": st["step"], "elapsed_s": st.get("elapsed_s", 0.0)}}
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     torch.save(out, a.out)
     print(f"{a.out}: {len(unread)} unread tokens (of {len(merged)} merged; {len(stages)} stages x "

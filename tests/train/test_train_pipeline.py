@@ -639,6 +639,67 @@ class MakeJointTest(unittest.TestCase):
                     self.assertFalse(os.path.exists(os.path.join(d, "run")))
 
 
+    def test_joint_then_spread_then_polish(self):
+        """The recipe's tail on tiny branches: make_joint.sh (stitch, stage-13 steps, PHASES with a
+        sticky flag, a SOUP), spread_unread.py, make_polish.sh (resumable, refuses an unspread
+        checkpoint), and the card telling the polish's steps apart from the joint's."""
+        import contextlib
+        import io
+        import json
+        import subprocess
+
+        import model_card
+        import spread_unread
+        import train
+        small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
+                 "--eval-every", "2", "--eval-tables", "2"]
+        with tempfile.TemporaryDirectory() as d:
+            with contextlib.redirect_stdout(io.StringIO()):
+                train.main(["--run", f"{d}/a", "--stage", "9", "--max-stage", "9", "--steps", "2"] + small)
+                train.main(["--run", f"{d}/b", "--layers", "3", "--stage", "16", "--max-stage", "16",
+                            "--steps", "3"] + small)
+            env = dict(os.environ, SCENES=f"{d}/a/ckpt.pt", WORDS=f"{d}/b/ckpt.pt", RUN=f"{d}/j", STEPS="2",
+                       ANNEAL="1", MINUTES="5", PRECISION="--no-bf16", THREADS="1", OMP_NUM_THREADS="1",
+                       PHASES="9 2 1e-3 9 0.3 1\n16 2 1e-3 9 0.3 1 --read-softmax",
+                       SOUP="9 1 1e-3 9 0.3 1")
+            sh = lambda name, e: subprocess.run(["bash", os.path.join(ROOT, "train", name)], env=e,
+                                                capture_output=True, text=True, timeout=600)
+            r = sh("make_joint.sh", env)
+            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+            j = torch.load(f"{d}/j/ckpt.pt")
+            # stitch at 3, stage 13 to 5, the phases to 7 and 9, then the soup (its mean)
+            self.assertEqual((j["step"], j["stage"], j["args"]["read_softmax"]), (9, 16, True))
+            self.assertEqual([b["steps"] for b in j["soup"]["branches"]], [1])
+            polish = dict(env, RUN=f"{d}/s", POLISH="9 2 1e-3 9 0.3 1 --read-softmax\n16 1 1e-3 9 0.3 1")
+            r = sh("make_polish.sh", dict(polish, RUN=f"{d}/j"))
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("not a readable spread checkpoint", r.stderr)
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(spread_unread.main(["--ckpt", f"{d}/j/ckpt.pt", "--out", f"{d}/s/ckpt.pt",
+                                                     "--per-stage", "20"]), 0)
+            r = sh("make_polish.sh", polish)
+            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+            s = torch.load(f"{d}/s/ckpt.pt")
+            self.assertEqual((s["step"], s["stage"], s["spread"]["step"]), (12, 16, 9))
+            # a rerun finds every phase done and trains nothing
+            r = sh("make_polish.sh", polish)
+            self.assertEqual((r.returncode, torch.load(f"{d}/s/ckpt.pt")["step"]), (0, 12))
+            self.assertNotIn("resuming", r.stdout)
+            for name, v in {"eval.json": {"rows": [], "info": {"stage": 13, "tables": 1, "seconds": 1}},
+                            "bench.json": {"threads": 2, "machine": "m", "decisions_per_task": 1, "tasks": {}}}.items():
+                with open(f"{d}/{name}", "w") as f:
+                    json.dump(v, f)
+            open(f"{d}/plays.txt", "w").close()
+            open(f"{d}/m.gguf", "wb").write(b"x" * 10)
+            with contextlib.redirect_stdout(io.StringIO()):
+                model_card.main(["--ckpt", f"{d}/s/ckpt.pt", "--gguf", f"{d}/m.gguf", "--eval", f"{d}/eval.json",
+                                 "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
+                                 "--out", f"{d}/card.md", "--targets", f"{d}/t.json"])
+            card = open(f"{d}/card.md").read()
+            self.assertIn("Joint fine-tune (`train/make_joint.sh`): 6 steps", card)
+            self.assertIn("Then the polish (`train/make_polish.sh`): 3 steps with the read softmax", card)
+
+
 class PathTest(unittest.TestCase):
     """--path walks listed stages in order, replays the path's earlier ones, and --stop-at-end
     ends a phase when its last stage reaches --promote (so a script can grow the model next)."""
@@ -1096,6 +1157,17 @@ class SpreadUnreadTest(unittest.TestCase):
             self.assertIn("already spread", err.getvalue())
             self.assertIn("cannot read", err.getvalue())
             self.assertFalse(os.path.exists(f"{d}/t.pt"))
+            self.assertEqual((b["spread"]["step"], b["spread"]["elapsed_s"]), (2, a["elapsed_s"]))
+            # training on after the spread (make_polish.sh) keeps its record: the card tells the
+            # polish apart, and a second spread is still refused
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(train.main(["--run", f"{d}/s", "--steps", "3", "--eval-every", "2",
+                                             "--eval-tables", "2"]), 0)
+            c = torch.load(f"{d}/s/ckpt.pt")
+            self.assertEqual((c["step"], c["spread"]), (3, b["spread"]))
+            with contextlib.redirect_stderr(io.StringIO()) as err2:
+                self.assertEqual(spread_unread.main(["--ckpt", f"{d}/s/ckpt.pt", "--out", f"{d}/t.pt"]), 2)
+            self.assertIn("already spread", err2.getvalue())
 
 
 class ReadSoftmaxTest(unittest.TestCase):

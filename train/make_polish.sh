@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Polishes a spread model (issue 4): after spread_unread.py has moved the embeddings of the
+# tokens no training text holds, a short fine-tune in phases (train/phases.sh) with the read
+# softmax (train.py --read-softmax: an unread token's row gets no gradient, so the spread stays)
+# re-learns the word tables (stage 25 as half of each batch), then the full mix at a low lr wins
+# back whatever the word tables cost elsewhere. Run on the spread checkpoint's own folder:
+#   RUN=train/runs/meadow-nano-spread train/make_polish.sh     (resumable; then export_gguf.py)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=/usr/bin/python3
+. train/blas_env.sh  # OpenBLAS kernels pinned for reproducible runs
+. train/phases.sh    # check_phases, run_phases
+export OPENBLAS_NUM_THREADS=1
+RUN="${RUN:?RUN= the folder of a spread checkpoint (spread_unread.py --out RUN/ckpt.pt)}"
+PRECISION="${PRECISION:---bf16}"
+THREADS="${THREADS:-2}"
+W=22,23,24,25
+R=9,10,11,12,13,14,14,30  # the scene stages (14 twice), replayed in every phase
+# stage steps lr replay mix-prev annealed-steps [train.py flags]: make_joint.sh's stage-25 and
+# stage-66 phases again, the first with the read softmax (sticky) (train/README.md, session 27)
+POLISH="${POLISH-25 3000 2e-4 $R,22,23,24,47,53,62,51,37,61,61,61 0.5 1000 --read-softmax
+66 1500 1e-4 $R,$W,25,47,53,62,51,37,61,65,67 0.3 1000}"
+check_phases "$POLISH"
+[ -f "$RUN/ckpt.pt" ] || { echo "make_polish.sh: no checkpoint $RUN/ckpt.pt" >&2; exit 2; }
+$PY -c "import sys, torch; sys.exit(0 if torch.load('$RUN/ckpt.pt', weights_only=False).get('spread') else 1)" ||
+  { echo "make_polish.sh: $RUN/ckpt.pt is not a readable spread checkpoint (run train/spread_unread.py first)" >&2; exit 2; }
+# the step the polish starts from, kept so that a rerun resumes the same phases
+[ -f "$RUN/polish_start" ] || ckpt_step "$RUN/ckpt.pt" > "$RUN/polish_start"
+run_phases "$RUN" "$(cat "$RUN/polish_start")" "$POLISH"
