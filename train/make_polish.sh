@@ -16,9 +16,10 @@ PRECISION="${PRECISION:---bf16}"
 THREADS="${THREADS:-2}"
 W=22,23,24,25
 R=9,10,11,12,13,14,14,30  # the scene stages (14 twice), replayed in every phase
-# stage steps lr replay mix-prev annealed-steps [train.py flags]: make_joint.sh's stage-25 and
-# stage-66 phases again, the first with the read softmax (sticky) (train/README.md, session 27)
-POLISH="${POLISH-25 3000 2e-4 $R,22,23,24,47,53,62,51,37,61,61,61 0.5 1000 --read-softmax
+# stage steps lr replay mix-prev annealed-steps [train.py flags]: make_joint.sh's stage-25 phase
+# again with the read softmax (sticky) and the later stages 65-67 replayed too (without them the
+# event tables fell 0.73 -> 0.66), then its stage-66 phase (train/README.md, session 27)
+POLISH="${POLISH-25 3000 2e-4 $R,22,23,24,47,53,62,51,37,61,61,61,65,66,67 0.5 1000 --read-softmax
 66 1500 1e-4 $R,$W,25,47,53,62,51,37,61,65,67 0.3 1000}"
 check_phases "$POLISH"
 [ -f "$RUN/ckpt.pt" ] || { echo "make_polish.sh: no checkpoint $RUN/ckpt.pt" >&2; exit 2; }

@@ -1,7 +1,9 @@
+# shellcheck shell=bash
 # Sourced by the recipe scripts that fine-tune in phases (make_joint.sh, make_polish.sh).
 # A phase list holds one line per phase: stage steps lr replay mix-prev annealed-steps [train.py flags]
 # (flags such as --aux-binding 1 or --read-softmax are sticky: they stay on in later phases).
 # Needs PY, PRECISION and THREADS set by the caller.
+# shellcheck disable=SC2153  # PRECISION, THREADS: the caller's
 
 # exits 2 naming the first bad line, before any training starts
 check_phases() {
@@ -44,5 +46,6 @@ run_phases() {
     fi
     start=$end
   done <<< "$3"
+  # shellcheck disable=SC2034  # read by the caller
   PHASES_END=$start
 }
