@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the recipe scripts: pins OpenBLAS's kernels so a rerun retraces a committed run.
 # Debian's OpenBLAS misdetects these VMs' CPU (the slowest kernels), and float32 results depend on
 # the kernels: a run under Haswell's differs from one under SkylakeX's from its first logged step
@@ -7,3 +8,6 @@
 if grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
   export OPENBLAS_CORETYPE=SkylakeX
 fi
+# torch.set_num_threads does not bound OpenBLAS, and one BLAS thread is the fastest at these sizes
+# (train.py --threads sets torch's own)
+export OPENBLAS_NUM_THREADS=1

@@ -11,17 +11,12 @@ cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
 . train/blas_env.sh  # OpenBLAS kernels pinned for reproducible runs
 . train/phases.sh    # check_phases, run_phases
-export OPENBLAS_NUM_THREADS=1
 SCENES="${SCENES:-train/checkpoints/nano/ckpt.pt}"
 WORDS="${WORDS:-train/runs/words/ckpt.pt}"
 RUN="${RUN:-train/runs/joint}"
 STEPS="${STEPS:-4000}"      # fine-tune steps after the stitch (j2, j3 in train/README.md)
 ANNEAL="${ANNEAL:-3000}"    # the last ANNEAL of them decay the lr linearly to 5 %
 MINUTES="${MINUTES:-60}"
-# bfloat16 autocast on both cores (train.py --bf16 --threads 2): 2.8x the float32 one-thread
-# step with the answer-slot last layer (bench_speed.py); PRECISION=--no-bf16 THREADS=1 for float32
-PRECISION="${PRECISION:---bf16}"
-THREADS="${THREADS:-2}"
 STAGE="${STAGE:-13}"        # the stage the pair is fine-tuned on
 REPLAY="${REPLAY:-9,10,11,12,22,23,24,25}"  # both branches' stages, 40 % of each batch
 # then these phases, in order: stage steps lr replay mix-prev annealed-steps [train.py flags]

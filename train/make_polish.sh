@@ -10,10 +10,7 @@ cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
 . train/blas_env.sh  # OpenBLAS kernels pinned for reproducible runs
 . train/phases.sh    # check_phases, run_phases
-export OPENBLAS_NUM_THREADS=1
 RUN="${RUN:?RUN= the folder of a spread checkpoint (spread_unread.py --out RUN/ckpt.pt)}"
-PRECISION="${PRECISION:---bf16}"
-THREADS="${THREADS:-2}"
 W=22,23,24,25
 R=9,10,11,12,13,14,14,30  # the scene stages (14 twice), replayed in every phase
 # stage steps lr replay mix-prev annealed-steps [train.py flags]: make_joint.sh's stage-25 phase

@@ -7,7 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
 . train/blas_env.sh  # OpenBLAS kernels pinned for reproducible runs
-export OPENBLAS_NUM_THREADS=1  # torch.set_num_threads does not bound OpenBLAS; 1 thread is fastest at this size
 RUN="${RUN:-train/runs/scenes}"
 MINUTES="${MINUTES:-150}"
 STEPS="${STEPS:-27000}"    # end of the scene curriculum (stages 9-12): train/runs/nano, 82.3 min, 1 thread

@@ -14,7 +14,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
 . train/blas_env.sh  # OpenBLAS kernels pinned for reproducible runs
-export OPENBLAS_NUM_THREADS=1
 RUN="${RUN:-train/runs/words}"
 MINUTES="${MINUTES:-150}"  # wall time of this invocation, all phases together
 LAYERS="${LAYERS:-2}"  # 3: the situation-to-table lookup gets its own layer (session 8)

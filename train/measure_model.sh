@@ -14,7 +14,6 @@ CLI="${CLI:-build/meadow-mind}"
 EVAL_STAGE="${EVAL_STAGE:-13}"
 PY=/usr/bin/python3
 . train/blas_env.sh  # OpenBLAS kernels pinned: the float32 eval rows retrace
-export OPENBLAS_NUM_THREADS=1
 
 $PY train/eval_table.py --ckpt "$RUN/ckpt.pt" --gguf "$GGUF" --cli "$CLI" --stage "$EVAL_STAGE" --json "$RUN/eval.json"
 : > "$RUN/plays.txt"

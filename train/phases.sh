@@ -2,8 +2,11 @@
 # Sourced by the recipe scripts that fine-tune in phases (make_joint.sh, make_polish.sh).
 # A phase list holds one line per phase: stage steps lr replay mix-prev annealed-steps [train.py flags]
 # (flags such as --aux-binding 1 or --read-softmax are sticky: they stay on in later phases).
-# Needs PY, PRECISION and THREADS set by the caller.
-# shellcheck disable=SC2153  # PRECISION, THREADS: the caller's
+# Needs PY set by the caller.
+# bfloat16 autocast on both cores (train.py --bf16 --threads 2): 2.8x the float32 one-thread
+# step with the answer-slot last layer (bench_speed.py); PRECISION=--no-bf16 THREADS=1 for float32
+PRECISION="${PRECISION:---bf16}"
+THREADS="${THREADS:-2}"
 
 # exits 2 naming the first bad line, before any training starts
 check_phases() {

@@ -10,7 +10,6 @@ cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
 CLI="${CLI:-build/meadow-mind}"
 . train/blas_env.sh  # OpenBLAS kernels pinned for reproducible runs
-export OPENBLAS_NUM_THREADS=1
 if [ $# -lt 3 ] || ! [[ $2 =~ ^[1-9][0-9]*$ && $3 =~ ^[0-9]+$ ]] || [ ! -f "$1/ckpt.pt" ]; then
   echo "usage: $0 RUN CHUNK UNTIL_STEP [train.py flags...]  (RUN/ckpt.pt must exist; CHUNK, UNTIL_STEP: steps)" >&2
   exit 2
