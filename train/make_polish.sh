@@ -21,14 +21,13 @@ R=9,10,11,12,13,14,14,30  # the scene stages (14 twice), replayed in every phase
 # match tables and drops the event tables, a stage-67 phase the reverse; this pair lifts both
 # (train/README.md, session 28).
 E=$R,22,23,24,47,53,62,51,37,61,61,61,65,66,67,67,67,67,67,67
+CYCLE="25 3000 2e-4 $E 0.5 1000
+67 1500 1e-4 $R,$W,25,25,25,47,53,62,51,37,61,65,66 0.3 1000"
 POLISH="${POLISH-25 3000 2e-4 $R,22,23,24,47,53,62,51,37,61,61,61,65,66,67 0.5 1000 --read-softmax
 66 1500 1e-4 $R,$W,25,47,53,62,51,37,61,65,67 0.3 1000
-25 3000 2e-4 $E 0.5 1000
-67 1500 1e-4 $R,$W,25,25,25,47,53,62,51,37,61,65,66 0.3 1000
-25 3000 2e-4 $E 0.5 1000
-67 1500 1e-4 $R,$W,25,25,25,47,53,62,51,37,61,65,66 0.3 1000
-25 3000 2e-4 $E 0.5 1000
-67 1500 1e-4 $R,$W,25,25,25,47,53,62,51,37,61,65,66 0.3 1000}"
+$CYCLE
+$CYCLE
+$CYCLE}"
 check_phases "$POLISH"
 [ -f "$RUN/ckpt.pt" ] || { echo "make_polish.sh: no checkpoint $RUN/ckpt.pt" >&2; exit 2; }
 $PY -c "import sys, torch; sys.exit(0 if torch.load('$RUN/ckpt.pt', weights_only=False).get('spread') else 1)" ||
