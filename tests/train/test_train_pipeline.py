@@ -117,6 +117,27 @@ class CorpusTest(unittest.TestCase):
         self.assertEqual(a.rule, b.rule)
         self.assertEqual(a.situation(random.Random(1)), b.situation(random.Random(1)))
 
+    def test_made_up_words(self):
+        # stage 68: about a third of the content words are no dictionary word (spliced from two),
+        # the situation still holds its answer's condition whole; at 0 the stream is stage 25's
+        from dataclasses import replace
+        from corpus import wordlists as W
+        from corpus.tables import match_table
+        known = set(W.dictionary_words())
+        made = total = 0
+        for k in range(60):
+            t = match_table(random.Random(k), STAGES[68])
+            words = [w.lower() for o in t.options for c in o.conds for w in c]
+            total += len(words)
+            made += sum(w not in known for w in words)
+            for j in range(4):
+                s, ans = t.situation(random.Random(j))
+                conds = [" ".join(c).lower() for o in t.options if o.letter == ans for c in o.conds]
+                self.assertTrue(not conds or any(c in s.lower() for c in conds), (t.rule, s, ans))
+        self.assertGreater(made / total, 0.15)
+        self.assertLess(made / total, 0.45)
+        self.assertEqual(replace(STAGES[68], made_up=0.0), STAGES[25])
+
     def test_partial_matches_never_spell_a_whole_condition(self):
         # partial_whole False (the eval's stream): parts of another option's condition, drawn for
         # several distractors, never add up to all of its words, so the situation states exactly

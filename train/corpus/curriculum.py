@@ -61,6 +61,7 @@ class Stage:
     scene_shuffle: float = 0.35              # prob. a scene table's letters are not A, B, C.. (half of those listed out of order)
     default_text: float = 0.0                # prob. a scene table's "otherwise" option is not an idle phrase of scenes.NEUTRAL
     events: float = 0.0                      # prob. a scene table is an everyday-English event table (corpus/events.py)
+    made_up: float = 0.0                     # prob. a match table's content word is made up (tables.made_up_word)
 
 
 # stage 25's knobs: the word tables of stages 12-13 alone (stage 63 makes them hard)
@@ -332,6 +333,11 @@ STAGES: tuple[Stage, ...] = (
     # 67: stage 66 with half the scene tables event tables (corpus/events.py: "If the kettle is
     # whistling, choose A; if the dog barks, choose B."), which jd1 read at chance
     replace(_MIX61, rephrase=0.7, default_text=0.7, events=0.5),
+    # 68: stage 25's word tables with a third of the content words made up (two dictionary words
+    # spliced: "lavish" + "trestles" -> "lavtles"): km reads the match tables at 0.93 with training
+    # words, 0.88 with unseen ones, so part of the matching leans on words it knows; a made-up
+    # word can only be matched by its spelling
+    replace(_WORD_TABLES, made_up=0.3),
 )
 
 

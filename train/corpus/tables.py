@@ -58,6 +58,8 @@ class Pool:
         self.common, self.full = _pools(W.current_split())
 
     def word(self) -> str:
+        if self.stage.made_up and self.rng.random() < self.stage.made_up:
+            return self._made_up()
         src = self.full if self.rng.random() < self.stage.pool else self.common
         for _ in range(100):
             w = self.rng.choice(src)
@@ -69,12 +71,37 @@ class Pool:
             raise ValueError(f"word pool exhausted: all {len(src)} words of this table's pool are used")
         return self._take(self.rng.choice(left))
 
+    def _made_up(self) -> str:
+        for _ in range(100):
+            w = made_up_word(self.rng, self.full)
+            if w not in self.used:
+                return self._take(w)
+        raise ValueError("made_up_word: no new word in 100 draws")
+
     def _take(self, w: str) -> str:
         self.used.add(w)
         # a synonym / inflection of a used word would make situations ambiguous
         self.used.update(W.inflections(w))
         self.used.update(W.wordnet_relations()[0].get(w, ()))
         return w
+
+
+def made_up_word(rng: random.Random, words: list[str]) -> str:
+    """A word no dictionary has: the front of one pool word and the back of another, 4-10
+    letters, so it tokenizes into the pieces real words use but in a new combination (as an
+    unseen word does). Never a dictionary word of either split, nor a template word."""
+    known = _dictionary_set()
+    for _ in range(1000):
+        a, b = rng.choice(words), rng.choice(words)
+        w = a[:rng.randint(2, max(2, len(a) - 1))] + b[rng.randint(1, max(1, len(b) - 2)):]
+        if 4 <= len(w) <= 10 and w not in known and w not in BANNED:
+            return w
+    raise ValueError("made_up_word: no word in 1000 draws")
+
+
+@functools.lru_cache(maxsize=None)
+def _dictionary_set() -> frozenset[str]:
+    return frozenset(W.dictionary_words())
 
 
 def vary_case(rng: random.Random, w: str, p: float) -> str:
