@@ -266,6 +266,23 @@ def synthetic_hits(cases: list[Case]) -> list[bool]:
     return [ch == a for c in cases for ch, a in zip(c.choices, c.answers)]
 
 
+def table_se(groups: list[list[bool]]) -> float:
+    """Standard error of the pooled accuracy with tables as the sampled unit: a table's
+    situations share its words, so they are not independent draws and the binomial error
+    would understate the spread (the first 200 tables of a 600-table stream can read a point
+    lower than the rest)."""
+    groups = [g for g in groups if g]
+    n, t = sum(len(g) for g in groups), len(groups)
+    if t < 2:
+        return float("nan")
+    p = sum(sum(g) for g in groups) / n
+    return (t / (t - 1) * sum((sum(g) - p * len(g)) ** 2 for g in groups)) ** 0.5 / n
+
+
+def synthetic_se(cases: list[Case]) -> float:
+    return table_se([[ch == a for ch, a in zip(c.choices, c.answers)] for c in cases])
+
+
 def by_kind(cases: list[Case]) -> dict[str, dict]:
     """Accuracy and chance per table kind (scene / match / bucket / relational): a row's mean
     can hide a kind at chance (the step-45,000 model: scene tables 0.93, word tables at chance)."""
@@ -278,8 +295,8 @@ def by_kind(cases: list[Case]) -> dict[str, dict]:
     return out
 
 
-def relabel_synthetic(dec: TorchDecider, cases: list[Case]) -> tuple[list[bool], int]:
-    """-> (one hit per decision: permuted choice == perm(original choice), tables skipped)."""
+def relabel_synthetic(dec: TorchDecider, cases: list[Case]) -> tuple[list[list[bool]], int]:
+    """-> (per table, one hit per decision: permuted choice == perm(original choice); tables skipped)."""
     jobs, skipped = [], 0
     for i, c in enumerate(cases):
         perm = derangement(random.Random(f"relabel:{i}"), [L for L, _ in c.options])
@@ -290,7 +307,7 @@ def relabel_synthetic(dec: TorchDecider, cases: list[Case]) -> tuple[list[bool],
             continue
         jobs.append((c, perm, Case(c.kind, rule, opts, c.situations, [perm[a] for a in c.answers])))
     new = dec.choose([j[2] for j in jobs])
-    hits = [perm[old] == ch for (c, perm, _), chs in zip(jobs, new) for old, ch in zip(c.choices, chs)]
+    hits = [[perm[old] == ch for old, ch in zip(c.choices, chs)] for (c, perm, _), chs in zip(jobs, new)]
     return hits, skipped
 
 
@@ -299,7 +316,8 @@ def fmt_row(r: dict) -> str:
         acc = f"{r['accuracy']:.3f} ({r['misses']} missed)"
         tgt = f"{r['target']} misses" if r["target"] else "0 misses"
     else:
-        acc = f"{r['accuracy']:.3f}"
+        se = r.get("se")
+        acc = f"{r['accuracy']:.3f}" + (f" (SE {se:.3f})" if se is not None and se == se else "")
         tgt = f"≥ {r['target']:.2f}"
     line = f"| {r['name']} | {r['n']} | {acc} | {tgt} |"
     for kind, k in r.get("by_kind", {}).items():
@@ -363,10 +381,10 @@ def main(argv=None) -> int:
             for c, ch in zip(cases, dec.choose(cases)):
                 c.choices = ch
         rows.append(acc_row(f"held-out synthetic tables (stage {a.stage})", synthetic_hits(held), 0.98,
-                            chance=chance_of(held), by_kind=by_kind(held)))
-        rows.append(acc_row("synthetic tables, unseen words", synthetic_hits(unseen), 0.97, chance=chance_of(unseen),
-                            by_kind=by_kind(unseen)))
-        rows.append(acc_row("relational rules", synthetic_hits(rel), 0.95, chance=chance_of(rel)))
+                            se=synthetic_se(held), chance=chance_of(held), by_kind=by_kind(held)))
+        rows.append(acc_row("synthetic tables, unseen words", synthetic_hits(unseen), 0.97, se=synthetic_se(unseen),
+                            chance=chance_of(unseen), by_kind=by_kind(unseen)))
+        rows.append(acc_row("relational rules", synthetic_hits(rel), 0.95, se=synthetic_se(rel), chance=chance_of(rel)))
 
     # 4, 5b, 6: built-in tasks through the runtime
     if cli:
@@ -401,8 +419,9 @@ def main(argv=None) -> int:
                                         "probs": {k: round(v, 3) for k, v in d["probs"].items()}})
         rows += exam_rows
     if dec:
-        hits, skipped = relabel_synthetic(dec, held)
-        rows.append(acc_row("relabelling invariance: synthetic tables", hits, 0.98, skipped_tables=skipped))
+        groups, skipped = relabel_synthetic(dec, held)
+        rows.append(acc_row("relabelling invariance: synthetic tables", [h for g in groups for h in g], 0.98,
+                            se=table_se(groups), skipped_tables=skipped))
     if cli:
         rows.append(acc_row("relabelling invariance: built-in exams", relabel_hits, 0.98, missed=relabel_misses))
         rows.append(acc_row("rephrasing robustness (heldout/rephrased.txt)", rephrase_hits, 0.90,

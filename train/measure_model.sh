@@ -12,10 +12,13 @@ CLI="${CLI:-build/meadow-mind}"
 # the synthetic rows' stream: stage 13 (the full scene + word-table mix) for every model, so
 # cards stay comparable whatever stage a recipe ends on
 EVAL_STAGE="${EVAL_STAGE:-13}"
+# 600 tables (about 4,800 decisions) a synthetic row: at 200 a row's standard error is near half
+# a point (table to table), as large as the gaps to the bars; 600 takes about 6 minutes more
+EVAL_TABLES="${EVAL_TABLES:-600}"
 PY=/usr/bin/python3
 . train/blas_env.sh  # OpenBLAS kernels pinned: the float32 eval rows retrace
 
-$PY train/eval_table.py --ckpt "$RUN/ckpt.pt" --gguf "$GGUF" --cli "$CLI" --stage "$EVAL_STAGE" --json "$RUN/eval.json"
+$PY train/eval_table.py --ckpt "$RUN/ckpt.pt" --gguf "$GGUF" --cli "$CLI" --stage "$EVAL_STAGE" --tables "$EVAL_TABLES" --threads 2 --json "$RUN/eval.json"
 : > "$RUN/plays.txt"
 for t in cartpole mountaincar frozenlake lunarlander maze; do
   n=$("$CLI" list --json | $PY -c "import json,sys; print(len([x for x in json.load(sys.stdin) if x['name']=='$t'][0]['seeds']))")

@@ -241,13 +241,16 @@ def main(argv=None) -> int:
     L.append("")
     L.append("## Evaluation\n")
     L.append(f"`train/eval_table.py` (stage {ev['info']['stage']} eval stream, {ev['info']['tables']} tables per "
-             f"synthetic row, every situation stating one condition; built-in rows through the C++ runtime; "
+             f"synthetic row, every situation stating one condition; SE: the standard error with tables as the "
+             f"sampled unit; built-in rows through the C++ runtime; "
              f"{ev['info']['seconds']:.0f} s):\n")
     L.append("| name | n | accuracy | chance | target | met |")
     L.append("| --- | --- | --- | --- | --- | --- |")
     for r in rows:
         ch = f"{r['chance']:.3f}" if r.get("chance") is not None else ""
         acc = f"{r['accuracy']:.3f}" + (f" ({r['misses']} missed)" if r.get("misses") is not None else "")
+        if r.get("se") is not None and r["se"] == r["se"]:  # per-table standard error (eval_table.table_se)
+            acc += f" (SE {r['se']:.3f})"
         tgt = "0 misses" if r.get("target_kind") == "max_misses" else f">= {r['target']:g}"
         L.append(f"| {r['name']} | {r['n']} | {acc} | {ch} | {tgt} | {'yes' if r['pass'] else 'no'} |")
         for kind, k in r.get("by_kind", {}).items():  # a mean can hide a kind at chance

@@ -30,6 +30,17 @@ class RephrasedTest(unittest.TestCase):
             with self.assertRaises(ValueError):
                 E.parse_rephrased([bad])
 
+    def test_table_se(self):
+        # tables as the sampled unit: no spread when every table reads the same, and errors bunched
+        # in a few tables spread more than the same errors spread evenly (what a binomial misses)
+        self.assertEqual(E.table_se([[True, False]] * 10), 0.0)
+        bunched = [[False] * 4] * 2 + [[True] * 4] * 18
+        even = [[False, True, True, True]] * 2 + [[True] * 4] * 18
+        self.assertGreater(E.table_se(bunched), E.table_se(even))
+        # 20 tables, 2 of them all wrong: p = 0.9; 18 tables off by 0.4, 2 by 3.6: 2.88 + 25.92
+        self.assertAlmostEqual(E.table_se(bunched), (28.8 * 20 / 19) ** 0.5 / 80)
+        self.assertNotEqual(E.table_se([[True]]), E.table_se([[True]]))  # one table: no estimate (nan)
+
     def test_shipped_file(self):
         items = E.load_rephrased()
         per_task = {t: sum(1 for x in items if x[0] == t) for t in E.BUILTIN}
