@@ -12,8 +12,8 @@ CLI="${CLI:-build/meadow-mind}"
 # the synthetic rows' stream: stage 13 (the full scene + word-table mix) for every model, so
 # cards stay comparable whatever stage a recipe ends on
 EVAL_STAGE="${EVAL_STAGE:-13}"
-# 600 tables (about 4,800 decisions) a synthetic row: at 200 a row's standard error is near half
-# a point (table to table), as large as the gaps to the bars; 600 takes about 6 minutes more
+# 600 tables (about 4,800 decisions) a synthetic row: its standard error (tables as the unit) is
+# 0.003-0.004, at 200 tables 0.005-0.007, larger than the gaps to the bars; 600 take ~6 minutes more
 EVAL_TABLES="${EVAL_TABLES:-600}"
 PY=/usr/bin/python3
 . train/blas_env.sh  # OpenBLAS kernels pinned: the float32 eval rows retrace
