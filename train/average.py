@@ -41,6 +41,7 @@ def average(ckpts: list[dict]) -> dict:
         out["soup"] = {"branches": branches}
     else:
         out["soup"] = {"branches": []}  # not fine-tunes of the first: a plain mean
+    out["soup"]["steps"] = [c["step"] for c in ckpts]
     return out
 
 

@@ -28,10 +28,37 @@ POLISH="${POLISH-25 3000 2e-4 $R,22,23,24,47,53,62,51,37,61,61,61,65,66,67 0.5 1
 $CYCLE
 $CYCLE
 $CYCLE}"
+# SOUP_STEPS: polish steps (counted from its start, each the end of a POLISH line) whose
+# checkpoints are kept (RUN/keep-N.pt) and averaged into the final model (train/average.py; the
+# last one's optimizer and counters); empty for the last step alone. One cycle's end reads a few
+# tenths of a point up or down from the next on each row; their mean holds the high ones.
+SOUP_STEPS="${SOUP_STEPS-}"
 check_phases "$POLISH"
+ends=" $(t=0; while read -r _ n _; do [ -n "$n" ] && { t=$((t + n)); echo -n "$t "; }; done <<< "$POLISH")"
+for s in $SOUP_STEPS; do
+  [[ "$ends" == *" $s "* ]] || { echo "make_polish.sh: SOUP_STEPS: $s is not the end of a POLISH line (ends:$ends)" >&2; exit 2; }
+done
 [ -f "$RUN/ckpt.pt" ] || { echo "make_polish.sh: no checkpoint $RUN/ckpt.pt" >&2; exit 2; }
 $PY -c "import sys, torch; sys.exit(0 if torch.load('$RUN/ckpt.pt', weights_only=False).get('spread') else 1)" ||
   { echo "make_polish.sh: $RUN/ckpt.pt is not a readable spread checkpoint (run train/spread_unread.py first)" >&2; exit 2; }
 # the step the polish starts from, kept so that a rerun resumes the same phases
 [ -f "$RUN/polish_start" ] || ckpt_step "$RUN/ckpt.pt" > "$RUN/polish_start"
-run_phases "$RUN" "$(cat "$RUN/polish_start")" "$POLISH"
+[ ! -f "$RUN/polish_soup" ] || { echo "make_polish.sh: done ($RUN/ckpt.pt is the mean of $(cat "$RUN/polish_soup"))"; exit 0; }
+start0=$(cat "$RUN/polish_start")
+start=$start0
+while IFS= read -r line; do  # one line at a time, to keep the checkpoints the soup takes
+  [ -n "$line" ] || continue
+  run_phases "$RUN" "$start" "$line"
+  start=$PHASES_END
+  rel=$((start - start0))
+  if [[ " $SOUP_STEPS " == *" $rel "* ]] && [ ! -f "$RUN/keep-$rel.pt" ]; then
+    [ "$(ckpt_step "$RUN/ckpt.pt")" = "$start" ] || { echo "make_polish.sh: $RUN/ckpt.pt is not at step $start" >&2; exit 2; }
+    cp "$RUN/ckpt.pt" "$RUN/keep-$rel.pt"
+  fi
+done <<< "$POLISH"
+if [ -n "$SOUP_STEPS" ]; then
+  # the last kept step first: the mean takes its step, optimizer state and counters
+  # shellcheck disable=SC2046  # one path per step
+  $PY train/average.py --out "$RUN/ckpt.pt" $(for s in $(tr ' ' '\n' <<< "$SOUP_STEPS" | sort -n -r); do echo "$RUN/keep-$s.pt"; done)
+  echo "polish steps $SOUP_STEPS" > "$RUN/polish_soup"
+fi

@@ -235,6 +235,11 @@ def main(argv=None) -> int:
         read = " with the read softmax (unread rows get no gradient)" if args.get("read_softmax") else ""
         L.append(f"- Then the polish (`train/make_polish.sh`): {st['step'] - sp['step']:,} steps{read}, "
                  f"{polish_min:.1f} minutes on {how}, {lr_note}; stage {st['stage']}.")
+        kept = sorted((st.get("soup") or {}).get("steps") or [])
+        if len(kept) > 1 and kept[0] > sp["step"]:  # a mean of the polish's own checkpoints
+            at = ", ".join(f"{k - sp['step']:,}" for k in kept)
+            L.append(f"- The model is the mean of the polish's checkpoints at steps {at} after the spread "
+                     f"(`make_polish.sh` SOUP_STEPS, `train/average.py`).")
     L.append(f"- Recipe: `{a.recipe}` (resumable; rerun to continue).")
     if a.lineage:
         L.append(f"- This checkpoint's lineage: {a.lineage}")

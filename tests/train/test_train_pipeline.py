@@ -691,21 +691,31 @@ class MakeJointTest(unittest.TestCase):
             # stitch at 3, stage 13 to 5, the phases to 7 and 9, then the soup (its mean)
             self.assertEqual((j["step"], j["stage"], j["args"]["read_softmax"]), (9, 16, True))
             self.assertEqual([b["steps"] for b in j["soup"]["branches"]], [1])
-            polish = dict(env, RUN=f"{d}/s", POLISH="9 2 1e-3 9 0.3 1 --read-softmax\n16 1 1e-3 9 0.3 1")
+            polish = dict(env, RUN=f"{d}/s", POLISH="9 2 1e-3 9 0.3 1 --read-softmax\n16 1 1e-3 9 0.3 1",
+                          SOUP_STEPS="2 3")
             r = sh("make_polish.sh", dict(polish, RUN=f"{d}/j"))
             self.assertEqual(r.returncode, 2)
             self.assertIn("not a readable spread checkpoint", r.stderr)
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(spread_unread.main(["--ckpt", f"{d}/j/ckpt.pt", "--out", f"{d}/s/ckpt.pt",
                                                      "--per-stage", "20"]), 0)
+            r = sh("make_polish.sh", dict(polish, SOUP_STEPS="1"))  # not the end of a line
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("SOUP_STEPS: 1 is not the end of a POLISH line", r.stderr)
             r = sh("make_polish.sh", polish)
             self.assertEqual(r.returncode, 0, r.stderr[-2000:])
             s = torch.load(f"{d}/s/ckpt.pt")
             self.assertEqual((s["step"], s["stage"], s["spread"]["step"]), (12, 16, 9))
+            # the model is the mean of the two phases' last checkpoints, kept beside it
+            k2, k3 = (torch.load(f"{d}/s/keep-{n}.pt") for n in (2, 3))
+            self.assertEqual((k2["step"], k3["step"], s["soup"]["steps"]), (11, 12, [12, 11]))
+            for name, w in s["model"].items():
+                torch.testing.assert_close(w, (k2["model"][name] + k3["model"][name]) / 2)
             # a rerun finds every phase done and trains nothing
             r = sh("make_polish.sh", polish)
             self.assertEqual((r.returncode, torch.load(f"{d}/s/ckpt.pt")["step"]), (0, 12))
             self.assertNotIn("resuming", r.stdout)
+            self.assertIn("is the mean of polish steps 2 3", r.stdout)
             for name, v in {"eval.json": {"rows": [], "info": {"stage": 13, "tables": 1, "seconds": 1}},
                             "bench.json": {"threads": 2, "machine": "m", "decisions_per_task": 1, "tasks": {}}}.items():
                 with open(f"{d}/{name}", "w") as f:
@@ -719,6 +729,7 @@ class MakeJointTest(unittest.TestCase):
             card = open(f"{d}/card.md").read()
             self.assertIn("Joint fine-tune (`train/make_joint.sh`): 6 steps", card)
             self.assertIn("Then the polish (`train/make_polish.sh`): 3 steps with the read softmax", card)
+            self.assertIn("the mean of the polish's checkpoints at steps 2, 3 after the spread", card)
 
 
 class PathTest(unittest.TestCase):
