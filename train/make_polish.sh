@@ -15,24 +15,33 @@ W=22,23,24,25
 R=9,10,11,12,13,14,14,30  # the scene stages (14 twice), replayed in every phase
 # stage steps lr replay mix-prev annealed-steps [train.py flags]: make_joint.sh's stage-25 phase
 # again with the read softmax (sticky) and the later stages 65-67 replayed too (without them the
-# event tables fell 0.73 -> 0.66), then its stage-66 phase (session 27); then three times a cycle with
+# event tables fell 0.73 -> 0.66), then its stage-66 phase (session 27); then five times a cycle with
 # the event tables (stage 67) as a larger share: a stage-25 phase replaying 67 six times, then
 # a stage-67 phase replaying the word tables (25) four times. Alone, a stage-25 phase lifts the
 # match tables and drops the event tables, a stage-67 phase the reverse; this pair lifts both
-# (train/README.md, session 28).
+# (train/README.md, session 28). Then twice the same cycle on stage 68, the word tables with a
+# third of their words made up, which lifts the unseen-word match tables (session 29).
 E=$R,22,23,24,47,53,62,51,37,61,61,61,65,66,67,67,67,67,67,67
 CYCLE="25 3000 2e-4 $E 0.5 1000
 67 1500 1e-4 $R,$W,25,25,25,47,53,62,51,37,61,65,66 0.3 1000"
+MADE_UP="68 3000 2e-4 $E 0.5 1000
+67 1500 1e-4 $R,$W,25,68,68,47,53,62,51,37,61,65,66 0.3 1000"
+# SOUP_STEPS: polish steps (counted from its start, each the end of a POLISH line) whose
+# checkpoints are kept (RUN/keep-N.pt) and averaged into the final model (train/average.py; the
+# last one's optimizer and counters); empty for the last step alone. The default polish ends on
+# the mean of its two made-up cycles: one cycle's end reads a few tenths of a point up or down
+# from the next on each row, and their mean keeps the better of most rows (session 29).
+[ -n "${POLISH+x}" ] || SOUP_STEPS="${SOUP_STEPS-31500 36000}"
+SOUP_STEPS="${SOUP_STEPS-}"
 POLISH="${POLISH-25 3000 2e-4 $R,22,23,24,47,53,62,51,37,61,61,61,65,66,67 0.5 1000 --read-softmax
 66 1500 1e-4 $R,$W,25,47,53,62,51,37,61,65,67 0.3 1000
 $CYCLE
 $CYCLE
-$CYCLE}"
-# SOUP_STEPS: polish steps (counted from its start, each the end of a POLISH line) whose
-# checkpoints are kept (RUN/keep-N.pt) and averaged into the final model (train/average.py; the
-# last one's optimizer and counters); empty for the last step alone. One cycle's end reads a few
-# tenths of a point up or down from the next on each row; their mean holds the high ones.
-SOUP_STEPS="${SOUP_STEPS-}"
+$CYCLE
+$CYCLE
+$CYCLE
+$MADE_UP
+$MADE_UP}"
 check_phases "$POLISH"
 ends=" $(t=0; while read -r _ n _; do [ -n "$n" ] && { t=$((t + n)); echo -n "$t "; }; done <<< "$POLISH")"
 for s in $SOUP_STEPS; do

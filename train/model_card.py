@@ -83,8 +83,11 @@ WORDS_DATA = (
     "an idle phrase, a dictionary noun) instead of four idle phrases, so the default is found by its letter "
     "(stage 66), then half of the scene tables replaced by event tables in everyday English, several "
     "things each with its own predicate (\"If the N is V-ing, choose A; if the M V-s, choose B.\", "
-    "`corpus/events.py`; stage 67) and stage 66 twice more at a low lr. Stage 61's place phrases were written after reading "
-    "the rephrasing row's misses (train/README.md, session 17).")
+    "`corpus/events.py`; stage 67) and stage 66 twice more at a low lr. The polish (after the spread) "
+    "alternates the word tables (25) and the event tables (67), each replaying the other, and ends with "
+    "word tables in which a third of the content words are made up (two dictionary words spliced, never a "
+    "dictionary word; stage 68), so a condition can only be matched by its spelling. Stage 61's place "
+    "phrases were written after reading the rephrasing row's misses (train/README.md, session 17).")
 HELD_OUT = (
     "10 % of wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
     "text and status sentence of the built-in tasks and the hand rephrasings (`train/heldout/`): no 6-word "
