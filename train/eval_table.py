@@ -262,8 +262,13 @@ def chance_of(cases: list[Case]) -> float:
     return sum(w) / len(w) if w else float("nan")
 
 
+def table_hits(cases: list[Case]) -> list[list[bool]]:
+    """Per table, one hit per situation."""
+    return [[ch == a for ch, a in zip(c.choices, c.answers)] for c in cases]
+
+
 def synthetic_hits(cases: list[Case]) -> list[bool]:
-    return [ch == a for c in cases for ch, a in zip(c.choices, c.answers)]
+    return [h for g in table_hits(cases) for h in g]
 
 
 def table_se(groups: list[list[bool]]) -> float:
@@ -280,7 +285,7 @@ def table_se(groups: list[list[bool]]) -> float:
 
 
 def synthetic_se(cases: list[Case]) -> float:
-    return table_se([[ch == a for ch, a in zip(c.choices, c.answers)] for c in cases])
+    return table_se(table_hits(cases))
 
 
 def by_kind(cases: list[Case]) -> dict[str, dict]:
