@@ -218,6 +218,27 @@ class CorpusTest(unittest.TestCase):
         self.assertGreater(shared, 5)
         self.assertGreater(defaults, 20)
 
+    def test_event_shared_knob(self):
+        # stage 69 raises how often clauses share a noun; at the default the draws (and so stage
+        # 67's stream) are as before
+        from corpus.events import event_table
+        noun = re.compile(r"the (\w+) (?:is \w+|\w+),? (?:then )?(?:choose|pick|answer)?", re.I)
+
+        def shared_nouns(p: float) -> int:
+            n = 0
+            for k in range(200):
+                t = event_table(random.Random(k), 0.6, 0.0, p)
+                nouns = noun.findall(t.rule.split("otherwise")[0])
+                n += len(nouns) > 2 and len(set(nouns)) < len(nouns)
+            return n
+
+        self.assertEqual(event_table(random.Random(3), 0.6).rule, event_table(random.Random(3), 0.6, 0.0, 0.3).rule)
+        lo, mid, hi = shared_nouns(0.0), shared_nouns(0.3), shared_nouns(1.0)
+        self.assertLess(lo, mid)
+        self.assertLess(mid, hi)
+        self.assertEqual(STAGES[69].events, 1.0)
+        self.assertGreater(STAGES[69].event_shared, STAGES[67].event_shared)
+
 
 def changed_keeping_letters(test: unittest.TestCase, knob: str) -> int:
     """Scene tables with a rewording knob at 0 and at 1: same rule, same letter for the same

@@ -56,7 +56,7 @@ def _action(rng: random.Random, nouns: list[str]) -> str:
     return f"{rng.choice(ACTIONS)} the {rng.choice(nouns)}"
 
 
-def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0):
+def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, shared: float = 0.3):
     from .tables import Option, Table
     words = _Words(rng, place_pool)
     preds = _predicates(W.current_split())
@@ -64,9 +64,9 @@ def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0):
     default = rng.random() < 0.35
     nouns = [words.noun() for _ in range(n)]
     ps = rng.sample(preds, n)
-    if n > 2 and rng.random() < 0.3:
+    if n > 2 and rng.random() < shared:
         nouns[1] = nouns[0]  # one thing in two clauses: only its predicate tells them apart
-    if n > 2 and rng.random() < 0.3:
+    if n > 2 and rng.random() < shared:
         ps[2] = ps[0]  # one predicate in two clauses: only the noun tells them apart
     conds = list(zip(nouns, ps))
     if len(set(conds)) < n:
