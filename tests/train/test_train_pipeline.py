@@ -237,6 +237,22 @@ class CorpusTest(unittest.TestCase):
         self.assertLess(lo, mid)
         self.assertLess(mid, hi)
         self.assertEqual(STAGES[69].events, 1.0)
+        # stage 70's tails: at 0 the situations are as before; at 1 every stated condition ends in
+        # a place, right after its predicate (and adverb), so the condition stays whole
+        from corpus.events import PREPS
+        placed = {0.0: 0, 1.0: 0}
+        for k in range(30):
+            base = event_table(random.Random(k), 0.6)
+            for tails in placed:
+                t = event_table(random.Random(k), 0.6, 0.0, 0.3, tails)
+                self.assertEqual(t.rule, base.rule)
+                for j in range(4):
+                    s, letter = t.situation(random.Random(j))
+                    placed[tails] += any(f" {p} " in s for p in PREPS)
+                    if not tails:
+                        self.assertEqual((s, letter), base.situation(random.Random(j)))
+        self.assertLess(placed[0.0], 10)
+        self.assertGreater(placed[1.0], 90)  # of 120: all but the default situations
         self.assertGreater(STAGES[69].event_shared, STAGES[67].event_shared)
 
 

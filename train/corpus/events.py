@@ -23,6 +23,7 @@ JOINS = (". ", "; ", ", ", ". ", "; ")
 DEFAULTS = ("otherwise choose {L}", "otherwise {L}", "else pick {L}", "in any other case choose {L}",
             "otherwise answer {L}")
 LEADS = ("", "", "", "Now ", "Look: ", "You see that ", "Right now ", "It seems ")
+PREPS = ("at the", "in the", "near the", "by the", "behind the", "on the", "under the", "next to the")
 ADVERBS = ("loudly", "fast", "again", "now", "slowly", "a lot", "quietly", "badly", "all the time", "once more")
 QUIET = ("all is calm", "nothing happens", "everything is quiet", "nothing is going on", "all is well",
          "nothing changes")
@@ -56,7 +57,8 @@ def _action(rng: random.Random, nouns: list[str]) -> str:
     return f"{rng.choice(ACTIONS)} the {rng.choice(nouns)}"
 
 
-def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, shared: float = 0.3):
+def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, shared: float = 0.3,
+                tails: float = 0.0):
     from .tables import Option, Table
     words = _Words(rng, place_pool)
     preds = _predicates(W.current_split())
@@ -114,12 +116,17 @@ def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, sh
             head, letter = f"the {conds[i][0]} {conds[i][1]}", opts[i].letter
             if r.random() < 0.4:
                 head += " " + r.choice(ADVERBS)
+            if tails and r.random() < tails:  # "the dog is barking at the door" (drawn only when asked)
+                head += f" {r.choice(PREPS)} {words.noun()}"
         phrases = [other_event(r) for _ in range(r.randint(0 if head else 1, 2))]
         if head is None and r.random() < 0.3:
             phrases = [r.choice(QUIET)]
         if head:
             phrases.insert(r.randrange(len(phrases) + 1) if r.random() < 0.4 else 0, head)
-        s = r.choice(LEADS) + r.choice((", ", " and ", "; ")).join(phrases)
+        lead = r.choice(LEADS)
+        if tails and r.random() < tails / 3:  # a one-word lead: "Smoke: the bread is burning."
+            lead = _cap(words.noun()) + ": "
+        s = lead + r.choice((", ", " and ", "; ")).join(phrases)
         return _cap(s) + ("." if r.random() < 0.6 else ""), letter
 
     return Table("scene", rule, shown, situation)
