@@ -144,6 +144,9 @@ def targets_per_row(stage: int, batch: int = 16, batches: int = 8) -> float:
 def matmul_peak(threads: int, bf16: bool, m: int = 4096, k: int = 192, n: int = 576, seconds: float = 2.0) -> float:
     """GFLOP/s of torch's matmul on [m,k] @ [k,n] (a layer's shape) for about `seconds`."""
     import torch
+
+    from heap import keep_heap
+    keep_heap()  # as train.py: large products' outputs would be mmapped and page-faulted each call
     torch.set_num_threads(threads)
     a, b = torch.randn(m, k), torch.randn(k, n)
     if bf16:
