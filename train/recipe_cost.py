@@ -110,7 +110,7 @@ def part_cost(rows: list[dict], s: Size, batch: int, targets_per_row: float) -> 
     are skipped."""
     out = {"steps": 0, "tokens": 0.0, "flops": 0.0, "wall_s": 0.0, "cpu_s": 0.0}
     prev = None
-    for i, r in enumerate(rows):
+    for r in rows:
         if prev is None:
             gap = rows[1]["step"] - r["step"] if len(rows) > 1 else r["step"]
         else:
