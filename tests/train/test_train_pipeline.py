@@ -255,6 +255,33 @@ class CorpusTest(unittest.TestCase):
         self.assertGreater(placed[1.0], 90)  # of 120: all but the default situations
         self.assertGreater(STAGES[69].event_shared, STAGES[67].event_shared)
 
+    def test_event_uniform_knob(self):
+        # stage 71: at 1 every clause's predicate takes one form ("is V-ing" / "V-s" / "is A"),
+        # so only the stems tell clauses apart; at 0 the draws (stage 67's stream) are as before
+        from corpus import wordlists as W
+        from corpus.events import _forms, event_table
+        forms = [set(f) for f in _forms(W.current_split())]
+        pred = re.compile(r"the \w+ (is \w+|\w+)(?=[,.;]| choose| pick| then|$)")
+
+        def form_counts(p: float) -> tuple[int, int]:
+            uniform = mixed = 0
+            for k in range(100):
+                t = event_table(random.Random(k), 0.6, 0.0, 0.3, 0.0, p)
+                found = pred.findall(t.rule)
+                self.assertGreaterEqual(len(found), 2, t.rule)
+                kinds = {i for x in found for i, f in enumerate(forms) if x in f}
+                uniform += len(kinds) == 1
+                mixed += len(kinds) > 1
+            return uniform, mixed
+
+        for k in range(20):
+            self.assertEqual(event_table(random.Random(k), 0.6).rule,
+                             event_table(random.Random(k), 0.6, 0.0, 0.3, 0.0, 0.0).rule)
+        self.assertEqual(form_counts(1.0)[1], 0)
+        self.assertGreater(form_counts(0.0)[1], 40)
+        self.assertEqual(STAGES[71].event_uniform, 0.5)
+        self.assertEqual(STAGES[67].event_uniform, 0.0)
+
 
 def changed_keeping_letters(test: unittest.TestCase, knob: str) -> int:
     """Scene tables with a rewording knob at 0 and at 1: same rule, same letter for the same

@@ -53,18 +53,32 @@ def _predicates(split: str) -> tuple[str, ...]:
     return tuple(sorted(set(preds)))
 
 
+@functools.lru_cache(maxsize=None)
+def _forms(split: str) -> tuple[tuple[str, ...], ...]:
+    """The predicates by form: 'is V-ing', 'V-s', 'is A' (adjectives ending in -ing count as -ing)."""
+    preds = _predicates(split)
+    ing = tuple(p for p in preds if p.startswith("is ") and p.endswith("ing"))
+    adj = tuple(p for p in preds if p.startswith("is ") and not p.endswith("ing"))
+    return ing, tuple(p for p in preds if not p.startswith("is ")), adj
+
+
 def _action(rng: random.Random, nouns: list[str]) -> str:
     return f"{rng.choice(ACTIONS)} the {rng.choice(nouns)}"
 
 
 def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, shared: float = 0.3,
-                tails: float = 0.0):
+                tails: float = 0.0, uniform: float = 0.0):
     from .tables import Option, Table
     words = _Words(rng, place_pool)
     preds = _predicates(W.current_split())
     n = rng.randint(2, 4)
     default = rng.random() < 0.35
     nouns = [words.noun() for _ in range(n)]
+    if uniform and rng.random() < uniform:  # (drawn only when asked: stage 67's stream is unchanged)
+        # one form for every clause and distractor ("is whistling", "is burning", "is barking"):
+        # only the stems tell the clauses apart, as in the runtime test's kettle table
+        ing, s_form, adj = _forms(W.current_split())
+        preds = rng.choice((ing, ing, s_form, adj))
     ps = rng.sample(preds, n)
     if n > 2 and rng.random() < shared:
         nouns[1] = nouns[0]  # one thing in two clauses: only its predicate tells them apart
