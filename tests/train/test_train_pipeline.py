@@ -282,6 +282,28 @@ class CorpusTest(unittest.TestCase):
         self.assertEqual(STAGES[71].event_uniform, 0.5)
         self.assertEqual(STAGES[67].event_uniform, 0.0)
 
+    def test_event_clause_marks(self):
+        # stage 72: the marks wrap each clause's condition and letter with that letter and draw
+        # nothing (the text is the unmarked table's); stage 67 leaves event tables unmarked
+        from corpus import marks
+        from corpus.events import event_table
+        for k in range(40):
+            plain = event_table(random.Random(k), 0.6, 0.0, 0.6, 0.0, 0.5)
+            t = event_table(random.Random(k), 0.6, 0.0, 0.6, 0.0, 0.5, 2)
+            self.assertEqual(marks.strip(t.rule), plain.rule)
+            text, spans = marks.spans(t.rule)
+            raw = text.encode()
+            letters = {o.letter for o in t.options}
+            for a, b, kind in spans:
+                letter = "ABCDEF"[kind - marks.CLAUSE]
+                self.assertIn(letter, letters)
+                span = raw[a:b].decode()
+                self.assertTrue(span == letter or " " in span, (span, t.rule))  # the letter or "noun predicate"
+            self.assertEqual(len(spans), 2 * len(t.options) - ("otherwise" in text.lower() or "else" in text.lower()
+                                                                or "other case" in text))
+        self.assertTrue(STAGES[72].event_marks)
+        self.assertFalse(STAGES[67].event_marks)
+
 
 def changed_keeping_letters(test: unittest.TestCase, knob: str) -> int:
     """Scene tables with a rewording knob at 0 and at 1: same rule, same letter for the same

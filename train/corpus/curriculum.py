@@ -64,6 +64,7 @@ class Stage:
     event_shared: float = 0.3                # prob. (each) that an event table's clauses share a noun / a predicate
     event_tails: float = 0.0                 # prob. an event situation's condition ends in a place ("at the door")
     event_uniform: float = 0.0               # prob. an event table's predicates all take one form ("is V-ing")
+    event_marks: bool = False                # event tables carry the clause marks (clause_marks / _conditions)
     made_up: float = 0.0                     # prob. a match table's content word is made up (tables.made_up_word)
 
 
@@ -356,6 +357,12 @@ STAGES: tuple[Stage, ...] = (
     # 0.63 (the kettle table's kind: "is whistling", "is burning", "is barking" differ only in
     # their stems, which the BPE splits), two-clause ones with mixed forms at 0.91
     replace(_MIX61, rephrase=0.7, default_text=0.7, events=1.0, event_shared=0.6, event_uniform=0.5),
+    # 72: stage 71 with clause marks on the event tables, condition and letter ("if the
+    # \ue012bread is burning\ue022, choose \ue012B\ue022"; the word tables' conditions too), so
+    # train.py --aux-clause asks layer 1 to hold each condition's letter at its tokens: soo and kr
+    # take the bread clause for "the dog is barking" and the dog clause for "the bread is burning"
+    replace(_MIX61, rephrase=0.7, default_text=0.7, events=1.0, event_shared=0.6, event_uniform=0.5,
+            clause_conditions=True, event_marks=True),
 )
 
 

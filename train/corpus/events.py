@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import random
 
+from . import marks as M
 from . import wordlists as W
 from .scenes import ACTIONS, IDLE, _cap, _letters, _place, _Words, wordnet_lemmas
 
@@ -67,7 +68,9 @@ def _action(rng: random.Random, nouns: list[str]) -> str:
 
 
 def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, shared: float = 0.3,
-                tails: float = 0.0, uniform: float = 0.0):
+                tails: float = 0.0, uniform: float = 0.0, clause_marked: int = 0):
+    """clause_marked (marks.py): 1 marks the letter each clause names with that letter, 2 its
+    condition too, for train.py --aux-clause; the marks draw nothing, so the text stays the same."""
     from .tables import Option, Table
     words = _Words(rng, place_pool)
     preds = _predicates(W.current_split())
@@ -104,9 +107,16 @@ def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, sh
     order = list(range(n))
     if rng.random() < 0.5:
         rng.shuffle(order)
-    parts = [tpl.replace("{N}", conds[i][0]).replace("{P}", conds[i][1]).replace("{L}", opts[i].letter) for i in order]
+    def cond(i: int) -> str:
+        c = f"{conds[i][0]} {conds[i][1]}"
+        return M.clause(c, opts[i].letter) if clause_marked > 1 else c
+
+    def named(letter: str) -> str:
+        return M.clause(letter, letter) if clause_marked else letter
+
+    parts = [tpl.replace("{N} {P}", cond(i)).replace("{L}", named(opts[i].letter)) for i in order]
     if default:
-        parts.append(rng.choice(DEFAULTS).replace("{L}", opts[-1].letter))
+        parts.append(rng.choice(DEFAULTS).replace("{L}", named(opts[-1].letter)))
     if join == ". ":
         rule = ". ".join(_cap(p) for p in parts) + "."
     else:

@@ -549,10 +549,12 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
                 place_pool: float = 0.0, front: float = 0.0, reword_level: int = 1, marked: bool = False,
                 clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0,
                 place_forms: float = 0.0, default_text: float = 0.0, events: float = 0.0,
-                event_shared: float = 0.3, event_tails: float = 0.0, event_uniform: float = 0.0):
+                event_shared: float = 0.3, event_tails: float = 0.0, event_uniform: float = 0.0,
+                event_marks: bool = False):
     if events and rng.random() < events:  # (drawn only when asked: the other stages keep their streams)
         from .events import event_table
-        return event_table(rng, shuffled, place_pool, event_shared, event_tails, event_uniform)
+        return event_table(rng, shuffled, place_pool, event_shared, event_tails, event_uniform,
+                           clause_marked if event_marks else 0)
     t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places, hazard_first, place_forms,
                      default_text)
     if not rephrase and not front:

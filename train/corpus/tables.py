@@ -403,7 +403,7 @@ def sample_table(rng: random.Random, stage: Stage) -> Table:
                            marked=stage.scene_marks, more_places=stage.more_places, hazard_first=stage.hazard_first,
                            place_forms=stage.place_forms, default_text=stage.default_text, events=stage.events,
                            event_shared=stage.event_shared, event_tails=stage.event_tails,
-                           event_uniform=stage.event_uniform,
+                           event_uniform=stage.event_uniform, event_marks=stage.event_marks,
                            clause_marked=(2 if stage.clause_conditions else 1) if stage.clause_marks else 0)
     r = rng.random()
     if r < stage.relational:
