@@ -281,6 +281,17 @@ class CorpusTest(unittest.TestCase):
         self.assertGreater(form_counts(0.0)[1], 40)
         self.assertEqual(STAGES[71].event_uniform, 0.5)
         self.assertEqual(STAGES[67].event_uniform, 0.0)
+        # stage 73's near tables: every clause's predicate stem starts with the same letter
+        def alike(near: float) -> int:
+            n = 0
+            for k in range(60):
+                t = event_table(random.Random(k), 0.6, 0.0, 0.3, 0.0, 1.0, 0, near)
+                n += len({x.removeprefix("is ")[0] for x in pred.findall(t.rule)}) == 1
+            return n
+
+        self.assertGreater(alike(1.0), 50)
+        self.assertLess(alike(0.0), 15)
+        self.assertGreater(STAGES[73].event_near, 0.5)
 
     def test_event_clause_marks(self):
         # stage 72: the marks wrap each clause's condition and letter with that letter and draw

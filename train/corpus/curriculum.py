@@ -65,6 +65,7 @@ class Stage:
     event_tails: float = 0.0                 # prob. an event situation's condition ends in a place ("at the door")
     event_uniform: float = 0.0               # prob. an event table's predicates all take one form ("is V-ing")
     event_marks: bool = False                # event tables carry the clause marks (clause_marks / _conditions)
+    event_near: float = 0.0                  # prob. a one-form event table's predicates all start with one letter
     made_up: float = 0.0                     # prob. a match table's content word is made up (tables.made_up_word)
 
 
@@ -363,6 +364,12 @@ STAGES: tuple[Stage, ...] = (
     # take the bread clause for "the dog is barking" and the dog clause for "the bread is burning"
     replace(_MIX61, rephrase=0.7, default_text=0.7, events=1.0, event_shared=0.6, event_uniform=0.5,
             clause_conditions=True, event_marks=True),
+    # 73: stage 71 with most one-form event tables' predicates starting with one letter ("is
+    # barking", "is burning", "is bowling"): soo's kettle misses are the bread and dog clauses
+    # taken for each other (" b"+"ark"+"ing" against " burn"+"ing"); with "the cat is meowing" or
+    # "the toast is smoking" in their place it reads all twelve letterings, so it is the matching
+    # of alike words, not the letter binding session 30 suspected
+    replace(_MIX61, rephrase=0.7, default_text=0.7, events=1.0, event_shared=0.6, event_uniform=0.5, event_near=0.7),
 )
 
 

@@ -68,9 +68,10 @@ def _action(rng: random.Random, nouns: list[str]) -> str:
 
 
 def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, shared: float = 0.3,
-                tails: float = 0.0, uniform: float = 0.0, clause_marked: int = 0):
+                tails: float = 0.0, uniform: float = 0.0, clause_marked: int = 0, near: float = 0.0):
     """clause_marked (marks.py): 1 marks the letter each clause names with that letter, 2 its
-    condition too, for train.py --aux-clause; the marks draw nothing, so the text stays the same."""
+    condition too, for train.py --aux-clause; the marks draw nothing, so the text stays the same.
+    near: the share of one-form tables whose predicates all start with one letter."""
     from .tables import Option, Table
     words = _Words(rng, place_pool)
     preds = _predicates(W.current_split())
@@ -82,6 +83,13 @@ def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, sh
         # only the stems tell the clauses apart, as in the runtime test's kettle table
         ing, s_form, adj = _forms(W.current_split())
         preds = rng.choice((ing, ing, s_form, adj))
+        if near and rng.random() < near:
+            # stems that start alike ("is barking", "is burning", "is bowling"): the match must
+            # read the whole word, not its first piece and its ending (soo took the bread clause
+            # for "the dog is barking"; with "the cat is meowing" it read all twelve letterings)
+            first = rng.choice(preds).removeprefix("is ")[0]
+            close = tuple(p for p in preds if p.removeprefix("is ")[0] == first)
+            preds = close if len(close) >= 8 else preds
     ps = rng.sample(preds, n)
     if n > 2 and rng.random() < shared:
         nouns[1] = nouns[0]  # one thing in two clauses: only its predicate tells them apart

@@ -404,6 +404,7 @@ def sample_table(rng: random.Random, stage: Stage) -> Table:
                            place_forms=stage.place_forms, default_text=stage.default_text, events=stage.events,
                            event_shared=stage.event_shared, event_tails=stage.event_tails,
                            event_uniform=stage.event_uniform, event_marks=stage.event_marks,
+                           event_near=stage.event_near,
                            clause_marked=(2 if stage.clause_conditions else 1) if stage.clause_marks else 0)
     r = rng.random()
     if r < stage.relational:
