@@ -30,7 +30,6 @@ from corpus.curriculum import STAGES  # noqa: E402
 from corpus.generate import example  # noqa: E402
 from heap import keep_heap  # noqa: E402
 from model import Config, DreamModel  # noqa: E402
-from prefetch import Prefetcher  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -132,9 +131,6 @@ def parse(argv=None):
     ap.add_argument("--threads-later", nargs=2, default=None, metavar=("FILE", "N"),
                     help="use N threads once FILE exists (checked at each eval), e.g. a word branch taking the "
                          "scene branch's core when that finishes (bf16 steps do not depend on threads)")
-    ap.add_argument("--prefetch", action=argparse.BooleanOptionalAction, default=True,
-                    help="build the next step's batch in a second process while this one trains (the same "
-                         "batches: prefetch.py)")
     ap.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=False,
                     help="training forward under bfloat16 autocast (evals stay float32). Measured: 1.4x per "
                          "step at 128 x 2 (AMX/AVX-512 CPU); gradient cosine to float32 0.986-0.999 (README)")
@@ -242,20 +238,6 @@ def replay_note(a, stage: int) -> str:
     if hi < lo:
         return f"replay: none (stages {a.replay_from}..{a.replay_to if a.replay_to is not None else stage - 1} is empty)"
     return f"replay: stages {lo}..{hi} in {a.mix_prev:.0%} of examples"
-
-
-def make_batch(a, packer: Packer, step: int, stage: int, counters: dict) -> tuple[dict, dict]:
-    """Step `step`'s batch at `stage`, and the corpus counters after it: a pure function of its
-    arguments, so prefetch.py can build it in another process."""
-    rng = random.Random(f"{a.seed}:step:{step}")
-    counters = dict(counters)
-    exs, replay = [], path_replay(a, stage)
-    for _ in range(a.batch):
-        s = pick_stage(rng, stage, a.mix_prev, a.replay_from, a.replay_to, replay)
-        idx = counters.get(str(s), 0)
-        counters[str(s)] = idx + 1
-        exs.append(example(a.seed, s, idx))
-    return packer.batch(exs, rng), counters
 
 
 def save(path, state):
@@ -389,13 +371,15 @@ def main(argv=None) -> int:
         now = time.time() - t0
         return now < a.minutes * 60 and elapsed0 + now < a.total_minutes * 60
 
-    def make(n: int, at: int, c: dict):
-        return make_batch(a, packer, n, at, c)
-
-    prefetcher = Prefetcher(make) if a.prefetch and step < a.steps else None
-    fetch = prefetcher.get if prefetcher else make
     while step < a.steps and time_left():
-        b, counters = fetch(step, stage, counters)
+        rng = random.Random(f"{a.seed}:step:{step}")
+        exs, replay = [], path_replay(a, stage)
+        for _ in range(a.batch):
+            s = pick_stage(rng, stage, a.mix_prev, a.replay_from, a.replay_to, replay)
+            idx = counters.get(str(s), 0)
+            counters[str(s)] = idx + 1
+            exs.append(example(a.seed, s, idx))
+        b = packer.batch(exs, rng)
         lr = lr_base * min(1.0, (step + 1) / a.warmup)
         if a.anneal:
             lo, hi = a.anneal
@@ -489,8 +473,6 @@ def main(argv=None) -> int:
                 stop.append("end")
         if step % a.ckpt_every == 0:
             save(ckpt_path, state())
-    if prefetcher:
-        prefetcher.close()
     save(ckpt_path, state())
     log.close()
     print(f"stopped at step {step}, stage {stage}; checkpoint {ckpt_path}", flush=True)
