@@ -42,7 +42,17 @@ $CYCLE
 $CYCLE
 $MADE_UP
 $MADE_UP}"
+# POST: phases after the soup (none by default), from the mean with a fresh optimizer (the mean's
+# optimizer state is one parent's; the shipped checkpoint carries none). POST=events: session 31's
+# two event cycles (train/checkpoints/events/; not shipped: its held-out synthetic row fell to
+# 0.9797): event tables only, stage 69 then 71, each followed by the stage-67 mix.
+EVENT_CYCLE="3000 2e-4 $E 0.5 1000
+67 1500 1e-4 $R,$W,25,68,68,47,53,62,51,37,61,65,66 0.3 1000"
+POST="${POST-}"
+[ "$POST" != events ] || POST="69 $EVENT_CYCLE
+71 $EVENT_CYCLE"
 check_phases "$POLISH"
+check_phases "$POST"
 ends=" $(t=0; while read -r _ n _; do [ -n "$n" ] && { t=$((t + n)); echo -n "$t "; }; done <<< "$POLISH")"
 for s in $SOUP_STEPS; do
   [[ "$ends" == *" $s "* ]] || { echo "make_polish.sh: SOUP_STEPS: $s is not the end of a POLISH line (ends:$ends)" >&2; exit 2; }
@@ -52,22 +62,32 @@ $PY -c "import sys, torch; sys.exit(0 if torch.load('$RUN/ckpt.pt', weights_only
   { echo "make_polish.sh: $RUN/ckpt.pt is not a readable spread checkpoint (run train/spread_unread.py first)" >&2; exit 2; }
 # the step the polish starts from, kept so that a rerun resumes the same phases
 [ -f "$RUN/polish_start" ] || ckpt_step "$RUN/ckpt.pt" > "$RUN/polish_start"
-[ ! -f "$RUN/polish_soup" ] || { echo "make_polish.sh: done ($RUN/ckpt.pt is the mean of $(cat "$RUN/polish_soup"))"; exit 0; }
 start0=$(cat "$RUN/polish_start")
 start=$start0
-while IFS= read -r line; do  # one line at a time, to keep the checkpoints the soup takes
-  [ -n "$line" ] || continue
-  run_phases "$RUN" "$start" "$line"
-  start=$PHASES_END
-  rel=$((start - start0))
-  if [[ " $SOUP_STEPS " == *" $rel "* ]] && [ ! -f "$RUN/keep-$rel.pt" ]; then
-    [ "$(ckpt_step "$RUN/ckpt.pt")" = "$start" ] || { echo "make_polish.sh: $RUN/ckpt.pt is not at step $start" >&2; exit 2; }
-    cp "$RUN/ckpt.pt" "$RUN/keep-$rel.pt"
+if [ -f "$RUN/polish_soup" ]; then
+  echo "make_polish.sh: the polish is done (the mean of $(cat "$RUN/polish_soup"))"
+else
+  while IFS= read -r line; do  # one line at a time, to keep the checkpoints the soup takes
+    [ -n "$line" ] || continue
+    run_phases "$RUN" "$start" "$line"
+    start=$PHASES_END
+    rel=$((start - start0))
+    if [[ " $SOUP_STEPS " == *" $rel "* ]] && [ ! -f "$RUN/keep-$rel.pt" ]; then
+      [ "$(ckpt_step "$RUN/ckpt.pt")" = "$start" ] || { echo "make_polish.sh: $RUN/ckpt.pt is not at step $start" >&2; exit 2; }
+      cp "$RUN/ckpt.pt" "$RUN/keep-$rel.pt"
+    fi
+  done <<< "$POLISH"
+  if [ -n "$SOUP_STEPS" ]; then
+    # the last kept step first: the mean takes its step, optimizer state and counters
+    # shellcheck disable=SC2046  # one path per step
+    $PY train/average.py --out "$RUN/ckpt.pt" $(for s in $(tr ' ' '\n' <<< "$SOUP_STEPS" | sort -n -r); do echo "$RUN/keep-$s.pt"; done)
+    echo "polish steps $SOUP_STEPS" > "$RUN/polish_soup"
   fi
-done <<< "$POLISH"
-if [ -n "$SOUP_STEPS" ]; then
-  # the last kept step first: the mean takes its step, optimizer state and counters
-  # shellcheck disable=SC2046  # one path per step
-  $PY train/average.py --out "$RUN/ckpt.pt" $(for s in $(tr ' ' '\n' <<< "$SOUP_STEPS" | sort -n -r); do echo "$RUN/keep-$s.pt"; done)
-  echo "polish steps $SOUP_STEPS" > "$RUN/polish_soup"
+fi
+if [ -n "$POST" ]; then
+  if [ ! -f "$RUN/post_start" ]; then
+    $PY -c "import torch; p = '$RUN/ckpt.pt'; c = torch.load(p, weights_only=False); c['opt'] = None; torch.save(c, p)"
+    ckpt_step "$RUN/ckpt.pt" > "$RUN/post_start"
+  fi
+  run_phases "$RUN" "$(cat "$RUN/post_start")" "$POST"
 fi

@@ -812,7 +812,25 @@ class MakeJointTest(unittest.TestCase):
             r = sh("make_polish.sh", polish)
             self.assertEqual((r.returncode, torch.load(f"{d}/s/ckpt.pt")["step"]), (0, 12))
             self.assertNotIn("resuming", r.stdout)
-            self.assertIn("is the mean of polish steps 2 3", r.stdout)
+            self.assertIn("the polish is done (the mean of polish steps 2 3)", r.stdout)
+            # POST phases train on from the mean with a fresh optimizer, resumably (in a copy: the
+            # card below reads the mean)
+            import shutil
+            shutil.copytree(f"{d}/s", f"{d}/p")
+            post = dict(polish, RUN=f"{d}/p", POST="16 1 1e-3 9 0.3 1")
+            r = sh("make_polish.sh", post)
+            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+            self.assertEqual(open(f"{d}/p/post_start").read().strip(), "12")
+            self.assertEqual(torch.load(f"{d}/p/ckpt.pt")["step"], 13)
+            r = sh("make_polish.sh", post)
+            self.assertEqual((r.returncode, torch.load(f"{d}/p/ckpt.pt")["step"]), (0, 13))
+            self.assertNotIn("resuming", r.stdout)
+            r = sh("make_polish.sh", dict(post, POST="16 x 1e-3 9 0.3 1"))
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("bad PHASES or SOUP line", r.stderr)
+            r = sh("make_polish.sh", dict(post, RUN=f"{d}/none", POST="events"))  # the preset's lines check out
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("no checkpoint", r.stderr)
             for name, v in {"eval.json": {"rows": [], "info": {"stage": 13, "tables": 1, "seconds": 1}},
                             "bench.json": {"threads": 2, "machine": "m", "decisions_per_task": 1, "tasks": {}}}.items():
                 with open(f"{d}/{name}", "w") as f:
