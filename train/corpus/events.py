@@ -115,6 +115,7 @@ def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, sh
     order = list(range(n))
     if rng.random() < 0.5:
         rng.shuffle(order)
+
     def cond(i: int) -> str:
         c = f"{conds[i][0]} {conds[i][1]}"
         return M.clause(c, opts[i].letter) if clause_marked > 1 else c
