@@ -221,18 +221,18 @@ class CorpusTest(unittest.TestCase):
     def test_event_shared_knob(self):
         # stage 69 raises how often clauses share a noun; at the default the draws (and so stage
         # 67's stream) are as before
-        from corpus.events import event_table
+        from corpus.events import EventKnobs, event_table
         noun = re.compile(r"the (\w+) (?:is \w+|\w+),? (?:then )?(?:choose|pick|answer)?", re.I)
 
         def shared_nouns(p: float) -> int:
             n = 0
             for k in range(200):
-                t = event_table(random.Random(k), 0.6, 0.0, p)
+                t = event_table(random.Random(k), 0.6, 0.0, EventKnobs(shared=p))
                 nouns = noun.findall(t.rule.split("otherwise")[0])
                 n += len(nouns) > 2 and len(set(nouns)) < len(nouns)
             return n
 
-        self.assertEqual(event_table(random.Random(3), 0.6).rule, event_table(random.Random(3), 0.6, 0.0, 0.3).rule)
+        self.assertEqual(event_table(random.Random(3), 0.6).rule, event_table(random.Random(3), 0.6, 0.0, EventKnobs(shared=0.3)).rule)
         lo, mid, hi = shared_nouns(0.0), shared_nouns(0.3), shared_nouns(1.0)
         self.assertLess(lo, mid)
         self.assertLess(mid, hi)
@@ -244,7 +244,7 @@ class CorpusTest(unittest.TestCase):
         for k in range(30):
             base = event_table(random.Random(k), 0.6)
             for tails in placed:
-                t = event_table(random.Random(k), 0.6, 0.0, 0.3, tails)
+                t = event_table(random.Random(k), 0.6, 0.0, EventKnobs(tails=tails))
                 self.assertEqual(t.rule, base.rule)
                 for j in range(4):
                     s, letter = t.situation(random.Random(j))
@@ -259,14 +259,14 @@ class CorpusTest(unittest.TestCase):
         # stage 71: at 1 every clause's predicate takes one form ("is V-ing" / "V-s" / "is A"),
         # so only the stems tell clauses apart; at 0 the draws (stage 67's stream) are as before
         from corpus import wordlists as W
-        from corpus.events import _forms, event_table
+        from corpus.events import EventKnobs, _forms, event_table
         forms = [set(f) for f in _forms(W.current_split())]
         pred = re.compile(r"the \w+ (is \w+|\w+)(?=[,.;]| choose| pick| then|$)")
 
         def form_counts(p: float) -> tuple[int, int]:
             uniform = mixed = 0
             for k in range(100):
-                t = event_table(random.Random(k), 0.6, 0.0, 0.3, 0.0, p)
+                t = event_table(random.Random(k), 0.6, 0.0, EventKnobs(uniform=p))
                 found = pred.findall(t.rule)
                 self.assertGreaterEqual(len(found), 2, t.rule)
                 kinds = {i for x in found for i, f in enumerate(forms) if x in f}
@@ -276,7 +276,7 @@ class CorpusTest(unittest.TestCase):
 
         for k in range(20):
             self.assertEqual(event_table(random.Random(k), 0.6).rule,
-                             event_table(random.Random(k), 0.6, 0.0, 0.3, 0.0, 0.0).rule)
+                             event_table(random.Random(k), 0.6, 0.0, EventKnobs(uniform=0.0)).rule)
         self.assertEqual(form_counts(1.0)[1], 0)
         self.assertGreater(form_counts(0.0)[1], 40)
         self.assertEqual(STAGES[71].event_uniform, 0.5)
@@ -285,7 +285,7 @@ class CorpusTest(unittest.TestCase):
         def alike(near: float) -> int:
             n = 0
             for k in range(60):
-                t = event_table(random.Random(k), 0.6, 0.0, 0.3, 0.0, 1.0, 0, near)
+                t = event_table(random.Random(k), 0.6, 0.0, EventKnobs(uniform=1.0, near=near))
                 n += len({x.removeprefix("is ")[0] for x in pred.findall(t.rule)}) == 1
             return n
 
@@ -297,10 +297,10 @@ class CorpusTest(unittest.TestCase):
         # stage 72: the marks wrap each clause's condition and letter with that letter and draw
         # nothing (the text is the unmarked table's); stage 67 leaves event tables unmarked
         from corpus import marks
-        from corpus.events import event_table
+        from corpus.events import EventKnobs, event_table
         for k in range(40):
-            plain = event_table(random.Random(k), 0.6, 0.0, 0.6, 0.0, 0.5)
-            t = event_table(random.Random(k), 0.6, 0.0, 0.6, 0.0, 0.5, 2)
+            plain = event_table(random.Random(k), 0.6, 0.0, EventKnobs(shared=0.6, uniform=0.5))
+            t = event_table(random.Random(k), 0.6, 0.0, EventKnobs(shared=0.6, uniform=0.5, marked=2))
             self.assertEqual(marks.strip(t.rule), plain.rule)
             text, spans = marks.spans(t.rule)
             raw = text.encode()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import random
+from dataclasses import dataclass
 
 from . import marks as M
 from . import wordlists as W
@@ -67,12 +68,21 @@ def _action(rng: random.Random, nouns: list[str]) -> str:
     return f"{rng.choice(ACTIONS)} the {rng.choice(nouns)}"
 
 
-def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, shared: float = 0.3,
-                tails: float = 0.0, uniform: float = 0.0, clause_marked: int = 0, near: float = 0.0):
-    """clause_marked (marks.py): 1 marks the letter each clause names with that letter, 2 its
-    condition too, for train.py --aux-clause; the marks draw nothing, so the text stays the same.
-    near: the share of one-form tables whose predicates all start with one letter."""
+@dataclass(frozen=True)
+class EventKnobs:
+    """What a stage asks of its event tables (curriculum.Stage's event_* fields). The defaults are
+    stage 67's; a knob left at 0 draws nothing, so the streams of the stages before it stay."""
+    shared: float = 0.3  # prob. (each) that two clauses share a noun / a predicate
+    tails: float = 0.0  # prob. a situation's condition ends in a place ("at the door")
+    uniform: float = 0.0  # prob. every predicate takes one form ("is V-ing", "V-s", "is A")
+    marked: int = 0  # clause marks (marks.py): 1 the letter each clause names, 2 its condition too
+    near: float = 0.0  # prob. a one-form table's predicates all start with one letter
+
+
+def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, knobs: EventKnobs = EventKnobs()):
+    """The marks (knobs.marked, for train.py --aux-clause) draw nothing: the text is the unmarked one."""
     from .tables import Option, Table
+    shared, tails, uniform, near = knobs.shared, knobs.tails, knobs.uniform, knobs.near
     words = _Words(rng, place_pool)
     preds = _predicates(W.current_split())
     n = rng.randint(2, 4)
@@ -118,10 +128,10 @@ def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, sh
 
     def cond(i: int) -> str:
         c = f"{conds[i][0]} {conds[i][1]}"
-        return M.clause(c, opts[i].letter) if clause_marked > 1 else c
+        return M.clause(c, opts[i].letter) if knobs.marked > 1 else c
 
     def named(letter: str) -> str:
-        return M.clause(letter, letter) if clause_marked else letter
+        return M.clause(letter, letter) if knobs.marked else letter
 
     parts = [tpl.replace("{N} {P}", cond(i)).replace("{L}", named(opts[i].letter)) for i in order]
     if default:

@@ -548,13 +548,11 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
 def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0,
                 place_pool: float = 0.0, front: float = 0.0, reword_level: int = 1, marked: bool = False,
                 clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0,
-                place_forms: float = 0.0, default_text: float = 0.0, events: float = 0.0,
-                event_shared: float = 0.3, event_tails: float = 0.0, event_uniform: float = 0.0,
-                event_marks: bool = False, event_near: float = 0.0):
+                place_forms: float = 0.0, default_text: float = 0.0, events: float = 0.0, event_knobs=None):
+    """event_knobs: events.EventKnobs for the share `events` of event tables (default: stage 67's)."""
     if events and rng.random() < events:  # (drawn only when asked: the other stages keep their streams)
-        from .events import event_table
-        return event_table(rng, shuffled, place_pool, event_shared, event_tails, event_uniform,
-                           clause_marked if event_marks else 0, event_near)
+        from .events import EventKnobs, event_table
+        return event_table(rng, shuffled, place_pool, event_knobs or EventKnobs())
     t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places, hazard_first, place_forms,
                      default_text)
     if not rephrase and not front:

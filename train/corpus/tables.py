@@ -397,15 +397,16 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
 
 def sample_table(rng: random.Random, stage: Stage) -> Table:
     if stage.scene and rng.random() < stage.scene:
+        from .events import EventKnobs
         from .scenes import scene_table
+        clause_marked = (2 if stage.clause_conditions else 1) if stage.clause_marks else 0
+        knobs = EventKnobs(stage.event_shared, stage.event_tails, stage.event_uniform,
+                           clause_marked if stage.event_marks else 0, stage.event_near)
         return scene_table(rng, shuffled=stage.scene_shuffle, level=stage.scene_level, rephrase=stage.rephrase,
                            place_pool=stage.place_pool, front=stage.front, reword_level=stage.reword_level,
                            marked=stage.scene_marks, more_places=stage.more_places, hazard_first=stage.hazard_first,
                            place_forms=stage.place_forms, default_text=stage.default_text, events=stage.events,
-                           event_shared=stage.event_shared, event_tails=stage.event_tails,
-                           event_uniform=stage.event_uniform, event_marks=stage.event_marks,
-                           event_near=stage.event_near,
-                           clause_marked=(2 if stage.clause_conditions else 1) if stage.clause_marks else 0)
+                           event_knobs=knobs, clause_marked=clause_marked)
     r = rng.random()
     if r < stage.relational:
         return relational_table(rng, stage)
