@@ -293,6 +293,28 @@ class CorpusTest(unittest.TestCase):
         self.assertLess(alike(0.0), 15)
         self.assertGreater(STAGES[73].event_near, 0.5)
 
+    def test_event_same_end_knob(self):
+        # stage 74: every clause's predicate ends in one BPE token ("is burning" / "is barking" both
+        # in "ing"); at 0 the draws are as before
+        from corpus.events import EventKnobs, event_table
+        tok = Tokenizer.load(VOCAB)
+        pred = re.compile(r"the \w+ (is \w+|\w+)(?=[,.;]| choose| pick| then|$)")
+
+        def same_end(p: float) -> int:
+            n = 0
+            for k in range(60):
+                t = event_table(random.Random(k), 0.6, 0.0, EventKnobs(same_end=p))
+                ends = {tok.encode(" " + x.split()[-1])[-1] for x in pred.findall(t.rule)}
+                n += len(ends) == 1
+            return n
+
+        for k in range(20):
+            self.assertEqual(event_table(random.Random(k), 0.6).rule,
+                             event_table(random.Random(k), 0.6, 0.0, EventKnobs(same_end=0.0)).rule)
+        self.assertEqual(same_end(1.0), 60)
+        self.assertLess(same_end(0.0), 30)
+        self.assertEqual(STAGES[74].event_same_end, 0.5)
+
     def test_event_clause_marks(self):
         # stage 72: the marks wrap each clause's condition and letter with that letter and draw
         # nothing (the text is the unmarked table's); stage 67 leaves event tables unmarked

@@ -64,6 +64,22 @@ def _forms(split: str) -> tuple[tuple[str, ...], ...]:
     return ing, tuple(p for p in preds if not p.startswith("is ")), adj
 
 
+@functools.lru_cache(maxsize=None)
+def _same_end(split: str) -> tuple[tuple[str, ...], ...]:
+    """The predicates grouped by form and by the last BPE token of their last word ("is burning"
+    and "is barking" end in "ing", "is eating" in "ating"); the groups of eight or more."""
+    import os
+
+    from tokenizer.bpe import Tokenizer  # (train/ is on sys.path, as for heldout in generate.py)
+    tok = Tokenizer.load(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tokenizer",
+                                      "vocab.json"))
+    groups: dict[tuple[int, int], list[str]] = {}
+    for f, form in enumerate(_forms(split)):
+        for p in form:
+            groups.setdefault((f, tok.encode(" " + p.split()[-1])[-1]), []).append(p)
+    return tuple(tuple(g) for _, g in sorted(groups.items()) if len(g) >= 8)
+
+
 def _action(rng: random.Random, nouns: list[str]) -> str:
     return f"{rng.choice(ACTIONS)} the {rng.choice(nouns)}"
 
@@ -77,6 +93,7 @@ class EventKnobs:
     uniform: float = 0.0  # prob. every predicate takes one form ("is V-ing", "V-s", "is A")
     marked: int = 0  # clause marks (marks.py): 1 the letter each clause names, 2 its condition too
     near: float = 0.0  # prob. a one-form table's predicates all start with one letter
+    same_end: float = 0.0  # prob. every predicate ends in the same BPE token (" burn"+"ing", " b"+"ark"+"ing")
 
 
 def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, knobs: EventKnobs = EventKnobs()):
@@ -100,6 +117,12 @@ def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, kn
             first = rng.choice(preds).removeprefix("is ")[0]
             close = tuple(p for p in preds if p.removeprefix("is ")[0] == first)
             preds = close if len(close) >= 8 else preds
+    if knobs.same_end and rng.random() < knobs.same_end:  # (drawn only when asked)
+        # every predicate ends in the same token: soo matches a clause by its predicate's last
+        # token ("the dog is barking" takes the "bread is burning" clause, both "...ing"; with
+        # "is eating" or "is sitting", other last tokens, it reads every lettering)
+        groups = _same_end(W.current_split())
+        preds = rng.choices(groups, weights=[len(g) for g in groups])[0]  # a predicate's group
     ps = rng.sample(preds, n)
     if n > 2 and rng.random() < shared:
         nouns[1] = nouns[0]  # one thing in two clauses: only its predicate tells them apart

@@ -401,7 +401,7 @@ def sample_table(rng: random.Random, stage: Stage) -> Table:
         from .scenes import scene_table
         clause_marked = (2 if stage.clause_conditions else 1) if stage.clause_marks else 0
         knobs = EventKnobs(stage.event_shared, stage.event_tails, stage.event_uniform,
-                           clause_marked if stage.event_marks else 0, stage.event_near)
+                           clause_marked if stage.event_marks else 0, stage.event_near, stage.event_same_end)
         return scene_table(rng, shuffled=stage.scene_shuffle, level=stage.scene_level, rephrase=stage.rephrase,
                            place_pool=stage.place_pool, front=stage.front, reword_level=stage.reword_level,
                            marked=stage.scene_marks, more_places=stage.more_places, hazard_first=stage.hazard_first,
