@@ -44,13 +44,15 @@ $MADE_UP
 $MADE_UP}"
 # POST: phases after the soup (none by default), from the mean with a fresh optimizer (the mean's
 # optimizer state is one parent's; the shipped checkpoint carries none). POST=events: session 31's
-# two event cycles (train/checkpoints/events/; not shipped: its held-out synthetic row fell to
-# 0.9797): event tables only, stage 69 then 71, each followed by the stage-67 mix.
+# three event cycles (train/checkpoints/events/, not shipped): event tables only, stage 69, then
+# 71 (one-form predicates), then 74 (predicates ending in one BPE token), each followed by the
+# stage-67 mix.
 EVENT_CYCLE="3000 2e-4 $E 0.5 1000
 67 1500 1e-4 $R,$W,25,68,68,47,53,62,51,37,61,65,66 0.3 1000"
 POST="${POST-}"
 [ "$POST" != events ] || POST="69 $EVENT_CYCLE
-71 $EVENT_CYCLE"
+71 $EVENT_CYCLE
+74 $EVENT_CYCLE"
 check_phases "$POLISH"
 check_phases "$POST"
 ends=" $(t=0; while read -r _ n _; do [ -n "$n" ] && { t=$((t + n)); echo -n "$t "; }; done <<< "$POLISH")"

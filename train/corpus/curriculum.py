@@ -377,7 +377,8 @@ STAGES: tuple[Stage, ...] = (
     # clause by its predicate's last token. With clauses 2 and 3 "the bread is burning" / "the dog
     # is X" it reads 8 of 12 letterings for X = barking, jumping, sleeping (" b"+"ark"+"ing",
     # " jump"+"ing": the same last token "ing") and 12 of 12 for eating, sitting, crying ("ating",
-    # "ting", "ying"); "howling" fails beside "whistling" (both "ling")
+    # "ting", "ying"); "howling" fails beside "whistling" (both "ling"). One cycle after kx (kz,
+    # session 31): such tables 0.46 -> 0.59, the kettle tables 21/24 and 15/18
     replace(_MIX61, rephrase=0.7, default_text=0.7, events=1.0, event_shared=0.6, event_uniform=0.5,
             event_same_end=0.5),
 )
