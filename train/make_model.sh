@@ -2,8 +2,8 @@
 # Retrains the embedded model (models/meadow-nano.gguf) from scratch (issue 4): the scene branch
 # (make_scenes.sh, 64 x 2) and the word-table branch (make_words.sh, 128 x 3) train at the same
 # time, one per core; make_joint.sh then joins them and fine-tunes the pair; the last step has
-# its unread tokens spread (spread_unread.py) and is polished (make_polish.sh), then exported and
-# measured (models/MODEL_CARD.md).
+# its unread tokens spread (spread_unread.py) and is polished (make_polish.sh, with its event
+# cycles), then exported and measured (models/MODEL_CARD.md).
 # Resumable: rerun the same command to continue.
 #   train/make_model.sh            (RUN=train/runs/meadow-nano; branch runs beside it)
 set -euo pipefail
@@ -27,6 +27,7 @@ SCENES="$RUN-scenes/ckpt.pt" WORDS="$RUN-words/ckpt.pt" RUN="$RUN" MINUTES=10000
 # the embeddings of tokens no training text holds take the read tokens' spread (spread_unread.py),
 # then the polish re-learns the word tables with the read softmax, which keeps them spread
 [ -f "$RUN-spread/ckpt.pt" ] || /usr/bin/python3 train/spread_unread.py --ckpt "$RUN/ckpt.pt" --out "$RUN-spread/ckpt.pt"
-RUN="$RUN-spread" train/make_polish.sh
+# then the event cycles after the polish's soup (make_polish.sh POST=events, session 32)
+POST="${POST-events}" RUN="$RUN-spread" train/make_polish.sh
 /usr/bin/python3 train/export_gguf.py --ckpt "$RUN-spread/ckpt.pt" --out "$OUT"
 train/measure_model.sh "$RUN-spread" "$OUT"

@@ -88,6 +88,13 @@ WORDS_DATA = (
     "word tables in which a third of the content words are made up (two dictionary words spliced, never a "
     "dictionary word; stage 68), so a condition can only be matched by its spelling. Stage 61's place "
     "phrases were written after reading the rephrasing row's misses (train/README.md, session 17).")
+# the event cycles after the polish's mean (make_polish.sh POST=events), when the counters show them
+POST_DATA = (
+    "After the polish's mean, four event cycles (`make_polish.sh` POST=events): event tables whose clauses "
+    "share nouns or predicates (stage 69), take one form (71) or end in one BPE token (74: \"is burning\" "
+    "beside \"is barking\", so a clause must be matched by its whole predicate, not its ending), each "
+    "followed by the stage-67 mix, then the word tables (25) replaying stage 74 and stage 74 replaying the "
+    "word tables.")
 HELD_OUT = (
     "10 % of wamerican (`wordlists.is_unseen`) never appears in training. Held out: every rule, option "
     "text and status sentence of the built-in tasks and the hand rephrasings (`train/heldout/`): no 6-word "
@@ -169,7 +176,8 @@ def main(argv=None) -> int:
     intro = "Procedural corpus (`train/corpus/`), deterministic from a seed."
     if parents:
         intro += " The model is two branches trained apart, then joined (`train/make_joint.sh`)."
-    L.append(" ".join([intro, SCENES_DATA] + ([WORDS_DATA] if parents else []) + [HELD_OUT]) + "\n")
+    post = [POST_DATA] if (st.get("counters") or {}).get("74") else []
+    L.append(" ".join([intro, SCENES_DATA] + ([WORDS_DATA] if parents else []) + post + [HELD_OUT]) + "\n")
     batch = st["args"]["batch"]
     if parents:
         a_c, b_c = (_counters(parents[k]) for k in ("a", "b"))
@@ -241,8 +249,10 @@ def main(argv=None) -> int:
         kept = sorted((st.get("soup") or {}).get("steps") or [])
         if len(kept) > 1 and kept[0] > sp["step"]:  # a mean of the polish's own checkpoints
             at = ", ".join(f"{k - sp['step']:,}" for k in kept)
+            then = (f", then `make_polish.sh` POST's phases from that mean to step {st['step']:,}"
+                    if st["step"] > kept[-1] else "")
             L.append(f"- The model is the mean of the polish's checkpoints at steps {at} after the spread "
-                     f"(`make_polish.sh` SOUP_STEPS, `train/average.py`).")
+                     f"(`make_polish.sh` SOUP_STEPS, `train/average.py`){then}.")
     L.append(f"- Recipe: `{a.recipe}` (resumable; rerun to continue).")
     if a.lineage:
         L.append(f"- This checkpoint's lineage: {a.lineage}")

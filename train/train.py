@@ -304,7 +304,7 @@ def main(argv=None) -> int:
         return 2
     opt = torch.optim.AdamW([{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
                             lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
-    step, stage, counters, elapsed0, parents, spread = 0, a.stage, {}, 0.0, None, None
+    step, stage, counters, elapsed0, parents, spread, soup = 0, a.stage, {}, 0.0, None, None, None
     lr_base = a.lr
     if st:
         model.load_state_dict(st["model"])
@@ -327,6 +327,7 @@ def main(argv=None) -> int:
         elapsed0 = st.get("elapsed_s", 0.0)
         parents = st.get("parents")  # a stitched checkpoint's branches (stitch.py), kept for the card
         spread = st.get("spread")  # spread_unread.py's record, kept for the card (and against a second spread)
+        soup = st.get("soup")  # average.py's record of a mean this run trains on from, kept for the card
         lr_base = st.get("lr_base", a.lr)
         if a.lr != st.get("args", {}).get("lr", a.lr):
             lr_base = a.lr  # an explicit --lr on resume wins
@@ -349,7 +350,7 @@ def main(argv=None) -> int:
                 "counters": counters, "config": cfg.to_dict(), "seed": a.seed, "args": vars(a),
                 "tokenizer": os.path.abspath(a.tokenizer), "elapsed_s": elapsed0 + time.time() - t0,
                 "lr_base": lr_base, "at_end": "end" in stop, **({"parents": parents} if parents else {}),
-                **({"spread": spread} if spread else {})}
+                **({"spread": spread} if spread else {}), **({"soup": soup} if soup else {})}
 
     # the last layer runs only at the answer slots unless a probe reads it (same numbers, less work)
     tapped = ([*aux_layers] if a.aux_binding or a.aux_letter else []) + ([a.aux_clause_layer] if a.aux_clause else [])

@@ -844,6 +844,7 @@ class MakeJointTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr[-2000:])
             self.assertEqual(open(f"{d}/p/post_start").read().strip(), "12")
             self.assertEqual(torch.load(f"{d}/p/ckpt.pt")["step"], 13)
+            self.assertEqual(torch.load(f"{d}/p/ckpt.pt")["soup"]["steps"], [12, 11])  # kept for the card
             r = sh("make_polish.sh", post)
             self.assertEqual((r.returncode, torch.load(f"{d}/p/ckpt.pt")["step"]), (0, 13))
             self.assertNotIn("resuming", r.stdout)
@@ -867,6 +868,13 @@ class MakeJointTest(unittest.TestCase):
             self.assertIn("Joint fine-tune (`train/make_joint.sh`): 6 steps", card)
             self.assertIn("Then the polish (`train/make_polish.sh`): 3 steps with the read softmax", card)
             self.assertIn("the mean of the polish's checkpoints at steps 2, 3 after the spread", card)
+            self.assertNotIn("POST's phases", card)
+            with contextlib.redirect_stdout(io.StringIO()):  # the POST run: the mean, then its phases
+                model_card.main(["--ckpt", f"{d}/p/ckpt.pt", "--gguf", f"{d}/m.gguf", "--eval", f"{d}/eval.json",
+                                 "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
+                                 "--out", f"{d}/card-post.md", "--targets", f"{d}/t.json"])
+            self.assertIn("at steps 2, 3 after the spread (`make_polish.sh` SOUP_STEPS, `train/average.py`), "
+                          "then `make_polish.sh` POST's phases from that mean to step 13.", open(f"{d}/card-post.md").read())
 
 
 class PathTest(unittest.TestCase):
