@@ -132,13 +132,14 @@ def _reset_split_caches() -> None:
 
 
 def synthetic_cases(seed: int, stage: int, n: int, split: str = "train", relational: bool = False,
-                    one_condition: bool = True) -> list[Case]:
+                    one_condition: bool = True, knobs: dict | None = None) -> list[Case]:
     """n tables of the stream (seed, stage): draws i use random.Random(f"{seed}:{stage}:{i}"),
     as corpus.generate.example does, except that the layout is the runtime's and (one_condition)
-    no situation holds a second whole condition."""
+    no situation holds a second whole condition; `knobs` overrides fields of the stage (a probe
+    forcing one table shape, as train/probe_events.py does)."""
     # a situation states exactly one condition: parts of other conditions never add up to a
     # whole one (in the training streams they can, a second answer in ~5 % of match situations)
-    st = replace(get_stage(stage), partial_whole=not one_condition)
+    st = replace(get_stage(stage), partial_whole=not one_condition, **(knobs or {}))
     if relational:
         force = {"relational": 1.0, "bucket": 0.0, "scene": 0.0}
         st = replace(st, **{k: v for k, v in force.items() if hasattr(st, k)})

@@ -1,4 +1,4 @@
-"""train/exam_torch.py (and exam_letterings.py, diag_match.py) on a tiny random checkpoint: the misses it reports are the decider's own,
+"""train/exam_torch.py (and exam_letterings.py, diag_match.py, probe_events.py) on a tiny random checkpoint: the misses it reports are the decider's own,
 the relabelled and rephrased rows count every item, and a missing task file exits 2.
 
     python3 -m unittest discover -s tests/train -p 'test_exam_torch.py' -v
@@ -23,6 +23,7 @@ import eval_table as E  # noqa: E402
 import exam_letterings  # noqa: E402
 import diag_match  # noqa: E402
 import exam_torch  # noqa: E402
+import probe_events  # noqa: E402
 from model import Config, DreamModel  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
 
@@ -100,6 +101,30 @@ class ExamTorchTest(unittest.TestCase):
         self.assertTrue(set(look) <= {(w, h) for w in ("neutral", "same", "other") for h in ("text", "letter")})
         self.assertIn(("other", "text"), look)  # the shape mountaincar's still items need
         self.assertGreater(sum(n for _, n in look.values()), 10)
+
+    def test_event_probe_counts_every_situation(self):
+        out = io.StringIO()
+        js = os.path.join(self.dir.name, "events.json")
+        with contextlib.redirect_stdout(out):
+            rc = probe_events.main(["--ckpt", self.ckpt, "--tables", "4", "--threads", "1", "--json", js])
+        self.assertEqual(rc, 0)
+        with open(js) as f:
+            rows = json.load(f)["rows"]
+        self.assertEqual([r["name"] for r in rows], [r[0] for r in probe_events.ROWS])
+        seed = E.TorchDecider(self.ckpt).seed + E.EVAL_SEED_OFFSET
+        for r, (_, stage, split, knobs, share) in zip(rows, probe_events.ROWS):
+            cases = E.synthetic_cases(seed, stage, max(1, round(4 * share)), split=split, knobs=knobs)
+            self.assertEqual(r["n"], sum(len(c.situations) for c in cases), r["name"])
+            self.assertTrue(0 <= r["accuracy"] <= 1)
+            self.assertIn(f"| {r['name']} | {r['n']} | {r['accuracy']:.3f} |", out.getvalue())
+        # the forced rows are other tables than the stage's own draws
+        plain = E.synthetic_cases(seed, 74, 6)
+        forced = E.synthetic_cases(seed, 74, 6, knobs={"event_same_end": 1.0})
+        self.assertNotEqual([c.situations for c in plain], [c.situations for c in forced])
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(probe_events.main(["--ckpt", os.path.join(self.dir.name, "none.pt")]), 2)
+        self.assertIn("no checkpoint", err.getvalue())
 
     def test_missing_tasks_file_exits_2(self):
         err = io.StringIO()
