@@ -34,6 +34,8 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args(argv)
+    if a.tables < 1:
+        ap.error(f"--tables {a.tables}: want at least 1")
     if not os.path.isfile(a.ckpt):
         print(f"probe_events: no checkpoint {a.ckpt}", file=sys.stderr)
         return 2

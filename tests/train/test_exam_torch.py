@@ -125,6 +125,9 @@ class ExamTorchTest(unittest.TestCase):
         with contextlib.redirect_stderr(err):
             self.assertEqual(probe_events.main(["--ckpt", os.path.join(self.dir.name, "none.pt")]), 2)
         self.assertIn("no checkpoint", err.getvalue())
+        with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as ex:
+            probe_events.main(["--ckpt", self.ckpt, "--tables", "0"])
+        self.assertEqual(ex.exception.code, 2)
 
     def test_missing_tasks_file_exits_2(self):
         err = io.StringIO()
