@@ -9,6 +9,11 @@ after heap.keep_heap() (what train.py does), side by side in one run. Each size 
 every --paths entry: `full` (the last layer at every position), `targets` (the last layer
 only at the answer slots, what train.py does; the same numbers), `targets+bf16` (also under
 bfloat16 autocast, train.py --bf16).
+
+On a lent GPU (whose machine has no word lists): pack here, time there.
+
+    python3 train/bench_speed.py --stage 67 --steps 200 --save-batches .dev/b67.pt
+    python3 train/bench_speed.py --load-batches .dev/b67.pt --device cuda --sizes 192x3 --paths targets+bf16
 """
 from __future__ import annotations
 
@@ -30,6 +35,19 @@ from model import Config, DreamModel  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
 
 
+def pack(tok, stage: int, batch: int, count: int):
+    """-> (count packed batches of stage `stage`, their corpus+packing CPU-ms each)"""
+    pk = Packer(tok)
+    for i in range(200):  # load word lists and WordNet (lazily, on first use) outside the timing
+        example(1, stage, i)
+    n = count * batch
+    c0 = time.process_time()
+    exs = [example(0, stage, i) for i in range(n)]
+    rng = random.Random(0)
+    batches = [pk.batch(exs[i:i + batch], rng) for i in range(0, n, batch)]
+    return batches, (time.process_time() - c0) / len(batches) * 1e3
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--stage", type=int, default=0)
@@ -39,26 +57,38 @@ def main(argv=None) -> int:
     ap.add_argument("--heap", choices=("both", "default", "keep"), default="both")
     ap.add_argument("--sizes", default="64x2,96x2,128x2,64x4,128x4", help="DIMxLAYERS list (ffn = 3*dim)")
     ap.add_argument("--paths", default="full,targets", help="comma list of full, targets, targets+bf16")
+    ap.add_argument("--device", default="cpu",
+                    help="torch device of the model and batches (cuda: a lent GPU; the corpus stays on the CPU, "
+                         "its cost is the column printed apart)")
+    ap.add_argument("--save-batches", metavar="FILE",
+                    help="pack the batches, write them to FILE and stop (for a machine without the word lists)")
+    ap.add_argument("--load-batches", metavar="FILE", help="time the batches --save-batches wrote (its stage and batch)")
     a = ap.parse_args(argv)
     paths = a.paths.split(",")
     if not set(paths) <= {"full", "targets", "targets+bf16"}:
         ap.error(f"--paths {a.paths!r}: expected full, targets or targets+bf16")
     torch.set_num_threads(a.threads)
+    dev = torch.device(a.device)
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)  # time the work, not its launch
     tok = Tokenizer.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tokenizer", "vocab.json"))
-    pk = Packer(tok)
-    for i in range(200):  # load word lists and WordNet (lazily, on first use) outside the timing
-        example(1, a.stage, i)
-    n = (a.steps + 2) * a.batch
-    c0 = time.process_time()
-    exs = [example(0, a.stage, i) for i in range(n)]
-    rng = random.Random(0)
-    batches = [pk.batch(exs[i:i + a.batch], rng) for i in range(0, n, a.batch)]
-    data_ms = (time.process_time() - c0) / len(batches) * 1e3
+    if a.load_batches:
+        saved = torch.load(a.load_batches)
+        a.stage, a.batch, data_ms = saved["stage"], saved["batch"], saved["data_ms"]
+        batches = [{k: v.long() for k, v in b.items()} for b in saved["batches"]]
+    else:
+        batches, data_ms = pack(tok, a.stage, a.batch, a.steps + 2)
+    if a.save_batches:
+        keep = ("ids", "pos", "seg", "t_batch", "t_pos", "t_tok", "letter_rows")  # int32: half the file
+        torch.save({"stage": a.stage, "batch": a.batch, "data_ms": data_ms,
+                    "batches": [{k: b[k].int() for k in keep} for b in batches]}, a.save_batches)
+        print(f"{len(batches)} batches of stage {a.stage} ({data_ms:.1f} CPU-ms each) -> {a.save_batches}")
+        return 0
+    batches = [{k: v.to(dev) if torch.is_tensor(v) else v for k, v in b.items()} for b in batches]
     T = sum(b["ids"].shape[1] for b in batches) / len(batches)
     dec = sum(len(b["letter_rows"]) for b in batches) / len(batches)
     print(f"stage {a.stage}, batch {a.batch} tables: mean padded length {T:.0f}, {dec:.0f} decisions/step; "
           f"corpus+packing {data_ms:.1f} CPU-ms/step; threads {a.threads}; "
-          f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}; load {os.getloadavg()[0]:.1f}")
+          f"device {a.device}; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}; load {os.getloadavg()[0]:.1f}")
     modes = {"both": ("default", "keep"), "default": ("default",), "keep": ("keep",)}[a.heap]
     for mode, spec, path in ((m, s, p) for m in modes for s in a.sizes.split(",") for p in paths):
         if mode == "keep" and not keep_heap():
@@ -66,13 +96,14 @@ def main(argv=None) -> int:
         d, L = (int(x) for x in spec.split("x"))
         torch.manual_seed(0)
         # head size 16 as in the shipped model (4 heads at d = 64); KV heads half the heads
-        m = DreamModel(Config(vocab=len(tok), dim=d, layers=L, heads=d // 16, kv_heads=max(1, d // 32), ffn=3 * d))
+        m = DreamModel(Config(vocab=len(tok), dim=d, layers=L, heads=d // 16, kv_heads=max(1, d // 32), ffn=3 * d)).to(dev)
         opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
         for i, b in enumerate(batches):
             if i == 2:
+                sync()
                 c0, w0 = time.process_time(), time.time()
             tg = (b["t_batch"], b["t_pos"])
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=path.endswith("bf16")):
+            with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=path.endswith("bf16")):
                 if path == "full":
                     z = m.head(m.hidden(b["ids"], b["pos"], b["seg"])[tg])
                 else:
@@ -81,6 +112,8 @@ def main(argv=None) -> int:
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
+            loss.item()  # train.py logs every step's loss: on a GPU, one wait a step as there
+        sync()
         cpu, wall = time.process_time() - c0, time.time() - w0
         k = len(batches) - 2
         print(f"  heap {mode:7s} d={d:4d} layers={L} params={m.n_params():8d} {path:12s}: {k / cpu:6.2f} steps/CPU-s "

@@ -130,8 +130,8 @@ def query_rows(t_batch, t_pos, batch: int):
     counts = torch.bincount(t_batch, minlength=batch)
     starts = torch.cumsum(counts, 0) - counts
     slot = torch.empty_like(t_batch)
-    slot[order] = torch.arange(n) - starts[t_batch[order]]
-    idx = torch.zeros(batch, int(counts.max()) if n else 0, dtype=torch.long)
+    slot[order] = torch.arange(n, device=t_batch.device) - starts[t_batch[order]]
+    idx = torch.zeros(batch, int(counts.max()) if n else 0, dtype=torch.long, device=t_batch.device)
     idx[t_batch, slot] = t_pos
     return idx, slot
 

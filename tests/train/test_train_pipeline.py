@@ -1084,6 +1084,26 @@ class TargetRowsTest(unittest.TestCase):
         self.assertEqual(cm.exception.code, 2)
         self.assertIn("--paths 'full,fast'", err.getvalue())
 
+    def test_bench_times_the_batches_it_saved(self):
+        """--save-batches then --load-batches (how a lent GPU without the word lists is timed): the
+        loaded run reports the saved stage, batch size and corpus cost, and times every batch."""
+        import contextlib
+        import io
+        import bench_speed
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "b.pt")
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(bench_speed.main(["--stage", "0", "--batch", "2", "--steps", "1", "--save-batches", path]), 0)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(bench_speed.main(["--load-batches", path, "--sizes", "16x1", "--paths", "targets",
+                                                   "--heap", "default"]), 0)
+        lines = out.getvalue().splitlines()
+        self.assertTrue(lines[0].startswith("stage 0, batch 2 tables"), lines[0])
+        self.assertIn("device cpu", lines[0])
+        self.assertEqual(len(lines), 2)
+        self.assertIn("d=  16 layers=1", lines[1])
+
 
 class GrowTest(unittest.TestCase):
     """A grown checkpoint keeps what the old model computed, so a learned circuit survives."""
