@@ -134,11 +134,20 @@ def parse(argv=None):
     ap.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=False,
                     help="training forward under bfloat16 autocast (evals stay float32). Measured: 1.4x per "
                          "step at 128 x 2 (AMX/AVX-512 CPU); gradient cosine to float32 0.986-0.999 (README)")
+    ap.add_argument("--device", default="cpu",
+                    help="torch device of the model and its steps (cuda: a lent GPU); the corpus is packed on the "
+                         "CPU and checkpoints are saved with CPU tensors, so a run moves between machines")
     global DEFAULTS
     DEFAULTS = {k: ap.get_default(k) for k in STICKY}
     a = ap.parse_args(argv)
     if a.threads_later and not (a.threads_later[1].isdigit() and int(a.threads_later[1]) > 0):
         ap.error(f"--threads-later: N must be a positive integer, got '{a.threads_later[1]}'")
+    try:
+        dev = torch.device(a.device)
+    except RuntimeError as e:
+        ap.error(f"--device {a.device!r}: {e}")
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        ap.error(f"--device {a.device}: this torch sees no CUDA device")
     a.replay = _stage_list(ap, "--replay", a.replay, "15,16")
     a.path = _stage_list(ap, "--path", a.path, "0,1,16")
     if a.path is not None and len(set(a.path.split(","))) != len(a.path.split(",")):
@@ -193,7 +202,23 @@ def letter_accuracy(logits_rows, letter_ids, sets, answers):
     return ((z + allowed).argmax(-1) == answers).float()
 
 
-def evaluate(model, packer, seed, stage, n_tables):
+def on(b: dict, dev: torch.device) -> dict:
+    """A packed batch's tensors on the model's device (the rest as it is)."""
+    return {k: v.to(dev) if torch.is_tensor(v) else v for k, v in b.items()}
+
+
+def on_cpu(x):
+    """A state with every tensor on the CPU: a checkpoint written on a GPU loads anywhere."""
+    if torch.is_tensor(x):
+        return x.cpu()
+    if isinstance(x, dict):
+        return {k: on_cpu(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(on_cpu(v) for v in x)
+    return x
+
+
+def evaluate(model, packer, seed, stage, n_tables, dev=torch.device("cpu")):
     model.eval()
     rng = random.Random(f"{seed}:eval:{stage}")
     exs = [example(seed + EVAL_SEED_OFFSET, stage, i) for i in range(n_tables)]
@@ -201,7 +226,7 @@ def evaluate(model, packer, seed, stage, n_tables):
     with torch.no_grad():
         for i in range(0, n_tables, 32):
             chunk = exs[i:i + 32]
-            b = packer.batch(chunk, rng)
+            b = on(packer.batch(chunk, rng), dev)
             h = model.hidden(b["ids"], b["pos"], b["seg"])
             rows = b["letter_rows"]
             hz = h[b["t_batch"][rows], b["t_pos"][rows]]
@@ -242,13 +267,13 @@ def replay_note(a, stage: int) -> str:
 
 def save(path, state):
     tmp = path + ".tmp"
-    torch.save(state, tmp)
+    torch.save(on_cpu(state), tmp)
     os.replace(tmp, path)
 
 
 def read_tokens(b: dict, tok: Tokenizer, letter_ids: list[int]) -> torch.Tensor:
     """[vocab] bool: the tokens this batch reads or must predict, the letters and the specials."""
-    keep = torch.zeros(len(tok), dtype=torch.bool)
+    keep = torch.zeros(len(tok), dtype=torch.bool, device=b["ids"].device)
     for ids in (b["ids"].flatten(), b["t_tok"], letter_ids, list(tok.special_ids.values())):
         keep[ids] = True
     return keep
@@ -261,7 +286,7 @@ def main(argv=None) -> int:
     more_threads = int(a.threads_later[1]) if a.threads_later else a.threads
     os.makedirs(a.run, exist_ok=True)
     ckpt_path = os.path.join(a.run, "ckpt.pt")
-    st = torch.load(ckpt_path) if os.path.exists(ckpt_path) else None
+    st = torch.load(ckpt_path, weights_only=False) if os.path.exists(ckpt_path) else None
     given = {w.split("=")[0] for w in (argv if argv is not None else sys.argv[1:]) if w.startswith("--")}
     if st and "--tokenizer" not in given and os.path.exists(st.get("tokenizer") or ""):
         a.tokenizer = st["tokenizer"]  # a resumed run reads as it was trained (a folded one stays folded)
@@ -290,6 +315,10 @@ def main(argv=None) -> int:
     # answer-letter read-out of --aux-letter, the clause-letter read-out of --aux-clause
     probes = torch.nn.ModuleList([*(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS)),
                                   torch.nn.Linear(cfg.dim, len(LETTERS)), torch.nn.Linear(cfg.dim, len(LETTERS))])
+    # on the device before the optimizer exists: its loaded state then follows the parameters there
+    dev = torch.device(a.device)
+    model.to(dev)
+    probes.to(dev)
     aux_layers = [int(x) for x in a.aux_layers.split(",")]
     point_layer = a.aux_point_layer % cfg.layers if -cfg.layers <= a.aux_point_layer < cfg.layers else None
     if (max(aux_layers + [a.aux_clause_layer]) >= cfg.layers or a.aux_clause_layer < 0 or point_layer is None
@@ -380,14 +409,14 @@ def main(argv=None) -> int:
             idx = counters.get(str(s), 0)
             counters[str(s)] = idx + 1
             exs.append(example(a.seed, s, idx))
-        b = packer.batch(exs, rng)
+        b = on(packer.batch(exs, rng), dev)
         lr = lr_base * min(1.0, (step + 1) / a.warmup)
         if a.anneal:
             lo, hi = a.anneal
             lr *= 1.0 - 0.95 * min(1.0, max(0.0, (step - lo) / max(1, hi - lo)))
         for g in opt.param_groups:
             g["lr"] = lr
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
+        with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=a.bf16):
             taps, atts = [], []
             h = model.hidden(b["ids"], b["pos"], b["seg"], taps, atts if a.aux_point else None, point_layer,
                              targets=None if full_last else (b["t_batch"], b["t_pos"]))
@@ -446,7 +475,7 @@ def main(argv=None) -> int:
         losses.append(loss.item())
 
         if step % a.eval_every == 0:
-            acc, chance = evaluate(model, eval_packer, a.seed, stage, a.eval_tables)
+            acc, chance = evaluate(model, eval_packer, a.seed, stage, a.eval_tables, dev)
             now = time.time()
             rec = {"step": step, "stage": stage, "loss": sum(losses) / len(losses), "train_acc": sum(accs) / len(accs),
                    "letter_loss": sum(letter_losses) / len(letter_losses),

@@ -764,6 +764,43 @@ class ThreadsLaterTest(unittest.TestCase):
             torch.set_num_threads(before)
 
 
+class DeviceTest(unittest.TestCase):
+    """--device: a device this torch cannot reach is a usage error before any training, and a run
+    on the default device saves CPU tensors (so a checkpoint moves between machines)."""
+
+    def test_unreachable_device_is_a_usage_error(self):
+        import contextlib
+        import io
+
+        import train
+        bad = ["bogus"] + ([] if torch.cuda.is_available() else ["cuda"])
+        for device in bad:
+            with tempfile.TemporaryDirectory() as d:
+                err = io.StringIO()
+                with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
+                    train.main(["--run", f"{d}/r", "--steps", "1", "--device", device])
+                self.assertEqual(e.exception.code, 2)
+                self.assertIn(f"--device {device!r}" if device == "bogus" else "sees no CUDA device", err.getvalue())
+                self.assertFalse(os.path.exists(f"{d}/r"), "nothing is written before the error")
+
+    def test_checkpoint_holds_cpu_tensors(self):
+        import contextlib
+        import io
+
+        import train
+        with tempfile.TemporaryDirectory() as d:
+            small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
+                     "--eval-every", "2", "--eval-tables", "2"]
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(train.main(["--run", f"{d}/r", "--steps", "2", "--device", "cpu"] + small), 0)
+            st = torch.load(f"{d}/r/ckpt.pt", weights_only=False)
+            self.assertEqual(st["args"]["device"], "cpu")
+            tensors = [*st["model"].values(), *st["probes"].values(),
+                       *(v for s in st["opt"]["state"].values() for v in s.values() if torch.is_tensor(v))]
+            self.assertTrue(tensors)
+            self.assertTrue(all(t.device.type == "cpu" for t in tensors))
+
+
 class MakeJointTest(unittest.TestCase):
     def test_bad_phases_line_stops_before_training(self):
         import subprocess
