@@ -12,6 +12,7 @@ reaches --promote, move to the next stage; --mix-prev of each batch replays earl
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -30,6 +31,7 @@ from corpus.curriculum import STAGES  # noqa: E402
 from corpus.generate import example  # noqa: E402
 from heap import keep_heap  # noqa: E402
 from model import Config, DreamModel  # noqa: E402
+from stream import Ahead, path_of, path_replay, step_batch  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -134,6 +136,9 @@ def parse(argv=None):
     ap.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=False,
                     help="training forward under bfloat16 autocast (evals stay float32). Measured: 1.4x per "
                          "step at 128 x 2 (AMX/AVX-512 CPU); gradient cosine to float32 0.986-0.999 (README)")
+    ap.add_argument("--workers", type=int, default=0,
+                    help="pack the batches up to the next eval in N worker processes (0: inline). The same "
+                         "batches; for a GPU, whose step is faster than the corpus (on 2 CPU cores it only competes)")
     ap.add_argument("--device", default="cpu",
                     help="torch device of the model and its steps (cuda: a lent GPU); the corpus is packed on the "
                          "CPU and checkpoints are saved with CPU tensors, so a run moves between machines")
@@ -172,10 +177,6 @@ def _stage_list(ap, flag: str, value: str | None, example: str) -> str | None:
     return value
 
 
-def path_of(a) -> list[int] | None:
-    return None if a.path is None else [int(x) for x in a.path.split(",")]
-
-
 def next_stage(a, stage: int) -> int | None:
     """The stage a promotion moves to, or None at the end (of --path, else --max-stage)."""
     path = path_of(a)
@@ -183,14 +184,6 @@ def next_stage(a, stage: int) -> int | None:
         return stage + 1 if stage < a.max_stage else None
     i = path.index(stage) if stage in path else -1
     return path[i + 1] if i + 1 < len(path) else None
-
-
-def path_replay(a, stage: int) -> str | None:
-    """--replay as given, else with --path the path's stages before this one."""
-    path = path_of(a)
-    if a.replay or path is None or stage not in path or path.index(stage) == 0:
-        return a.replay
-    return ",".join(str(x) for x in path[:path.index(stage)])
 
 
 def letter_accuracy(logits_rows, letter_ids, sets, answers):
@@ -234,18 +227,6 @@ def evaluate(model, packer, seed, stage, n_tables, dev=torch.device("cpu")):
             chance += [1.0 / len(s) for s in b["letter_sets"]]
     model.train()
     return torch.cat(hits).mean().item(), sum(chance) / len(chance)
-
-
-def pick_stage(rng: random.Random, stage: int, mix_prev: float, replay_from: int, replay_to=None, replay=None) -> int:
-    """The stage of one example of a batch: the current one, or with probability mix_prev a
-    replayed one (replay_from..replay_to, both below the current stage; or the listed ones).
-    The draws without replay_to / replay are the recipe's, so its stream stays reproducible."""
-    if replay:
-        pool = [int(x) for x in str(replay).split(",") if int(x) != stage]
-        return stage if not pool or rng.random() >= mix_prev else rng.choice(pool)
-    lo = min(replay_from, stage)
-    hi = stage if replay_to is None else min(replay_to + 1, stage)
-    return stage if hi <= lo or rng.random() >= mix_prev else rng.randrange(lo, hi)
 
 
 def replay_note(a, stage: int) -> str:
@@ -401,108 +382,109 @@ def main(argv=None) -> int:
         now = time.time() - t0
         return now < a.minutes * 60 and elapsed0 + now < a.total_minutes * 60
 
-    while step < a.steps and time_left():
-        rng = random.Random(f"{a.seed}:step:{step}")
-        exs, replay = [], path_replay(a, stage)
-        for _ in range(a.batch):
-            s = pick_stage(rng, stage, a.mix_prev, a.replay_from, a.replay_to, replay)
-            idx = counters.get(str(s), 0)
-            counters[str(s)] = idx + 1
-            exs.append(example(a.seed, s, idx))
-        b = on(packer.batch(exs, rng), dev)
-        lr = lr_base * min(1.0, (step + 1) / a.warmup)
-        if a.anneal:
-            lo, hi = a.anneal
-            lr *= 1.0 - 0.95 * min(1.0, max(0.0, (step - lo) / max(1, hi - lo)))
-        for g in opt.param_groups:
-            g["lr"] = lr
-        with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=a.bf16):
-            taps, atts = [], []
-            h = model.hidden(b["ids"], b["pos"], b["seg"], taps, atts if a.aux_point else None, point_layer,
-                             targets=None if full_last else (b["t_batch"], b["t_pos"]))
-            z = model.head(h if not full_last else h[b["t_batch"], b["t_pos"]]).float()
-        if a.read_softmax:
-            z = z.masked_fill(~read_tokens(b, tok, packer.letter_ids), float("-inf"))
-        loss = F.cross_entropy(z, b["t_tok"])
-        m = b["aux_m"]
-        if a.aux_binding and m.sum() > 0:
-            for k, layer in enumerate(aux_layers):
-                p = probes[k](taps[layer].float()).squeeze(-1)
-                bce = F.binary_cross_entropy_with_logits(p, b["aux_lab"][..., k], reduction="none")
-                aux_loss = (bce * m).sum() / m.sum()
-                aux_losses[k].append(aux_loss.item())
-                loss = loss + a.aux_binding * aux_loss
-        if a.aux_letter and (b["aux_letter"] >= 0).any():
-            z_l = probes[marks.KINDS](taps[aux_layers[marks.DIRECTION]].float())
-            aux_loss = F.cross_entropy(z_l.flatten(0, 1), b["aux_letter"].flatten(), ignore_index=-100)
-            aux_losses[marks.KINDS].append(aux_loss.item())
-            loss = loss + a.aux_letter * aux_loss
-        if a.aux_clause and (b["aux_clause"] >= 0).any():
-            if a.aux_clause_tied:
-                z_c = model.head(model.norm(taps[a.aux_clause_layer]))[..., packer.letter_ids].float()
+    # --workers: the same batches, packed ahead in worker processes (stream.Ahead)
+    stack = contextlib.ExitStack()
+    ahead = stack.enter_context(Ahead(a, packer, a.workers)) if a.workers > 0 else None
+    with stack:
+        while step < a.steps and time_left():
+            if ahead is not None:
+                b, counters = ahead.batch(step, stage, counters)
             else:
-                z_c = probes[marks.KINDS + 1](taps[a.aux_clause_layer].float())
-            aux_loss = F.cross_entropy(z_c.flatten(0, 1), b["aux_clause"].flatten(), ignore_index=-100)
-            aux_losses[marks.KINDS + 1].append(aux_loss.item())
-            loss = loss + a.aux_clause * aux_loss
-        if a.aux_point and len(b["point_b"]):
-            # the attention mass the head puts on the clause that answers
-            p_att, y_att = atts[0]
-            rows = p_att[b["point_b"], a.aux_point_head, b["point_row"], :].float()  # [N, T]
-            mass = (rows * b["point_mask"]).sum(-1)
-            aux_loss = -torch.log(mass.clamp_min(1e-6)).mean()
-            aux_losses[marks.KINDS + 2].append(aux_loss.item())
-            loss = loss + a.aux_point * aux_loss
-            if a.aux_point_letter:
-                # the head's own write at those rows (its output through its slice of W_o), read
-                # as letters by the final norm's gain and the model's output head
-                h0, hd = a.aux_point_head * cfg.head_dim, cfg.head_dim
-                out = y_att[b["point_b"], a.aux_point_head, b["point_row"], :]  # [N, head_dim]
-                write = out @ model.blocks[point_layer].o.weight[:, h0:h0 + hd].t()
-                z_w = model.head(write * model.norm.weight)[:, packer.letter_ids]
-                aux_loss = F.cross_entropy(z_w.float(), b["point_letter"])
-                aux_losses[marks.KINDS + 3].append(aux_loss.item())
-                loss = loss + a.aux_point_letter * aux_loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        step += 1
-        rows = b["letter_rows"]
-        with torch.no_grad():
-            letter_losses.append(F.cross_entropy(z[rows], b["t_tok"][rows]).item())
-            accs.append(letter_accuracy(z[rows].detach(), packer.letter_ids, b["letter_sets"], b["letter_ans"]).mean().item())
-        losses.append(loss.item())
+                b = step_batch(a, packer, step, stage, counters)
+            b = on(b, dev)
+            lr = lr_base * min(1.0, (step + 1) / a.warmup)
+            if a.anneal:
+                lo, hi = a.anneal
+                lr *= 1.0 - 0.95 * min(1.0, max(0.0, (step - lo) / max(1, hi - lo)))
+            for g in opt.param_groups:
+                g["lr"] = lr
+            with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=a.bf16):
+                taps, atts = [], []
+                h = model.hidden(b["ids"], b["pos"], b["seg"], taps, atts if a.aux_point else None, point_layer,
+                                 targets=None if full_last else (b["t_batch"], b["t_pos"]))
+                z = model.head(h if not full_last else h[b["t_batch"], b["t_pos"]]).float()
+            if a.read_softmax:
+                z = z.masked_fill(~read_tokens(b, tok, packer.letter_ids), float("-inf"))
+            loss = F.cross_entropy(z, b["t_tok"])
+            m = b["aux_m"]
+            if a.aux_binding and m.sum() > 0:
+                for k, layer in enumerate(aux_layers):
+                    p = probes[k](taps[layer].float()).squeeze(-1)
+                    bce = F.binary_cross_entropy_with_logits(p, b["aux_lab"][..., k], reduction="none")
+                    aux_loss = (bce * m).sum() / m.sum()
+                    aux_losses[k].append(aux_loss.item())
+                    loss = loss + a.aux_binding * aux_loss
+            if a.aux_letter and (b["aux_letter"] >= 0).any():
+                z_l = probes[marks.KINDS](taps[aux_layers[marks.DIRECTION]].float())
+                aux_loss = F.cross_entropy(z_l.flatten(0, 1), b["aux_letter"].flatten(), ignore_index=-100)
+                aux_losses[marks.KINDS].append(aux_loss.item())
+                loss = loss + a.aux_letter * aux_loss
+            if a.aux_clause and (b["aux_clause"] >= 0).any():
+                if a.aux_clause_tied:
+                    z_c = model.head(model.norm(taps[a.aux_clause_layer]))[..., packer.letter_ids].float()
+                else:
+                    z_c = probes[marks.KINDS + 1](taps[a.aux_clause_layer].float())
+                aux_loss = F.cross_entropy(z_c.flatten(0, 1), b["aux_clause"].flatten(), ignore_index=-100)
+                aux_losses[marks.KINDS + 1].append(aux_loss.item())
+                loss = loss + a.aux_clause * aux_loss
+            if a.aux_point and len(b["point_b"]):
+                # the attention mass the head puts on the clause that answers
+                p_att, y_att = atts[0]
+                rows = p_att[b["point_b"], a.aux_point_head, b["point_row"], :].float()  # [N, T]
+                mass = (rows * b["point_mask"]).sum(-1)
+                aux_loss = -torch.log(mass.clamp_min(1e-6)).mean()
+                aux_losses[marks.KINDS + 2].append(aux_loss.item())
+                loss = loss + a.aux_point * aux_loss
+                if a.aux_point_letter:
+                    # the head's own write at those rows (its output through its slice of W_o), read
+                    # as letters by the final norm's gain and the model's output head
+                    h0, hd = a.aux_point_head * cfg.head_dim, cfg.head_dim
+                    out = y_att[b["point_b"], a.aux_point_head, b["point_row"], :]  # [N, head_dim]
+                    write = out @ model.blocks[point_layer].o.weight[:, h0:h0 + hd].t()
+                    z_w = model.head(write * model.norm.weight)[:, packer.letter_ids]
+                    aux_loss = F.cross_entropy(z_w.float(), b["point_letter"])
+                    aux_losses[marks.KINDS + 3].append(aux_loss.item())
+                    loss = loss + a.aux_point_letter * aux_loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            step += 1
+            rows = b["letter_rows"]
+            with torch.no_grad():
+                letter_losses.append(F.cross_entropy(z[rows], b["t_tok"][rows]).item())
+                accs.append(letter_accuracy(z[rows].detach(), packer.letter_ids, b["letter_sets"], b["letter_ans"]).mean().item())
+            losses.append(loss.item())
 
-        if step % a.eval_every == 0:
-            acc, chance = evaluate(model, eval_packer, a.seed, stage, a.eval_tables, dev)
-            now = time.time()
-            rec = {"step": step, "stage": stage, "loss": sum(losses) / len(losses), "train_acc": sum(accs) / len(accs),
-                   "letter_loss": sum(letter_losses) / len(letter_losses),
-                   **{f"aux{k}": sum(v) / len(v) for k, v in enumerate(aux_losses) if v},
-                   "eval_acc": acc, "chance": chance, "steps_per_s": (step - steps_last) / (now - t_last),
-                   "steps_per_cpu_s": (step - steps_last) / max(1e-9, time.process_time() - cpu_last),
-                   "minutes": (now - t0) / 60, "total_minutes": (elapsed0 + now - t0) / 60, "seq_len": b["ids"].shape[1]}
-            print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in rec.items()}), flush=True)
-            log.write(json.dumps(rec) + "\n")
-            log.flush()
-            losses, accs, letter_losses = [], [], []
-            aux_losses = [[] for _ in range(AUX_SLOTS)]
-            if a.lr2 > 0 and acc >= a.lr2_acc and lr_base != a.lr2:
-                lr_base = a.lr2
-                print(f"lr -> {lr_base}", flush=True)
-            if a.threads_later and os.path.exists(a.threads_later[0]) and torch.get_num_threads() != more_threads:
-                torch.set_num_threads(more_threads)
-                print(f"{a.threads_later[0]} exists: {more_threads} threads from step {step}", flush=True)
-            t_last, steps_last, cpu_last = time.time(), step, time.process_time()
-            if acc >= a.promote and next_stage(a, stage) is not None:
-                stage = next_stage(a, stage)
-                print(f"promoted to stage {stage}", flush=True)
-            elif acc >= a.promote and a.stop_at_end:
-                print(f"stage {stage} reached {a.promote} at the end of the path", flush=True)
-                stop.append("end")
-        if step % a.ckpt_every == 0:
-            save(ckpt_path, state())
+            if step % a.eval_every == 0:
+                acc, chance = evaluate(model, eval_packer, a.seed, stage, a.eval_tables, dev)
+                now = time.time()
+                rec = {"step": step, "stage": stage, "loss": sum(losses) / len(losses), "train_acc": sum(accs) / len(accs),
+                       "letter_loss": sum(letter_losses) / len(letter_losses),
+                       **{f"aux{k}": sum(v) / len(v) for k, v in enumerate(aux_losses) if v},
+                       "eval_acc": acc, "chance": chance, "steps_per_s": (step - steps_last) / (now - t_last),
+                       "steps_per_cpu_s": (step - steps_last) / max(1e-9, time.process_time() - cpu_last),
+                       "minutes": (now - t0) / 60, "total_minutes": (elapsed0 + now - t0) / 60, "seq_len": b["ids"].shape[1]}
+                print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in rec.items()}), flush=True)
+                log.write(json.dumps(rec) + "\n")
+                log.flush()
+                losses, accs, letter_losses = [], [], []
+                aux_losses = [[] for _ in range(AUX_SLOTS)]
+                if a.lr2 > 0 and acc >= a.lr2_acc and lr_base != a.lr2:
+                    lr_base = a.lr2
+                    print(f"lr -> {lr_base}", flush=True)
+                if a.threads_later and os.path.exists(a.threads_later[0]) and torch.get_num_threads() != more_threads:
+                    torch.set_num_threads(more_threads)
+                    print(f"{a.threads_later[0]} exists: {more_threads} threads from step {step}", flush=True)
+                t_last, steps_last, cpu_last = time.time(), step, time.process_time()
+                if acc >= a.promote and next_stage(a, stage) is not None:
+                    stage = next_stage(a, stage)
+                    print(f"promoted to stage {stage}", flush=True)
+                elif acc >= a.promote and a.stop_at_end:
+                    print(f"stage {stage} reached {a.promote} at the end of the path", flush=True)
+                    stop.append("end")
+            if step % a.ckpt_every == 0:
+                save(ckpt_path, state())
     save(ckpt_path, state())
     log.close()
     print(f"stopped at step {step}, stage {stage}; checkpoint {ckpt_path}", flush=True)

@@ -674,7 +674,7 @@ class PlacePoolTest(unittest.TestCase):
 
 class ReplayTest(unittest.TestCase):
     def test_stage_draws(self):
-        from train import pick_stage
+        from stream import pick_stage
 
         def draws(*args, **kw):
             rng = random.Random("r")
@@ -766,7 +766,8 @@ class ThreadsLaterTest(unittest.TestCase):
 
 class DeviceTest(unittest.TestCase):
     """--device: a device this torch cannot reach is a usage error before any training, and a run
-    on the default device saves CPU tensors (so a checkpoint moves between machines)."""
+    on the default device saves CPU tensors (so a checkpoint moves between machines); --workers,
+    for a GPU's faster step, trains on the same batches."""
 
     def test_unreachable_device_is_a_usage_error(self):
         import contextlib
@@ -799,6 +800,30 @@ class DeviceTest(unittest.TestCase):
                        *(v for s in st["opt"]["state"].values() for v in s.values() if torch.is_tensor(v))]
             self.assertTrue(tensors)
             self.assertTrue(all(t.device.type == "cpu" for t in tensors))
+
+    def test_workers_train_on_the_inline_batches(self):
+        """--workers packs ahead in processes: the same batches as inline, across promotions (a
+        stage changes only at an eval) and a resume in the middle of a packed window."""
+        import contextlib
+        import io
+        import json
+
+        import train
+        small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
+                 "--eval-every", "4", "--eval-tables", "2", "--promote", "0", "--max-stage", "2"]
+        with tempfile.TemporaryDirectory() as d:
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(train.main(["--run", f"{d}/inline", "--steps", "12"] + small), 0)
+                self.assertEqual(train.main(["--run", f"{d}/ahead", "--steps", "6", "--workers", "2"] + small), 0)
+                self.assertEqual(train.main(["--run", f"{d}/ahead", "--steps", "12", "--workers", "2"] + small), 0)
+            runs = [torch.load(f"{d}/{r}/ckpt.pt", weights_only=False) for r in ("inline", "ahead")]
+            logs = [[json.loads(x) for x in open(f"{d}/{r}/log.jsonl")] for r in ("inline", "ahead")]
+        self.assertEqual([x["stage"] for x in logs[0]], [0, 1, 2])  # promoted at each eval
+        self.assertEqual([(x["stage"], x["eval_acc"]) for x in logs[0]], [(x["stage"], x["eval_acc"]) for x in logs[1]])
+        self.assertEqual(logs[0][-1]["loss"], logs[1][-1]["loss"])
+        self.assertEqual(runs[0]["counters"], runs[1]["counters"])
+        for k, v in runs[0]["model"].items():
+            self.assertTrue(torch.equal(v, runs[1]["model"][k]), k)
 
 
 class MakeJointTest(unittest.TestCase):
@@ -922,7 +947,8 @@ class PathTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train import next_stage, parse, path_replay, replay_note
+        from stream import path_replay
+        from train import next_stage, parse, replay_note
         a = parse(["--run", "x", "--path", "0,1,16", "--mix-prev", "0.2"])
         self.assertEqual([next_stage(a, s) for s in (0, 1, 16)], [1, 16, None])
         self.assertEqual((path_replay(a, 0), path_replay(a, 16)), (None, "0,1"))

@@ -1,0 +1,111 @@
+"""A run's batch stream: the stage and example of every table of a step, and the packed batch.
+
+Deterministic: step n's tables come from random.Random(f"{seed}:step:{n}") and the per-stage
+example counters, so a resumed run trains on the batches an unbroken one would. `Ahead` packs the
+batches up to the next eval in worker processes, for a device whose step is faster than the
+corpus (a GPU: session 34 measured ~75-110 ms a step there, mostly the corpus inline); a stage
+can change only at an eval, so every batch it packs is the one train.py would have packed inline.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import random
+from collections import deque
+
+import numpy as np
+import torch
+
+from corpus.generate import example
+
+
+def path_of(a) -> list[int] | None:
+    return None if a.path is None else [int(x) for x in a.path.split(",")]
+
+
+def path_replay(a, stage: int) -> str | None:
+    """--replay as given, else with --path the path's stages before this one."""
+    path = path_of(a)
+    if a.replay or path is None or stage not in path or path.index(stage) == 0:
+        return a.replay
+    return ",".join(str(x) for x in path[:path.index(stage)])
+
+
+def pick_stage(rng: random.Random, stage: int, mix_prev: float, replay_from: int, replay_to=None, replay=None) -> int:
+    """The stage of one example of a batch: the current one, or with probability mix_prev a
+    replayed one (replay_from..replay_to, both below the current stage; or the listed ones).
+    The draws without replay_to / replay are the recipe's, so its stream stays reproducible."""
+    if replay:
+        pool = [int(x) for x in str(replay).split(",") if int(x) != stage]
+        return stage if not pool or rng.random() >= mix_prev else rng.choice(pool)
+    lo = min(replay_from, stage)
+    hi = stage if replay_to is None else min(replay_to + 1, stage)
+    return stage if hi <= lo or rng.random() >= mix_prev else rng.randrange(lo, hi)
+
+
+def picks(a, rng: random.Random, stage: int, counters: dict) -> list[tuple[int, int]]:
+    """(stage, example index) of each table of a step, drawn from the step's rng; advances counters."""
+    replay = path_replay(a, stage)
+    out = []
+    for _ in range(a.batch):
+        s = pick_stage(rng, stage, a.mix_prev, a.replay_from, a.replay_to, replay)
+        idx = counters.get(str(s), 0)
+        counters[str(s)] = idx + 1
+        out.append((s, idx))
+    return out
+
+
+def step_batch(a, packer, step: int, stage: int, counters: dict) -> dict:
+    """The packed batch of step `step` at stage `stage`; advances counters."""
+    rng = random.Random(f"{a.seed}:step:{step}")
+    chosen = picks(a, rng, stage, counters)
+    return packer.batch([example(a.seed, s, i) for s, i in chosen], rng)
+
+
+# one worker process's run arguments and packer, set once by the pool's initializer
+_worker: dict = {}
+
+
+def _init_worker(a, packer) -> None:
+    torch.set_num_threads(1)
+    _worker.update(a=a, packer=packer)
+
+
+def _worker_batch(job) -> dict:
+    step, stage, counters = job
+    b = step_batch(_worker["a"], _worker["packer"], step, stage, counters)
+    return {k: v.numpy() if torch.is_tensor(v) else v for k, v in b.items()}  # sent by value, no shared fds
+
+
+class Ahead:
+    """Packs the steps up to the next eval in `workers` processes, handed out in step order.
+    A context manager: the pool ends with it."""
+
+    def __init__(self, a, packer, workers: int):
+        self.a = a
+        # fork: the workers inherit the loaded tokenizer and word lists; they never touch a GPU
+        self.pool = multiprocessing.get_context("fork").Pool(workers, _init_worker, (a, packer))
+        self.next_step, self.results, self.after = -1, None, deque()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.pool.terminate()
+        self.pool.join()
+
+    def batch(self, step: int, stage: int, counters: dict) -> tuple[dict, dict]:
+        """-> (step's batch, the counters after it). A new window opens when this step is not the
+        next one packed (the first step, or a resumed run) or the last window is used up."""
+        if step != self.next_step or not self.after:
+            every = self.a.eval_every
+            end = min(self.a.steps, (step // every + 1) * every)  # the stage holds until that eval
+            jobs, c = [], dict(counters)
+            self.after.clear()
+            for n in range(step, end):
+                jobs.append((n, stage, dict(c)))
+                picks(self.a, random.Random(f"{self.a.seed}:step:{n}"), stage, c)
+                self.after.append(dict(c))
+            self.results = self.pool.imap(_worker_batch, jobs)
+        self.next_step = step + 1
+        b = next(self.results)
+        return {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in b.items()}, self.after.popleft()
