@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import random
+import signal
 from collections import deque
 
 import numpy as np
@@ -66,6 +67,11 @@ _worker: dict = {}
 
 
 def _init_worker(a, packer) -> None:
+    # forked from train.py, whose SIGTERM handler only asks the loop to stop: a worker must die on
+    # the pool's terminate() (a worker blocked on a full result pipe hung the run otherwise), and
+    # leave Ctrl-C to the trainer, which then ends the pool
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
     _worker.update(a=a, packer=packer)
 

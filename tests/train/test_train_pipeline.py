@@ -825,6 +825,27 @@ class DeviceTest(unittest.TestCase):
         for k, v in runs[0]["model"].items():
             self.assertTrue(torch.equal(v, runs[1]["model"][k]), k)
 
+    def test_workers_end_when_the_run_stops_mid_window(self):
+        """A run that stops before its packed window is used up (time, a signal) still ends: its
+        workers, blocked on full result pipes and forked with the trainer's SIGTERM handler, hung
+        it once. A child process, so a hang fails here instead of stalling the suite."""
+        import signal
+        import subprocess
+        import sys
+        with tempfile.TemporaryDirectory() as d:
+            cmd = [sys.executable, os.path.join(ROOT, "train", "train.py"), "--run", f"{d}/r", "--workers", "2",
+                   "--minutes", "0.05", "--steps", "100000", "--eval-every", "100000", "--eval-tables", "2",
+                   "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2"]
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+            try:
+                out, err = p.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)  # the trainer and its workers
+                p.communicate()
+                self.fail("train.py --workers did not end after its time was up")
+            self.assertEqual(p.returncode, 0, err[-2000:])
+            self.assertIn("stopped at step", out)
+
 
 class MakeJointTest(unittest.TestCase):
     def test_bad_phases_line_stops_before_training(self):
