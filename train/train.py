@@ -147,6 +147,8 @@ def parse(argv=None):
     a = ap.parse_args(argv)
     if a.threads_later and not (a.threads_later[1].isdigit() and int(a.threads_later[1]) > 0):
         ap.error(f"--threads-later: N must be a positive integer, got '{a.threads_later[1]}'")
+    if a.workers < 0:
+        ap.error(f"--workers {a.workers}: expected 0 (inline) or a number of worker processes")
     try:
         dev = torch.device(a.device)
     except RuntimeError as e:

@@ -774,6 +774,12 @@ class DeviceTest(unittest.TestCase):
         import io
 
         import train
+        with tempfile.TemporaryDirectory() as d:
+            err = io.StringIO()
+            with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
+                train.main(["--run", f"{d}/r", "--steps", "1", "--workers", "-1"])
+            self.assertEqual(e.exception.code, 2)
+            self.assertIn("--workers -1", err.getvalue())
         bad = ["bogus"] + ([] if torch.cuda.is_available() else ["cuda"])
         for device in bad:
             with tempfile.TemporaryDirectory() as d:
