@@ -33,6 +33,7 @@ from corpus.generate import example  # noqa: E402
 from heap import keep_heap  # noqa: E402
 from model import Config, DreamModel  # noqa: E402
 from tokenizer.bpe import Tokenizer  # noqa: E402
+from train import on  # noqa: E402
 
 
 def pack(tok, stage: int, batch: int, count: int):
@@ -83,7 +84,7 @@ def main(argv=None) -> int:
                     "batches": [{k: b[k].int() for k in keep} for b in batches]}, a.save_batches)
         print(f"{len(batches)} batches of stage {a.stage} ({data_ms:.1f} CPU-ms each) -> {a.save_batches}")
         return 0
-    batches = [{k: v.to(dev) if torch.is_tensor(v) else v for k, v in b.items()} for b in batches]
+    batches = [on(b, dev) for b in batches]
     T = sum(b["ids"].shape[1] for b in batches) / len(batches)
     dec = sum(len(b["letter_rows"]) for b in batches) / len(batches)
     print(f"stage {a.stage}, batch {a.batch} tables: mean padded length {T:.0f}, {dec:.0f} decisions/step; "

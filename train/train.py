@@ -385,9 +385,7 @@ def main(argv=None) -> int:
         return now < a.minutes * 60 and elapsed0 + now < a.total_minutes * 60
 
     # --workers: the same batches, packed ahead in worker processes (stream.Ahead)
-    stack = contextlib.ExitStack()
-    ahead = stack.enter_context(Ahead(a, packer, a.workers)) if a.workers > 0 else None
-    with stack:
+    with Ahead(a, packer, a.workers) if a.workers > 0 else contextlib.nullcontext() as ahead:
         while step < a.steps and time_left():
             if ahead is not None:
                 b, counters = ahead.batch(step, stage, counters)
