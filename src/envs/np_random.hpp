@@ -1,6 +1,6 @@
 // A bit-exact port of the NumPy 1.24 random stack Gymnasium uses:
 // SeedSequence -> PCG64 -> numpy.random.Generator methods the environments call.
-// See ../shared/gym-traces/RNG-NOTES.md for the algorithms and test vectors.
+// See docs/RNG-NOTES.md for the algorithms and test vectors.
 #pragma once
 
 #include <array>

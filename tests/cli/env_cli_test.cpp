@@ -1,5 +1,5 @@
 // `meadow-mind env list|run|play` through the binary: `env run` must reproduce the recorded
-// Gymnasium traces in ../shared/gym-traces exactly (values and int/float types), bad input
+// Gymnasium traces in tests/data/gym-traces exactly (values and int/float types), bad input
 // exits 2 with one line, and `env play` writes the GIF of the episode the traces recorded.
 #include <gif_lib.h>
 #include <gtest/gtest.h>
@@ -39,7 +39,7 @@ class EnvCli : public meadow::cli_test::CliTestDir {
 };
 
 json load_trace(const std::string& name) {
-  std::ifstream in(fs::path(MEADOW_SHARED_DIR) / "gym-traces" / name);
+  std::ifstream in(fs::path(MEADOW_TEST_DATA_DIR) / "gym-traces" / name);
   EXPECT_TRUE(in) << name;
   return json::parse(in);
 }

@@ -1,4 +1,4 @@
-// NumPy-compatible RNG: the vectors of ../shared/gym-traces/RNG-NOTES.md section 1, plus
+// NumPy-compatible RNG: the vectors of docs/RNG-NOTES.md section 1, plus
 // integers()/uniform() checked against the action RNG that recorded the traces.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Replays the recorded Gymnasium traces in ../shared/gym-traces through meadow::make and
+// Replays the recorded Gymnasium traces in tests/data/gym-traces through meadow::make and
 // reports the first difference. Comparison rules are the traces' README: float32 values are
 // parsed as double then cast to float; rewards, flags and ints are compared exactly.
 // Usage: EXPECT_EQ(meadow::test::replay_trace(meadow::test::load_trace("X.json")), "");
@@ -16,7 +16,7 @@
 namespace meadow::test {
 
 inline nlohmann::json load_trace(const std::string& file) {
-  const std::string path = std::string(MEADOW_SHARED_DIR) + "/gym-traces/" + file;
+  const std::string path = std::string(MEADOW_TEST_DATA_DIR) + "/gym-traces/" + file;
   std::ifstream in(path);
   if (!in) throw Error("cannot open trace " + path);
   return nlohmann::json::parse(in);
