@@ -16,12 +16,37 @@ inline constexpr int kQ8_0Bytes = 2 + 32;
 inline constexpr int kQ4_0Elems = 32;
 inline constexpr int kQ4_0Bytes = 2 + 16;
 
+// Q4_1: fp16 d, fp16 m, then 16 bytes of nibbles as Q4_0; x = q * d + m.
+inline constexpr int kQ4_1Elems = 32;
+inline constexpr int kQ4_1Bytes = 2 + 2 + 16;
+
+// Q5_0: fp16 d, 4 bytes qh (bit j = fifth bit of element j), 16 bytes of nibbles as Q4_0;
+// x = (q - 16) * d.
+inline constexpr int kQ5_0Elems = 32;
+inline constexpr int kQ5_0Bytes = 2 + 4 + 16;
+
+// Q5_1: fp16 d, fp16 m, 4 bytes qh, 16 bytes of nibbles; x = q * d + m.
+inline constexpr int kQ5_1Elems = 32;
+inline constexpr int kQ5_1Bytes = 2 + 2 + 4 + 16;
+
 // Q4_K: 256 elements in 8 sub-blocks of 32. fp16 d, fp16 dmin, 12 bytes of 6-bit sub-block
 // scales and mins, 128 bytes of nibbles. x = d*sc[j] * q - dmin*m[j].
 inline constexpr int kQK = 256;
 inline constexpr int kQ4_KScalesAt = 4;
 inline constexpr int kQ4_KQsAt = 16;
 inline constexpr int kQ4_KBytes = 2 + 2 + 12 + 128;
+
+// Q5_K: Q4_K's d, dmin and 12 scale bytes, then qh[32] (bit j of qh[l] is the fifth bit of
+// element l of sub-block j), then qs[128] packed as Q4_K's. x = d*sc[j] * q - dmin*m[j].
+inline constexpr int kQ5_KScalesAt = 4;
+inline constexpr int kQ5_KQhAt = 16;
+inline constexpr int kQ5_KQsAt = 48;
+inline constexpr int kQ5_KBytes = 2 + 2 + 12 + 32 + 128;
+
+// Q8_K: float32 d, int8 q[256], int16 bsums[16] (sums of 16-element groups); x = d * q.
+inline constexpr int kQ8_KQsAt = 4;
+inline constexpr int kQ8_KSumsAt = 4 + 256;
+inline constexpr int kQ8_KBytes = 4 + 256 + 32;
 
 // Q6_K: 256 elements in 16 sub-blocks of 16. ql[128] low nibbles, qh[64] high 2-bit pairs,
 // int8 scales[16], fp16 d. x = d * scales[j] * (q - 32).

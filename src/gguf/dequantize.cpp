@@ -40,6 +40,36 @@ void dequant_q4_0(const uint8_t* src, float* dst, int64_t nb) {
   }
 }
 
+void dequant_q4_1(const uint8_t* src, float* dst, int64_t nb) {
+  for (int64_t b = 0; b < nb; ++b, src += kQ4_1Bytes, dst += kQ4_1Elems) {
+    const float d = half_to_float(load_u16(src));
+    const float m = half_to_float(load_u16(src + 2));
+    const uint8_t* qs = src + 4;
+    for (int j = 0; j < 16; ++j) dst[j] = float(qs[j] & 0x0f) * d + m;
+    for (int j = 0; j < 16; ++j) dst[j + 16] = float(qs[j] >> 4) * d + m;
+  }
+}
+
+// Q5_0 and Q5_1 share their bit layout: Q5_0 centres q at 16, Q5_1 adds its minimum m.
+void dequant_q5(const uint8_t* src, float* dst, int64_t nb, bool has_min) {
+  const int block_bytes = has_min ? kQ5_1Bytes : kQ5_0Bytes;
+  for (int64_t b = 0; b < nb; ++b, src += block_bytes, dst += 32) {
+    const float d = half_to_float(load_u16(src));
+    const float m = has_min ? half_to_float(load_u16(src + 2)) : 0.0f;
+    const uint8_t* hp = src + (has_min ? 4 : 2);
+    const uint32_t qh =
+        uint32_t(hp[0]) | uint32_t(hp[1]) << 8 | uint32_t(hp[2]) << 16 | uint32_t(hp[3]) << 24;
+    const uint8_t* qs = hp + 4;
+    const int offset = has_min ? 0 : 16;
+    for (int j = 0; j < 16; ++j) {
+      const int lo = (qs[j] & 0x0f) | int((qh >> j) & 1) << 4;
+      const int hi = (qs[j] >> 4) | int((qh >> (j + 16)) & 1) << 4;
+      dst[j] = has_min ? float(lo) * d + m : float(lo - offset) * d;
+      dst[j + 16] = has_min ? float(hi) * d + m : float(hi - offset) * d;
+    }
+  }
+}
+
 void dequant_q4_k(const uint8_t* src, float* dst, int64_t nb) {
   for (int64_t b = 0; b < nb; ++b, src += kQ4_KBytes) {
     const float d = half_to_float(load_u16(src));
@@ -57,6 +87,40 @@ void dequant_q4_k(const uint8_t* src, float* dst, int64_t nb) {
       for (int l = 0; l < 32; ++l) dst[l] = d0 * float(qs[l] & 0x0f) - min0;
       for (int l = 0; l < 32; ++l) dst[32 + l] = d1 * float(qs[l] >> 4) - min1;
     }
+  }
+}
+
+void dequant_q5_k(const uint8_t* src, float* dst, int64_t nb) {
+  for (int64_t b = 0; b < nb; ++b, src += kQ5_KBytes) {
+    const float d = half_to_float(load_u16(src));
+    const float dmin = half_to_float(load_u16(src + 2));
+    const uint8_t* scales = src + kQ5_KScalesAt;
+    const uint8_t* qh = src + kQ5_KQhAt;
+    const uint8_t* qs = src + kQ5_KQsAt;
+    for (int g = 0; g < 4; ++g, qs += 32, dst += 64) {
+      int sc0, m0, sc1, m1;
+      q4k_scale_min(scales, 2 * g, sc0, m0);
+      q4k_scale_min(scales, 2 * g + 1, sc1, m1);
+      const float d0 = d * float(sc0), min0 = dmin * float(m0);
+      const float d1 = d * float(sc1), min1 = dmin * float(m1);
+      for (int l = 0; l < 32; ++l) {
+        const int q = (qs[l] & 0x0f) | ((qh[l] >> (2 * g)) & 1) << 4;
+        dst[l] = d0 * float(q) - min0;
+      }
+      for (int l = 0; l < 32; ++l) {
+        const int q = (qs[l] >> 4) | ((qh[l] >> (2 * g + 1)) & 1) << 4;
+        dst[32 + l] = d1 * float(q) - min1;
+      }
+    }
+  }
+}
+
+void dequant_q8_k(const uint8_t* src, float* dst, int64_t nb) {
+  for (int64_t b = 0; b < nb; ++b, src += kQ8_KBytes, dst += kQK) {
+    float d;
+    std::memcpy(&d, src, 4);
+    const auto* q = reinterpret_cast<const int8_t*>(src + kQ8_KQsAt);
+    for (int j = 0; j < kQK; ++j) dst[j] = d * float(q[j]);
   }
 }
 
@@ -116,8 +180,23 @@ void dequantize(TensorType t, const void* src, float* dst, int64_t n) {
     case TensorType::Q4_0:
       dequant_q4_0(s, dst, nb);
       return;
+    case TensorType::Q4_1:
+      dequant_q4_1(s, dst, nb);
+      return;
+    case TensorType::Q5_0:
+      dequant_q5(s, dst, nb, false);
+      return;
+    case TensorType::Q5_1:
+      dequant_q5(s, dst, nb, true);
+      return;
     case TensorType::Q4_K:
       dequant_q4_k(s, dst, nb);
+      return;
+    case TensorType::Q5_K:
+      dequant_q5_k(s, dst, nb);
+      return;
+    case TensorType::Q8_K:
+      dequant_q8_k(s, dst, nb);
       return;
     case TensorType::Q6_K:
       dequant_q6_k(s, dst, nb);

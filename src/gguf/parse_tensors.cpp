@@ -29,9 +29,10 @@ TensorInfo read_tensor_info(Cursor& c, uint64_t index) {
   }
   const auto raw_type = c.read<uint32_t>("type");
   if (!is_supported(raw_type)) {
-    c.fail_here("unsupported tensor type " + std::to_string(raw_type) + " (" +
-                type_name(static_cast<TensorType>(raw_type)) +
-                "); supported: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K");
+    c.fail_here(
+        "unsupported tensor type " + std::to_string(raw_type) + " (" +
+        type_name(static_cast<TensorType>(raw_type)) +
+        "); supported: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, Q8_K");
   }
   t.type = static_cast<TensorType>(raw_type);
   t.offset = c.read<uint64_t>("offset");

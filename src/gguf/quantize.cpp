@@ -72,53 +72,157 @@ void quant_q4_0(const float* x, uint8_t* out, int64_t nb) {
   }
 }
 
+// Q4_K and Q5_K share their super-block scales: 8 sub-blocks of 32, each covering
+// [-m_j, max_j] with m_j = -min(0, min x) in `levels` steps. Mins are rounded up first, then
+// the scales are sized for the range the rounded mins leave.
+struct KScales {
+  uint16_t dh = 0, dminh = 0;
+  int ls[8] = {}, lm[8] = {};
+  float step[8] = {};  // d * ls[j], as the dequantizer computes it
+  float mq[8] = {};    // dmin * lm[j]
+};
+
+KScales k_scales(const float* x, int levels) {
+  float mins[8], maxs[8], max_min = 0;
+  for (int j = 0; j < 8; ++j) {
+    const float* s = x + 32 * j;
+    float lo = 0, hi = 0;
+    for (int l = 0; l < 32; ++l) lo = std::min(lo, s[l]), hi = std::max(hi, s[l]);
+    mins[j] = -lo;
+    maxs[j] = hi;
+    max_min = std::max(max_min, -lo);
+  }
+  KScales k;
+  k.dminh = half_at_least(max_min / 63.0f);
+  const float dmin = half_to_float(k.dminh);
+  float steps[8], max_step = 0;
+  for (int j = 0; j < 8; ++j) {
+    k.lm[j] = dmin > 0 ? std::min(63, int(std::ceil(mins[j] / dmin))) : 0;
+    k.mq[j] = dmin * float(k.lm[j]);
+    steps[j] = (maxs[j] + k.mq[j]) / float(levels);
+    max_step = std::max(max_step, steps[j]);
+  }
+  k.dh = half_at_least(max_step / 63.0f);
+  const float d = half_to_float(k.dh);
+  for (int j = 0; j < 8; ++j) {
+    k.ls[j] = d > 0 ? std::min(63, int(std::ceil(steps[j] / d))) : 0;
+    k.step[j] = d * float(k.ls[j]);
+  }
+  return k;
+}
+
+// Writes d, dmin and the 12 scale bytes (the inverse of q4k_scale_min's packing).
+void put_k_scales(const KScales& k, uint8_t* out) {
+  store_u16(out, k.dh);
+  store_u16(out + 2, k.dminh);
+  uint8_t* sc = out + kQ4_KScalesAt;
+  for (int i = 0; i < 4; ++i) {
+    sc[i] = uint8_t(k.ls[i] | ((k.ls[i + 4] >> 4) << 6));
+    sc[i + 4] = uint8_t(k.lm[i] | ((k.lm[i + 4] >> 4) << 6));
+    sc[i + 8] = uint8_t((k.ls[i + 4] & 0x0f) | ((k.lm[i + 4] & 0x0f) << 4));
+  }
+}
+
+int k_level(const KScales& k, int j, float x, int levels) {
+  return k.step[j] > 0 ? std::clamp(nearest((x + k.mq[j]) / k.step[j]), 0, levels) : 0;
+}
+
 void quant_q4_k(const float* x, uint8_t* out, int64_t nb) {
   for (int64_t b = 0; b < nb; ++b, x += kQK, out += kQ4_KBytes) {
-    // Sub-block j covers [-m_j, max_j] with m_j = -min(0, min x); mins are rounded up first,
-    // then the scales are sized for the range the rounded mins leave.
-    float mins[8], maxs[8], max_min = 0;
-    for (int j = 0; j < 8; ++j) {
-      const float* s = x + 32 * j;
-      float lo = 0, hi = 0;
-      for (int l = 0; l < 32; ++l) lo = std::min(lo, s[l]), hi = std::max(hi, s[l]);
-      mins[j] = -lo;
-      maxs[j] = hi;
-      max_min = std::max(max_min, -lo);
-    }
-    const uint16_t dminh = half_at_least(max_min / 63.0f);
-    const float dmin = half_to_float(dminh);
-    int lm[8];
-    float mq[8], steps[8], max_step = 0;
-    for (int j = 0; j < 8; ++j) {
-      lm[j] = dmin > 0 ? std::min(63, int(std::ceil(mins[j] / dmin))) : 0;
-      mq[j] = dmin * float(lm[j]);
-      steps[j] = (maxs[j] + mq[j]) / 15.0f;
-      max_step = std::max(max_step, steps[j]);
-    }
-    const uint16_t dh = half_at_least(max_step / 63.0f);
-    const float d = half_to_float(dh);
-    int ls[8];
-    for (int j = 0; j < 8; ++j) ls[j] = d > 0 ? std::min(63, int(std::ceil(steps[j] / d))) : 0;
-
-    store_u16(out, dh);
-    store_u16(out + 2, dminh);
-    uint8_t* sc = out + kQ4_KScalesAt;  // inverse of q4k_scale_min's packing
-    for (int k = 0; k < 4; ++k) {
-      sc[k] = uint8_t(ls[k] | ((ls[k + 4] >> 4) << 6));
-      sc[k + 4] = uint8_t(lm[k] | ((lm[k + 4] >> 4) << 6));
-      sc[k + 8] = uint8_t((ls[k + 4] & 0x0f) | ((lm[k + 4] & 0x0f) << 4));
-    }
+    const KScales k = k_scales(x, 15);
+    put_k_scales(k, out);
     uint8_t* qs = out + kQ4_KQsAt;
     std::memset(qs, 0, 128);
     for (int j = 0; j < 8; ++j) {
-      const float step = d * float(ls[j]);  // as the dequantizer computes it
-      const float* s = x + 32 * j;
+      uint8_t* q = qs + 32 * (j / 2);
+      const int shift = (j % 2) * 4;
+      for (int l = 0; l < 32; ++l)
+        q[l] = uint8_t(q[l] | (k_level(k, j, x[32 * j + l], 15) << shift));
+    }
+  }
+}
+
+void quant_q5_k(const float* x, uint8_t* out, int64_t nb) {
+  for (int64_t b = 0; b < nb; ++b, x += kQK, out += kQ5_KBytes) {
+    const KScales k = k_scales(x, 31);
+    put_k_scales(k, out);
+    uint8_t* qh = out + kQ5_KQhAt;
+    uint8_t* qs = out + kQ5_KQsAt;
+    std::memset(qh, 0, 32 + 128);
+    for (int j = 0; j < 8; ++j) {
       uint8_t* q = qs + 32 * (j / 2);
       const int shift = (j % 2) * 4;
       for (int l = 0; l < 32; ++l) {
-        const int v = step > 0 ? std::clamp(nearest((s[l] + mq[j]) / step), 0, 15) : 0;
-        q[l] = uint8_t(q[l] | (v << shift));
+        const int v = k_level(k, j, x[32 * j + l], 31);
+        q[l] = uint8_t(q[l] | ((v & 0x0f) << shift));
+        qh[l] = uint8_t(qh[l] | ((v >> 4) << j));
       }
+    }
+  }
+}
+
+// The largest fp16 value <= v (finite v).
+uint16_t half_at_most(float v) {
+  if (v < 0) return uint16_t(half_at_least(-v) | 0x8000);
+  uint16_t h = float_to_half(v);
+  if (half_to_float(h) > v) --h;  // h >= 1 here: half(h) > v >= 0
+  return h;
+}
+
+// Q4_1 / Q5_1: min m (rounded down to fp16) and step d (rounded up) cover [min, max] in
+// `levels` steps, so no element is clamped. `hbits`: Q5_1's fifth bits, or null for Q4_1.
+void quant_affine(const float* x, uint8_t* out, int levels, uint8_t* hbits) {
+  float lo = x[0], hi = x[0];
+  for (int j = 1; j < 32; ++j) lo = std::min(lo, x[j]), hi = std::max(hi, x[j]);
+  const uint16_t mh = half_at_most(lo);
+  const float m = half_to_float(mh);
+  const uint16_t dh = half_at_least((hi - m) / float(levels));
+  const float d = half_to_float(dh);
+  store_u16(out, dh);
+  store_u16(out + 2, mh);
+  uint32_t qh = 0;
+  uint8_t* qs = out + (hbits ? 8 : 4);
+  for (int j = 0; j < 16; ++j) {
+    const int lo_q = d > 0 ? std::clamp(nearest((x[j] - m) / d), 0, levels) : 0;
+    const int hi_q = d > 0 ? std::clamp(nearest((x[j + 16] - m) / d), 0, levels) : 0;
+    qs[j] = uint8_t((lo_q & 0x0f) | ((hi_q & 0x0f) << 4));
+    qh |= uint32_t(lo_q >> 4) << j | uint32_t(hi_q >> 4) << (j + 16);
+  }
+  if (hbits) {
+    for (int i = 0; i < 4; ++i) hbits[i] = uint8_t(qh >> (8 * i));
+  }
+}
+
+void quant_q5_0(const float* x, uint8_t* out, int64_t nb) {
+  for (int64_t b = 0; b < nb; ++b, x += kQ5_0Elems, out += kQ5_0Bytes) {
+    // As Q4_0: the extreme element maps to -16.
+    const uint16_t dh = signed_half_at_least(signed_absmax(x, 32) / -16.0f);
+    const float d = half_to_float(dh);
+    store_u16(out, dh);
+    uint32_t qh = 0;
+    uint8_t* qs = out + 6;
+    for (int j = 0; j < 16; ++j) {
+      const int lo = d != 0 ? std::clamp(nearest(x[j] / d) + 16, 0, 31) : 16;
+      const int hi = d != 0 ? std::clamp(nearest(x[j + 16] / d) + 16, 0, 31) : 16;
+      qs[j] = uint8_t((lo & 0x0f) | ((hi & 0x0f) << 4));
+      qh |= uint32_t(lo >> 4) << j | uint32_t(hi >> 4) << (j + 16);
+    }
+    for (int i = 0; i < 4; ++i) out[2 + i] = uint8_t(qh >> (8 * i));
+  }
+}
+
+void quant_q8_k(const float* x, uint8_t* out, int64_t nb) {
+  for (int64_t b = 0; b < nb; ++b, x += kQK, out += kQ8_KBytes) {
+    const float amax = std::fabs(signed_absmax(x, kQK));
+    const float d = amax / 127.0f;
+    std::memcpy(out, &d, 4);
+    auto* q = reinterpret_cast<int8_t*>(out + kQ8_KQsAt);
+    for (int j = 0; j < kQK; ++j)
+      q[j] = int8_t(d > 0 ? std::clamp(nearest(x[j] / d), -127, 127) : 0);
+    for (int g = 0; g < 16; ++g) {
+      int sum = 0;
+      for (int l = 0; l < 16; ++l) sum += q[16 * g + l];
+      store_u16(out + kQ8_KSumsAt + 2 * g, uint16_t(int16_t(sum)));
     }
   }
 }
@@ -201,8 +305,27 @@ std::vector<uint8_t> quantize(TensorType t, const float* src, int64_t n) {
     case TensorType::Q4_0:
       quant_q4_0(src, out.data(), nb);
       break;
+    case TensorType::Q4_1:
+      for (int64_t b = 0; b < nb; ++b)
+        quant_affine(src + 32 * b, out.data() + kQ4_1Bytes * b, 15, nullptr);
+      break;
+    case TensorType::Q5_0:
+      quant_q5_0(src, out.data(), nb);
+      break;
+    case TensorType::Q5_1:
+      for (int64_t b = 0; b < nb; ++b) {
+        uint8_t* o = out.data() + kQ5_1Bytes * b;
+        quant_affine(src + 32 * b, o, 31, o + 4);
+      }
+      break;
     case TensorType::Q4_K:
       quant_q4_k(src, out.data(), nb);
+      break;
+    case TensorType::Q5_K:
+      quant_q5_k(src, out.data(), nb);
+      break;
+    case TensorType::Q8_K:
+      quant_q8_k(src, out.data(), nb);
       break;
     case TensorType::Q6_K:
       quant_q6_k(src, out.data(), nb);

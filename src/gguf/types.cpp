@@ -14,8 +14,13 @@ bool is_supported(uint32_t raw_type) {
     case TensorType::BF16:
     case TensorType::Q8_0:
     case TensorType::Q4_0:
+    case TensorType::Q4_1:
+    case TensorType::Q5_0:
+    case TensorType::Q5_1:
     case TensorType::Q4_K:
+    case TensorType::Q5_K:
     case TensorType::Q6_K:
+    case TensorType::Q8_K:
       return true;
   }
   return false;
@@ -30,9 +35,14 @@ int64_t block_elements(TensorType t) {
     case TensorType::Q8_0:
       return blocks::kQ8_0Elems;
     case TensorType::Q4_0:
+    case TensorType::Q4_1:
+    case TensorType::Q5_0:
+    case TensorType::Q5_1:
       return blocks::kQ4_0Elems;
     case TensorType::Q4_K:
+    case TensorType::Q5_K:
     case TensorType::Q6_K:
+    case TensorType::Q8_K:
       return blocks::kQK;
   }
   throw Error("unsupported tensor type " + std::to_string(uint32_t(t)));
@@ -49,10 +59,20 @@ int64_t block_bytes(TensorType t) {
       return blocks::kQ8_0Bytes;
     case TensorType::Q4_0:
       return blocks::kQ4_0Bytes;
+    case TensorType::Q4_1:
+      return blocks::kQ4_1Bytes;
+    case TensorType::Q5_0:
+      return blocks::kQ5_0Bytes;
+    case TensorType::Q5_1:
+      return blocks::kQ5_1Bytes;
     case TensorType::Q4_K:
       return blocks::kQ4_KBytes;
+    case TensorType::Q5_K:
+      return blocks::kQ5_KBytes;
     case TensorType::Q6_K:
       return blocks::kQ6_KBytes;
+    case TensorType::Q8_K:
+      return blocks::kQ8_KBytes;
   }
   throw Error("unsupported tensor type " + std::to_string(uint32_t(t)));
 }

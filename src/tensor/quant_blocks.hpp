@@ -21,6 +21,13 @@ struct BlockQ4_0 {  // 32 weights: w[i] = d * ((qs[i] & 15) - 8), w[i+16] = d * 
 };
 static_assert(sizeof(BlockQ4_0) == 18);
 
+struct BlockQ4_1 {  // 32 weights: w[i] = d * (qs[i] & 15) + m, w[i+16] = d * (qs[i] >> 4) + m
+  uint16_t d;
+  uint16_t m;
+  uint8_t qs[16];
+};
+static_assert(sizeof(BlockQ4_1) == 20);
+
 // 256 weights in 8 sub-blocks of 32, each with a 6-bit scale and 6-bit min packed in `scales`.
 // Sub-blocks 2i and 2i+1 take the low and high nibbles of qs[32i .. 32i+31].
 struct BlockQ4_K {
@@ -59,8 +66,16 @@ inline BlockGeometry block_geometry(gguf::TensorType t) {
       return {32, sizeof(BlockQ8_0)};
     case TT::Q4_0:
       return {32, sizeof(BlockQ4_0)};
+    case TT::Q4_1:
+      return {32, sizeof(BlockQ4_1)};
     case TT::Q4_K:
       return {256, sizeof(BlockQ4_K)};
+    // Decoded by gguf::dequantize (scalar): rare in community files, no SIMD path yet.
+    case TT::Q5_0:
+    case TT::Q5_1:
+    case TT::Q5_K:
+    case TT::Q8_K:
+      return {gguf::block_elements(t), gguf::block_bytes(t)};
     case TT::Q6_K:
       return {256, sizeof(BlockQ6_K)};
   }

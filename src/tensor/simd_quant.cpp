@@ -59,6 +59,23 @@ HWY_INLINE void DecodeQ4_0(const BlockQ4_0* b, int64_t nb, float* out) {
   }
 }
 
+HWY_INLINE void DecodeQ4_1(const BlockQ4_1* b, int64_t nb, float* out) {
+  const DF df;
+  const hn::Rebind<uint8_t, DF> d8;
+  const size_t N = hn::Lanes(df);
+  const auto mask = hn::Set(d8, uint8_t{0x0f});
+  for (int64_t i = 0; i < nb; ++i, out += 32) {
+    const auto d = hn::Set(df, fp16_to_float(b[i].d));
+    const auto m = hn::Set(df, fp16_to_float(b[i].m));
+    for (size_t j = 0; j < 16; j += N) {
+      const auto q = hn::LoadU(d8, b[i].qs + j);
+      // Mul then Add, not MulAdd: the format's reference rounds the product first.
+      hn::StoreU(hn::Add(hn::Mul(U8ToFloat(df, d8, hn::And(q, mask)), d), m), df, out + j);
+      hn::StoreU(hn::Add(hn::Mul(U8ToFloat(df, d8, hn::ShiftRight<4>(q)), d), m), df, out + 16 + j);
+    }
+  }
+}
+
 HWY_INLINE void DecodeQ4_K(const BlockQ4_K* b, int64_t nb, float* out) {
   const DF df;
   const hn::Rebind<uint8_t, DF> d8;
@@ -157,8 +174,17 @@ HWY_INLINE void DecodeSpan(TT type, const uint8_t* row, int64_t e0, int64_t len,
       return DecodeQ8_0(reinterpret_cast<const BlockQ8_0*>(row) + e0 / 32, len / 32, out);
     case TT::Q4_0:
       return DecodeQ4_0(reinterpret_cast<const BlockQ4_0*>(row) + e0 / 32, len / 32, out);
+    case TT::Q4_1:
+      return DecodeQ4_1(reinterpret_cast<const BlockQ4_1*>(row) + e0 / 32, len / 32, out);
     case TT::Q4_K:
       return DecodeQ4_K(reinterpret_cast<const BlockQ4_K*>(row) + e0 / 256, len / 256, out);
+    case TT::Q5_0:
+    case TT::Q5_1:
+    case TT::Q5_K:
+    case TT::Q8_K: {
+      const int64_t be = gguf::block_elements(type);
+      return gguf::dequantize(type, row + e0 / be * gguf::block_bytes(type), out, len);
+    }
     case TT::Q6_K:
       return DecodeQ6_K(reinterpret_cast<const BlockQ6_K*>(row) + e0 / 256, len / 256, out);
   }
@@ -216,6 +242,27 @@ HWY_INLINE float DotQ8_0(const BlockQ8_0* b, int64_t nb, const float* x) {
   return hn::GetLane(hn::SumOfLanes(df, total));
 }
 
+// Q4_1: sum (d q + m) x = d (q . x) + m (sum of x over the block).
+HWY_INLINE float DotQ4_1(const BlockQ4_1* b, int64_t nb, const float* x, const float* xsum) {
+  const DF df;
+  const hn::Rebind<uint8_t, DF> d8;
+  const size_t N = hn::Lanes(df);
+  const auto mask = hn::Set(d8, uint8_t{0x0f});
+  auto total = hn::Zero(df);
+  float mins = 0.0f;
+  for (int64_t i = 0; i < nb; ++i, x += 32) {
+    auto acc = hn::Zero(df);
+    for (size_t j = 0; j < 16; j += N) {
+      const auto v = hn::LoadU(d8, b[i].qs + j);
+      acc = hn::MulAdd(U8ToFloat(df, d8, hn::And(v, mask)), hn::LoadU(df, x + j), acc);
+      acc = hn::MulAdd(U8ToFloat(df, d8, hn::ShiftRight<4>(v)), hn::LoadU(df, x + 16 + j), acc);
+    }
+    total = hn::MulAdd(acc, hn::Set(df, fp16_to_float(b[i].d)), total);
+    mins += fp16_to_float(b[i].m) * xsum[i];
+  }
+  return hn::GetLane(hn::SumOfLanes(df, total)) + mins;
+}
+
 HWY_INLINE float DotQ4_K(const BlockQ4_K* b, int64_t nb, const float* x, const float* xsum) {
   const DF df;
   const hn::Rebind<uint8_t, DF> d8;
@@ -265,17 +312,24 @@ void DotRowsImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1, 
   std::vector<float> sums(size_t(n), 0.0f);
   const auto* base = static_cast<const uint8_t*>(w.data);
   const int64_t rb = RowBytes(w);
-  if (n == 1 && (w.type == TT::Q8_0 || w.type == TT::Q4_K)) {
+  if (n == 1 && (w.type == TT::Q8_0 || w.type == TT::Q4_K || w.type == TT::Q4_1)) {
     std::vector<float> xsum;
-    if (w.type == TT::Q4_K) {
+    if (w.type != TT::Q8_0) {
       xsum.resize(size_t(w.cols / 32));
       SumsOf32(x, w.cols, xsum.data());
     }
     for (int64_t j = j0; j < j1; ++j) {
       const uint8_t* row = base + (rows ? rows[j] : j) * rb;
-      y[j] = w.type == TT::Q8_0
-                 ? DotQ8_0(reinterpret_cast<const BlockQ8_0*>(row), w.cols / 32, x)
-                 : DotQ4_K(reinterpret_cast<const BlockQ4_K*>(row), w.cols / 256, x, xsum.data());
+      switch (w.type) {
+        case TT::Q8_0:
+          y[j] = DotQ8_0(reinterpret_cast<const BlockQ8_0*>(row), w.cols / 32, x);
+          break;
+        case TT::Q4_1:
+          y[j] = DotQ4_1(reinterpret_cast<const BlockQ4_1*>(row), w.cols / 32, x, xsum.data());
+          break;
+        default:
+          y[j] = DotQ4_K(reinterpret_cast<const BlockQ4_K*>(row), w.cols / 256, x, xsum.data());
+      }
     }
     return;
   }

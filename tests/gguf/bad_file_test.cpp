@@ -84,7 +84,7 @@ TEST(GgufBadFile, UnsupportedVersionIsNamed) {
 }
 
 TEST(GgufBadFile, UnsupportedTensorTypeIsNamed) {
-  EXPECT_OPEN_ERROR(one_tensor({32}, 3).b, "unsupported tensor type 3 (Q4_1)");
+  EXPECT_OPEN_ERROR(one_tensor({256}, 10).b, "unsupported tensor type 10 (Q2_K)");
   EXPECT_OPEN_ERROR(one_tensor({32}, 9999).b, "unsupported tensor type 9999");
 }
 

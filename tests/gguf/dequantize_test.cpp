@@ -133,6 +133,66 @@ TEST(GgufDequantize, Q4_0HandBlocks) {
   }
 }
 
+TEST(GgufDequantize, Q4_1HandBlocks) {
+  // 20 bytes: fp16 d, fp16 m, 16 bytes of nibbles as Q4_0; x = nibble * d + m.
+  std::vector<uint8_t> b(40);
+  const uint16_t d16[2] = {0x3400, 0x4200}, m16[2] = {0xc000, 0x3c00};  // d 0.25, 3; m -2, 1
+  const double d[2] = {0.25, 3.0}, m[2] = {-2.0, 1.0};
+  for (int blk = 0; blk < 2; ++blk) {
+    put16(b, 20 * blk, d16[blk]);
+    put16(b, 20 * blk + 2, m16[blk]);
+    for (int j = 0; j < 16; ++j) b[20 * blk + 4 + j] = uint8_t(((j + blk) & 15) | ((15 - j) << 4));
+  }
+  const auto y = decode(TensorType::Q4_1, b, 64);
+  for (int i = 0; i < 64; ++i) {
+    const int blk = i / 32, e = i % 32;
+    const int nibble = e < 16 ? ((e + blk) & 15) : 15 - (e - 16);
+    EXPECT_EQ(double(y[i]), nibble * d[blk] + m[blk]) << i;
+  }
+}
+
+TEST(GgufDequantize, Q5_0AndQ5_1HandBlocks) {
+  // Q5_0: fp16 d, u32 qh (bit e = fifth bit of element e), 16 nibble bytes; x = (q - 16) * d.
+  // Q5_1: fp16 d, fp16 m, qh, nibbles; x = q * d + m.
+  const uint32_t qh = 0xA5C3F00Fu;
+  for (bool with_min : {false, true}) {
+    std::vector<uint8_t> b(with_min ? 24 : 22);
+    put16(b, 0, 0x3800);  // 0.5
+    size_t at = 2;
+    if (with_min) put16(b, at, 0xbc00), at += 2;  // m = -1
+    for (int k = 0; k < 4; ++k) b[at + k] = uint8_t(qh >> (8 * k));
+    for (int j = 0; j < 16; ++j) b[at + 4 + j] = uint8_t((j * 7 & 15) | ((j * 3 & 15) << 4));
+    const auto y = decode(with_min ? TensorType::Q5_1 : TensorType::Q5_0, b, 32);
+    for (int e = 0; e < 32; ++e) {
+      const int nib = e < 16 ? (e * 7 & 15) : ((e - 16) * 3 & 15);
+      const int q = nib | int((qh >> e) & 1) << 4;
+      EXPECT_EQ(double(y[e]), with_min ? q * 0.5 - 1.0 : (q - 16) * 0.5) << e << " " << with_min;
+    }
+  }
+}
+
+TEST(GgufDequantize, Q5_KHandBlock) {
+  // 176 bytes: as Q4_K's d, dmin and scales, then qh[32], then qs[128]. Element l of
+  // sub-block j: nibble of qs[32*(j/2) + l] (high for odd j) plus bit j of qh[l] as bit 4.
+  std::vector<uint8_t> b(176, 0);
+  put16(b, 0, 0x3c00);  // d = 1
+  put16(b, 2, 0x3800);  // dmin = 0.5
+  // Sub-blocks 0..3 only carry scales (low 6 bits of bytes 0..3) and mins (bytes 4..7);
+  // sub-blocks 4..7 take scale 0 / min 0 (bytes 8..11 zero, top bits zero).
+  const int sc[4] = {1, 2, 5, 63}, mn[4] = {0, 3, 1, 2};
+  for (int j = 0; j < 4; ++j) b[4 + j] = uint8_t(sc[j]), b[8 + j] = uint8_t(mn[j]);
+  for (int l = 0; l < 32; ++l) b[16 + l] = uint8_t(l * 37);
+  for (int i = 0; i < 128; ++i) b[48 + i] = uint8_t(i * 11);
+  const auto y = decode(TensorType::Q5_K, b, 256);
+  for (int e = 0; e < 256; ++e) {
+    const int j = e / 32, l = e % 32;
+    const uint8_t byte = uint8_t((32 * (j / 2) + l) * 11);
+    const int q = ((j % 2) ? byte >> 4 : byte & 15) | ((uint8_t(l * 37) >> j) & 1) << 4;
+    const double want = j < 4 ? 1.0 * sc[j] * q - 0.5 * mn[j] : 0.0;
+    EXPECT_EQ(double(y[e]), want) << e;
+  }
+}
+
 TEST(GgufDequantize, Q4_KHandBlock) {
   // 144 bytes: fp16 d, fp16 dmin, 12 bytes scales/mins (6 bits each), 128 bytes nibbles.
   // Sub-block s (32 elements) has scale sc[s], min m[s]: x = d*sc*q - dmin*m. Elements
@@ -192,7 +252,10 @@ TEST(GgufDequantize, RejectsPartialBlocks) {
   EXPECT_EQ(block_bytes(TensorType::Q4_K), 144);
   EXPECT_EQ(row_bytes(TensorType::Q6_K, 512), 420u);
   EXPECT_THROW(row_bytes(TensorType::Q4_0, 48), Error);
-  EXPECT_FALSE(is_supported(3));
+  EXPECT_FALSE(is_supported(10));  // Q2_K
+  EXPECT_TRUE(is_supported(3));    // Q4_1
+  EXPECT_EQ(block_bytes(TensorType::Q5_K), 176);
+  EXPECT_EQ(block_bytes(TensorType::Q8_K), 292);
   EXPECT_TRUE(is_supported(30));
   EXPECT_STREQ(type_name(TensorType::BF16), "BF16");
 }

@@ -57,8 +57,8 @@ TEST(GgufPythonReference, SameMetadataTablesAndValuesAsNumPy) {
   const fs::path dir =
       fs::temp_directory_path() / ("meadow_gguf_pyref_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  const std::vector<std::string> types = {"F32",  "F16",  "BF16", "Q8_0",
-                                          "Q4_0", "Q4_K", "Q6_K", "Q4_K_M"};
+  const std::vector<std::string> types = {"F32",  "F16",  "BF16", "Q8_0",  "Q4_0",
+                                          "Q4_1", "Q4_K", "Q6_K", "Q4_K_M"};
   std::string cmd = std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
                     "/tests/gguf/python_reference.py " + dir.string();
   for (const auto& t : types) cmd += " " + t;

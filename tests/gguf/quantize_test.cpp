@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "meadow/error.hpp"
@@ -95,6 +97,74 @@ TEST(GgufQuantize, Q4_0WithinHalfStepExceptClampedTop) {
       const size_t i = 32 * b + j;
       const float bound = (d != 0 && x[i] / d > 7.5f) ? std::fabs(d) : std::fabs(d) / 2;
       ASSERT_LE(std::fabs(y[i] - x[i]), bound + slack(&x[32 * b], 32)) << i;
+    }
+  }
+}
+
+// Q4_1 / Q5_1: m rounded down and d rounded up, so [min, max] is covered and no element is
+// clamped: every error is within half a step.
+TEST(GgufQuantize, Q4_1AndQ5_1WithinHalfStep) {
+  for (auto [t, bytes, at_qh] : {std::tuple{TensorType::Q4_1, 20, 0}, {TensorType::Q5_1, 24, 4}}) {
+    SCOPED_TRACE(type_name(t));
+    const auto x = test_values(32);
+    std::vector<uint8_t> q;
+    const auto y = round_trip(t, x, q);
+    for (size_t b = 0; b < x.size() / 32; ++b) {
+      const float d = half_at(q, bytes * b);
+      const float m = half_at(q, bytes * b + 2);
+      float lo = x[32 * b];
+      for (int j = 0; j < 32; ++j) lo = std::min(lo, x[32 * b + j]);
+      EXPECT_LE(m, lo) << "block " << b;
+      for (int j = 0; j < 32; ++j) {
+        const size_t i = 32 * b + j;
+        ASSERT_LE(std::fabs(y[i] - x[i]), d / 2 + slack(&x[32 * b], 32)) << i;
+      }
+    }
+    (void)at_qh;
+  }
+}
+
+TEST(GgufQuantize, Q5_0WithinHalfStepExceptClampedTop) {
+  const auto x = test_values(32);
+  std::vector<uint8_t> q;
+  const auto y = round_trip(TensorType::Q5_0, x, q);
+  for (size_t b = 0; b < x.size() / 32; ++b) {
+    const float d = half_at(q, 22 * b);
+    for (int j = 0; j < 32; ++j) {
+      const size_t i = 32 * b + j;
+      const float bound = (d != 0 && x[i] / d > 15.5f) ? std::fabs(d) : std::fabs(d) / 2;
+      ASSERT_LE(std::fabs(y[i] - x[i]), bound + slack(&x[32 * b], 32)) << i;
+    }
+  }
+}
+
+TEST(GgufQuantize, Q5_KAndQ8_KWithinHalfStep) {
+  const auto x = test_values(256);
+  std::vector<uint8_t> q;
+  const auto y = round_trip(TensorType::Q5_K, x, q);
+  for (size_t b = 0; b < x.size() / 256; ++b) {
+    const uint8_t* s = q.data() + 176 * b + 4;
+    const float d = half_at(q, 176 * b);
+    for (int j = 0; j < 8; ++j) {
+      const int sc = j < 4 ? (s[j] & 63) : ((s[j + 4] & 15) | ((s[j - 4] >> 6) << 4));
+      for (int l = 0; l < 32; ++l) {
+        const size_t i = 256 * b + 32 * j + l;
+        ASSERT_LE(std::fabs(y[i] - x[i]), d * float(sc) / 2 + slack(&x[256 * b], 256)) << i;
+      }
+    }
+  }
+  const auto y8 = round_trip(TensorType::Q8_K, x, q);
+  for (size_t b = 0; b < x.size() / 256; ++b) {
+    float d;
+    std::memcpy(&d, q.data() + 292 * b, 4);
+    int16_t sum0;
+    std::memcpy(&sum0, q.data() + 292 * b + 260, 2);
+    int want = 0;
+    for (int l = 0; l < 16; ++l) want += int8_t(q[292 * b + 4 + l]);
+    EXPECT_EQ(sum0, want) << "bsums[0] of block " << b;
+    for (int j = 0; j < 256; ++j) {
+      const size_t i = 256 * b + j;
+      ASSERT_LE(std::fabs(y8[i] - x[i]), d / 2 + slack(&x[256 * b], 256)) << i;
     }
   }
 }

@@ -70,8 +70,9 @@ TEST_P(MatmulAllTypes, DequantizeRowEqualsFormatDecoding) {
 
 INSTANTIATE_TEST_SUITE_P(Types, MatmulAllTypes,
                          ::testing::Values(TensorType::F32, TensorType::F16, TensorType::BF16,
-                                           TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_K,
-                                           TensorType::Q6_K),
+                                           TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1,
+                                           TensorType::Q5_0, TensorType::Q5_1, TensorType::Q4_K,
+                                           TensorType::Q5_K, TensorType::Q6_K, TensorType::Q8_K),
                          [](const auto& info) { return std::string(gguf::type_name(info.param)); });
 
 // More rows than one decoded tile holds (tiles are bounded scratch), one thread and two.

@@ -5,6 +5,7 @@ Written from the block layouts of the GGUF/ggml format (independent of the C++ c
   F32, F16, BF16   plain little-endian scalars
   Q8_0   32 elems: f16 d, int8 q[32]                         x = d*q
   Q4_0   32 elems: f16 d, u8 qs[16] (lo nibble = elem i, hi = elem i+16)   x = d*(q-8)
+  Q4_1   32 elems: f16 d, f16 m, u8 qs[16] (as Q4_0)           x = d*q + m
   Q4_K  256 elems: f16 d, f16 dmin, u8 scales[12] (8 six-bit scales + 8 six-bit mins),
                    u8 qs[128] (per 64-elem chunk: lo nibbles = first 32, hi = next 32)
                    x = d*sc[j]*q - dmin*m[j] for the 32-elem sub-block j
@@ -20,6 +21,7 @@ TYPES = {
     "F32": (0, 1, 4),
     "F16": (1, 1, 2),
     "Q4_0": (2, 32, 18),
+    "Q4_1": (3, 32, 20),
     "Q8_0": (8, 32, 34),
     "Q4_K": (12, 256, 144),
     "Q6_K": (14, 256, 210),
@@ -88,6 +90,34 @@ def _dq4_0(raw):
     qs = r[:, 2:]
     q = np.concatenate([qs & 0xF, qs >> 4], axis=1).astype(np.float32) - 8.0
     return d * q
+
+
+# ---------------------------------------------------------------- Q4_1
+def _q4_1(x):
+    b = x.reshape(-1, 32)
+    lo, hi = b.min(axis=1), b.max(axis=1)
+    m = _f16(lo)
+    m = np.where(m.astype(np.float32) > lo, np.nextafter(m, np.float16(-np.inf)), m)
+    mf = m.astype(np.float32)
+    d = _f16((hi - mf) / 15.0)
+    d = np.where(d.astype(np.float32) * 15.0 < hi - mf, np.nextafter(d, np.float16(np.inf)), d)
+    df = d.astype(np.float32)
+    inv = np.divide(1.0, df, out=np.zeros_like(df), where=df != 0)
+    q = np.clip(np.rint((b - mf[:, None]) * inv[:, None]), 0, 15).astype(np.uint8)
+    out = np.empty((b.shape[0], 20), np.uint8)
+    out[:, 0:2] = d.astype(np.float16).view(np.uint8).reshape(-1, 2)
+    out[:, 2:4] = m.astype(np.float16).view(np.uint8).reshape(-1, 2)
+    out[:, 4:] = q[:, :16] | (q[:, 16:] << 4)
+    return out
+
+
+def _dq4_1(raw):
+    r = raw.reshape(-1, 20)
+    d = r[:, 0:2].copy().view(np.float16).astype(np.float32)
+    m = r[:, 2:4].copy().view(np.float16).astype(np.float32)
+    qs = r[:, 4:]
+    q = np.concatenate([qs & 0xF, qs >> 4], axis=1).astype(np.float32)
+    return d * q + m
 
 
 # ---------------------------------------------------------------- Q4_K
@@ -202,7 +232,7 @@ def quantize(type_name, x):
         return x.astype(np.float16).view(np.uint8)
     if type_name == "BF16":
         return _bf16_bits(x).view(np.uint8)
-    fn = {"Q8_0": _q8_0, "Q4_0": _q4_0, "Q4_K": _q4_k, "Q6_K": _q6_k}[type_name]
+    fn = {"Q8_0": _q8_0, "Q4_0": _q4_0, "Q4_1": _q4_1, "Q4_K": _q4_k, "Q6_K": _q6_k}[type_name]
     return fn(x).reshape(-1)
 
 
@@ -215,7 +245,7 @@ def dequantize(type_name, raw, n):
         return raw.view(np.float16).astype(np.float32)
     if type_name == "BF16":
         return (raw.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
-    fn = {"Q8_0": _dq8_0, "Q4_0": _dq4_0, "Q4_K": _dq4_k, "Q6_K": _dq6_k}[type_name]
+    fn = {"Q8_0": _dq8_0, "Q4_0": _dq4_0, "Q4_1": _dq4_1, "Q4_K": _dq4_k, "Q6_K": _dq6_k}[type_name]
     return fn(raw).reshape(-1).astype(np.float32)
 
 
@@ -230,6 +260,9 @@ def random_blocks(type_name, n, rng, scale):
         raw[:, 0:2] = h(scale / 73.0)  # uniform int8 has std ~73.9
     elif type_name == "Q4_0":
         raw[:, 0:2] = h(scale / 4.6)  # uniform nibble-8 has std ~4.6
+    elif type_name == "Q4_1":
+        raw[:, 0:2] = h(scale / 4.6)
+        raw[:, 2:4] = h(-7.5 * scale / 4.6)  # centres d*q + m on 0
     elif type_name == "Q4_K":
         raw[:, 0:2] = h(scale / (4.6 * 32))  # scales ~U(0,63): mean ~32
         raw[:, 2:4] = h(scale * 7.5 / (4.6 * 32))  # mean of d*sc*q, so values centre on 0
