@@ -11,7 +11,7 @@ pkgs=(
   libbox2d-dev libcairo2-dev libgif-dev libpng-dev
   nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libcurl4-openssl-dev
   libpcre2-dev libicu-dev
-  python3 python3-numpy python3-torch python3-regex
+  python3 python3-numpy python3-torch python3-regex python3-venv python3-pip
   clang-format
   wamerican wordnet
 )
@@ -28,6 +28,10 @@ if ((${#missing[@]})); then
   $sudo_cmd apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+
+# The project venv (pinned reference packages) and the pinned pretrained models.
+scripts/setup_python.sh
+scripts/fetch_models.sh
 
 # ccache keys on paths relative to the checkout, so a fresh clone elsewhere (CI) reuses it.
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true

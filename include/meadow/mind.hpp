@@ -7,8 +7,10 @@
 //
 // Model resolution (first hit wins; `resolve_model`):
 //   1. $MEADOW_MIND_MODEL (must exist if set),
-//   2. the explicit path given to Mind(path) (a bare name without '/' that is not a file is
-//      also looked up in the cache dir as NAME then NAME.gguf),
+//   2. the explicit path given to Mind(path); a bare name without '/' that is not a file is a
+//      model name: a known model's file (`known_models()`: "nano" is the embedded model,
+//      "smollm2-135m" the pinned SmolLM2 that scripts/fetch_models.sh puts in the cache), else
+//      NAME then NAME.gguf in the cache dir,
 //   3. the cache dir: $XDG_CACHE_HOME/meadow-mind/models, else ~/.meadow-mind/models —
 //      its default.gguf, else its meadow-nano.gguf,
 //   4. the embedded default meadow-nano.gguf, searched in
@@ -102,6 +104,25 @@ struct ModelSearch {
   static ModelSearch from_environment();
   std::optional<std::string> cache_dir() const;  // per the order above, if XDG/HOME set
 };
+
+// A model known by name. Embedded models ship in models/; the others are fetched into the
+// cache dir by the project's setup (pinned in models/pins.json) and never downloaded
+// implicitly.
+struct KnownModel {
+  std::string name;         // what --model takes
+  std::string file;         // file name in the cache dir or the embedded dirs
+  bool embedded = false;    // ships with the binary
+  std::string description;  // one line
+  std::string source;       // how to get it when absent
+};
+const std::vector<KnownModel>& known_models();
+
+// Each known model with the path where it is present (nullopt: absent).
+struct ModelListing {
+  KnownModel model;
+  std::optional<std::string> path;
+};
+std::vector<ModelListing> list_models(const ModelSearch& where);
 
 // The model path per the resolution order; explicit may be empty. Throws meadow::Error.
 std::string resolve_model(const std::string& explicit_path, const ModelSearch& where);

@@ -12,7 +12,11 @@ struct Exit {
   int code = 1;
 };
 
-void add_model_commands(CLI::App& app);  // model info, tokenize, logits
+// --model NAME|PATH on a command; an empty value is a usage error (it would otherwise fall
+// back silently to the default model).
+CLI::Option* add_model_option(CLI::App* app, std::string& model, bool required = false);
+
+void add_model_commands(CLI::App& app);  // model info, model list, tokenize, logits
 void add_env_commands(CLI::App& app);    // env list, env run, env play
 void add_mind_commands(CLI::App& app);   // decide, ai-prompt
 void add_task_commands(CLI::App& app);   // <task>, list, check, play, bench

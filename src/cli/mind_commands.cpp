@@ -87,7 +87,7 @@ void add_mind_commands(CLI::App& app) {
   d->add_option("--rule", args->rule, "the rule sentence")->required();
   d->add_option("--option", args->options, "an option as LETTER=TEXT (repeat)")->required();
   d->add_option("--state", args->state, "the situation sentence")->required();
-  d->add_option("--model", args->model, "GGUF model (default: resolved as DESIGN.md orders)");
+  add_model_option(d, args->model);
   d->add_flag("--json", args->json, "print one JSON object");
   d->add_flag("--no-cache", args->no_cache, "no prefix cache: one uncached pass (same mask)");
   d->add_option("--threads", args->threads, "threads (0: auto)")->check(CLI::Range(0, 256));

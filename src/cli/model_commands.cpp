@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
+#include "meadow/mind.hpp"
 #include "meadow/model.hpp"
 #include "meadow/tokenizer.hpp"
 
@@ -171,7 +172,7 @@ struct LogitsArgs {
 };
 
 void run_logits(const LogitsArgs& a) {
-  const model::Model m = model::Model::load(a.model);
+  const model::Model m = model::Model::load(resolve_model(a.model));
   const std::vector<int32_t> ids =
       a.ids.empty() ? tokenize(m.file(), a.text) : parse_list<int32_t>(a.ids, "--ids");
   const int64_t n = int64_t(ids.size());
@@ -223,16 +224,53 @@ void run_logits(const LogitsArgs& a) {
 
 }  // namespace
 
+static void print_model_list(bool as_json) {
+  const auto listing = list_models(ModelSearch::from_environment());
+  if (as_json) {
+    json all = json::array();
+    for (const auto& l : listing)
+      all.push_back({{"name", l.model.name},
+                     {"present", l.path.has_value()},
+                     {"path", l.path ? json(*l.path) : json()},
+                     {"embedded", l.model.embedded},
+                     {"description", l.model.description},
+                     {"source", l.model.source}});
+    std::printf("%s\n", all.dump().c_str());
+    return;
+  }
+  for (const auto& l : listing) {
+    std::printf("%-14s %s\n  %s\n", l.model.name.c_str(), l.model.description.c_str(),
+                l.path ? l.path->c_str() : ("absent (" + l.model.source + ")").c_str());
+  }
+  if (const auto cache = ModelSearch::from_environment().cache_dir())
+    std::printf("cache dir: %s\n", cache->c_str());
+}
+
+CLI::Option* add_model_option(CLI::App* app, std::string& model, bool required) {
+  auto* o = app->add_option("--model", model,
+                            "GGUF model: a path or a name (meadow-mind model list); default: "
+                            "resolved as DESIGN.md orders");
+  o->check(CLI::Validator(
+      [](const std::string& v) { return v.empty() ? std::string("empty model path") : ""; },
+      "NAME|PATH"));
+  if (required) o->required();
+  return o;
+}
+
 void add_model_commands(CLI::App& app) {
   auto* model = app.add_subcommand("model", "Inspect GGUF models");
   model->require_subcommand(1);
   auto* info = model->add_subcommand("info", "Architecture, sizes, types, tokenizer of a GGUF");
   auto info_path = std::make_shared<std::string>();
   auto info_json = std::make_shared<bool>(false);
-  info->add_option("path", *info_path, "GGUF file")->required();
+  info->add_option("path", *info_path, "GGUF file or model name")->required();
+  auto* list = model->add_subcommand("list", "the models known by name: present or not, and where");
+  auto list_json = std::make_shared<bool>(false);
+  list->add_flag("--json", *list_json, "Print one JSON array");
+  list->callback([list_json] { print_model_list(*list_json); });
   info->add_flag("--json", *info_json, "Print one JSON object");
   info->callback([info_path, info_json] {
-    const json j = model_info(*info_path);
+    const json j = model_info(resolve_model(*info_path));
     if (*info_json)
       std::printf("%s\n", j.dump().c_str());
     else
@@ -243,11 +281,11 @@ void add_model_commands(CLI::App& app) {
   auto tok_model = std::make_shared<std::string>();
   auto tok_text = std::make_shared<std::string>();
   auto tok_json = std::make_shared<bool>(false);
-  tok->add_option("--model", *tok_model, "GGUF file")->required();
+  add_model_option(tok, *tok_model, true);
   tok->add_option("text", *tok_text, "Text to tokenize")->required();
   tok->add_flag("--json", *tok_json, "Print {\"ids\": [...]}");
   tok->callback([tok_model, tok_text, tok_json] {
-    const gguf::File f = gguf::File::open(*tok_model);
+    const gguf::File f = gguf::File::open(resolve_model(*tok_model));
     const auto ids = tokenize(f, *tok_text);
     if (*tok_json) {
       std::printf("%s\n", json{{"ids", ids}}.dump().c_str());
@@ -264,7 +302,7 @@ void add_model_commands(CLI::App& app) {
       "prefix (which, for bidirectional models, attends only to itself); --no-cache computes "
       "that same mask in one uncached pass.");
   auto a = std::make_shared<LogitsArgs>();
-  lg->add_option("--model", a->model, "GGUF file")->required();
+  add_model_option(lg, a->model, true);
   auto* text = lg->add_option("--text", a->text, "Text, tokenized with the model's vocabulary");
   auto* ids = lg->add_option("--ids", a->ids, "Comma-separated token ids");
   text->excludes(ids);

@@ -24,6 +24,18 @@ bool is_file(const fs::path& p) {
   return fs::is_regular_file(p, ec);  // follows symlinks
 }
 
+// Why an existing path is not a model file, or empty when it does not exist.
+std::string not_a_file(const fs::path& p) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(p, ec);
+  if (ec || !fs::exists(st)) return {};
+  if (fs::is_directory(st)) return "is a directory, not a GGUF file";
+  if (fs::is_fifo(st)) return "is a named pipe, not a GGUF file";
+  if (fs::is_character_file(st) || fs::is_block_file(st)) return "is a device, not a GGUF file";
+  if (!fs::is_regular_file(st)) return "is not a regular file";
+  return {};
+}
+
 }  // namespace
 
 ModelSearch ModelSearch::from_environment() {
@@ -53,11 +65,21 @@ std::optional<std::string> ModelSearch::cache_dir() const {
 std::string resolve_model(const std::string& explicit_path, const ModelSearch& where) {
   if (where.env_model) {
     if (is_file(*where.env_model)) return *where.env_model;
-    throw Error("MEADOW_MIND_MODEL=" + *where.env_model + ": no such model file");
+    const std::string why = not_a_file(*where.env_model);
+    throw Error("MEADOW_MIND_MODEL=" + *where.env_model + ": " +
+                (why.empty() ? "no such model file" : why));
   }
   const auto cache = where.cache_dir();
   if (!explicit_path.empty()) {
     if (is_file(explicit_path)) return explicit_path;
+    if (const std::string why = not_a_file(explicit_path); !why.empty())
+      throw Error("model " + explicit_path + ": " + why);
+    for (const auto& l : list_models(where)) {
+      if (l.model.name != explicit_path) continue;
+      if (l.path) return *l.path;
+      throw Error("model " + explicit_path + " is not present (" + l.model.description +
+                  "; get it with " + l.model.source + ")");
+    }
     if (cache && explicit_path.find('/') == std::string::npos) {
       for (const auto& name : {explicit_path, explicit_path + ".gguf"})
         if (is_file(fs::path(*cache) / name)) return (fs::path(*cache) / name).string();

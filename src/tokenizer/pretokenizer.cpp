@@ -2,10 +2,12 @@
 #include "tokenizer/pretokenizer.hpp"
 
 #include <pcre2.h>
+#include <unicode/uchar.h>
 
 #include <string>
 
 #include "meadow/error.hpp"
+#include "tokenizer/utf8.hpp"
 
 namespace meadow::tokenizer {
 namespace {
@@ -16,15 +18,23 @@ constexpr const char* kWs =
     "\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}"
     "\\x{205F}\\x{3000}\\x{FEFF}";
 
+// Oniguruma's \s under Unicode (what Hugging Face `tokenizers` compiles its patterns with):
+// \t..\r, U+0085, and the Zs, Zl and Zp characters; no U+FEFF.
+constexpr const char* kOnigWs =
+    "\\t\\n\\x{0B}\\f\\r\\x{85} \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}"
+    "\\x{205F}\\x{3000}";
+
 std::string pattern(PreFamily f) {
-  const std::string ws = std::string("[") + kWs + "]";
-  const std::string not_ws = std::string("[^") + kWs + "]";
-  const std::string other = std::string("[^") + kWs + "\\p{L}\\p{N}]";  // [^\s\p{L}\p{N}]
+  const char* wsset = f == PreFamily::smollm ? kOnigWs : kWs;
+  const std::string ws = std::string("[") + wsset + "]";
+  const std::string not_ws = std::string("[^") + wsset + "]";
+  const std::string other = std::string("[^") + wsset + "\\p{L}\\p{N}]";  // [^\s\p{L}\p{N}]
   // (?i:'s|'t|'re|'ve|'m|'ll|'d) written out as ASCII case pairs, as the JS port does; PCRE2's
   // caseless matching would also accept U+017F for 's'.
   const std::string contractions = "'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])";
   switch (f) {
     case PreFamily::gpt2:
+    case PreFamily::smollm:
       return "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?" + other + "+|" + ws + "+(?!" +
              not_ws + ")|" + ws + "+";
     case PreFamily::llama3:
@@ -51,8 +61,9 @@ PreFamily pre_family(std::string_view pre) {
   for (auto n : {"", "default", "gpt2", "gpt-2", "phi-2"}) {
     if (pre == n) return PreFamily::gpt2;
   }
+  if (pre == "smollm") return PreFamily::smollm;
   throw Error("unsupported pre-tokenizer '" + std::string(pre) +
-              "' (supported: qwen2, llama-bpe/llama3, default/gpt2)");
+              "' (supported: qwen2, llama-bpe/llama3, default/gpt2, smollm)");
 }
 
 struct PreTokenizer::Regex {
@@ -60,7 +71,8 @@ struct PreTokenizer::Regex {
   ~Regex() { pcre2_code_free(code); }
 };
 
-PreTokenizer::PreTokenizer(PreFamily family) : re_(std::make_unique<Regex>()) {
+PreTokenizer::PreTokenizer(PreFamily family)
+    : re_(std::make_unique<Regex>()), digits_first_(family == PreFamily::smollm) {
   std::string pat = pattern(family);
   int err = 0;
   PCRE2_SIZE err_at = 0;
@@ -81,6 +93,24 @@ PreTokenizer& PreTokenizer::operator=(PreTokenizer&&) noexcept = default;
 PreTokenizer::~PreTokenizer() = default;
 
 void PreTokenizer::split(std::string_view text, std::vector<Piece>& out) const {
+  if (!digits_first_) return split_pattern(text, 0, out);
+  // Each \p{N} character alone, the pattern on the runs between them.
+  size_t run = 0, i = 0;
+  while (i < text.size()) {
+    const size_t at = i;
+    const auto cp = utf8_next(text, i);
+    if (cp && (U_GET_GC_MASK(UChar32(*cp)) & U_GC_N_MASK)) {
+      if (at > run) split_pattern(text.substr(run, at - run), run, out);
+      out.push_back({at, i});
+      run = i;
+    }
+  }
+  if (text.size() > run) split_pattern(text.substr(run), run, out);
+}
+
+void PreTokenizer::split_pattern(std::string_view text, size_t base,
+                                 std::vector<Piece>& out) const {
+  const size_t first = out.size();
   struct MatchData {
     pcre2_match_data* p;
     ~MatchData() { pcre2_match_data_free(p); }
@@ -109,6 +139,7 @@ void PreTokenizer::split(std::string_view text, std::vector<Piece>& out) const {
     pos = e;
   }
   if (pos < text.size()) out.push_back({pos, text.size()});
+  for (size_t k = first; k < out.size(); ++k) out[k].begin += base, out[k].end += base;
 }
 
 }  // namespace meadow::tokenizer

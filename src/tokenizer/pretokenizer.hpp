@@ -1,6 +1,12 @@
 // Splits text into the pieces BPE merges within, using the regex of a `pre` family (PCRE2 with
-// UTF + UCP, JIT-compiled). Patterns are the Hugging Face ones, with \s spelled out as
-// JavaScript's whitespace set, so the split matches the reference JS tokenizer exactly.
+// UTF + UCP, JIT-compiled). Patterns are the Hugging Face ones, with \s spelled out: as
+// JavaScript's whitespace set for the families checked against the JS reference (gpt2, llama3,
+// qwen2), as Oniguruma's (Hugging Face `tokenizers`, Rust) for smollm.
+//
+// smollm (SmolLM / SmolLM2, tokenizer.json: Sequence[Digits(individual_digits), ByteLevel]):
+// every \p{N} character is a piece of its own first, then the GPT-2 pattern splits the text
+// between digits. Two stages, not one alternation: "  1" is ["  ", "1"], where a single
+// pattern would give [" ", " ", "1"].
 #pragma once
 
 #include <cstddef>
@@ -10,7 +16,7 @@
 
 namespace meadow::tokenizer {
 
-enum class PreFamily { gpt2, llama3, qwen2 };
+enum class PreFamily { gpt2, llama3, qwen2, smollm };
 
 // Maps a tokenizer.ggml.pre name to its family; throws meadow::Error for an unknown name.
 PreFamily pre_family(std::string_view pre);
@@ -30,8 +36,11 @@ class PreTokenizer {
   void split(std::string_view text, std::vector<Piece>& out) const;
 
  private:
+  void split_pattern(std::string_view text, size_t base, std::vector<Piece>& out) const;
+
   struct Regex;
   std::unique_ptr<Regex> re_;
+  bool digits_first_ = false;
 };
 
 }  // namespace meadow::tokenizer

@@ -94,4 +94,35 @@ TEST(ModelCommands, BadInputExitsTwo) {
   EXPECT_EQ(run("tokenize --model " + std::string(MEADOW_SOURCE_DIR) + "/README.md x").code, 2);
 }
 
+// An empty --model is a usage error, not a silent fall-back to the default model; a directory
+// or device is named as such.
+TEST(ModelCommands, EmptyDirectoryOrDeviceModelIsNamed) {
+  const std::string err =
+      (std::filesystem::temp_directory_path() / "meadow_model_err.txt").string();
+  const std::string decide = " --rule r --option A=a --state s";
+  auto r = meadow::cli_test::run_cli("decide --model ''" + decide, "", err);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("empty model path"), std::string::npos) << r.err;
+  r = meadow::cli_test::run_cli("decide --model /tmp" + decide, "", err);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+  r = meadow::cli_test::run_cli("tokenize --model /dev/null x", "", err);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is a device"), std::string::npos) << r.err;
+}
+
+// `model list` names every known model with its place or how to get it.
+TEST(ModelCommands, ModelListNamesKnownModels) {
+  const auto r = run("model list --json");
+  ASSERT_EQ(r.code, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  bool nano = false, smol = false;
+  for (const auto& m : j) {
+    nano |= m["name"] == "nano" && m["present"] == true;  // embedded: always in the build tree
+    smol |= m["name"] == "smollm2-135m";
+  }
+  EXPECT_TRUE(nano && smol) << r.out;
+}
+
 }  // namespace

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
 
@@ -53,6 +55,44 @@ TEST(Resolve, ExplicitPathThenNameInCache) {
   EXPECT_EQ(resolve_model(exp.string(), s), exp.string());
   EXPECT_EQ(resolve_model("dream-7b", s), named.string());
   EXPECT_THROW(resolve_model((d.root / "nope.gguf").string(), s), Error);
+}
+
+std::string error_of(const std::string& model, const ModelSearch& s) {
+  try {
+    resolve_model(model, s);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(resolved)";
+}
+
+TEST(Resolve, KnownNamesResolveToTheirFilesOrSayHowToGetThem) {
+  Dirs d;
+  const auto nano = d.touch("embedded/meadow-nano.gguf");
+  const ModelSearch s{
+      std::nullopt, (d.root / "xdg").string(), std::nullopt, {(d.root / "embedded").string()}};
+  EXPECT_EQ(resolve_model("nano", s), nano.string());
+  const std::string absent = error_of("smollm2-135m", s);
+  EXPECT_NE(absent.find("is not present"), std::string::npos) << absent;
+  EXPECT_NE(absent.find("scripts/fetch_models.sh"), std::string::npos) << absent;
+  const auto smol = d.touch("xdg/meadow-mind/models/smollm2-135m.gguf");
+  EXPECT_EQ(resolve_model("smollm2-135m", s), smol.string());
+  const auto listing = list_models(s);
+  ASSERT_EQ(listing.size(), known_models().size());
+  for (const auto& l : listing) EXPECT_TRUE(l.path.has_value()) << l.model.name;
+}
+
+TEST(Resolve, DirectoriesDevicesAndPipesAreNamedNotMissing) {
+  Dirs d;
+  const ModelSearch s{std::nullopt, std::nullopt, std::nullopt, {}};
+  EXPECT_NE(error_of(d.root.string(), s).find("is a directory"), std::string::npos);
+  EXPECT_NE(error_of("/dev/null", s).find("is a device"), std::string::npos);
+  const fs::path fifo = d.root / "pipe.gguf";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(error_of(fifo.string(), s).find("is a named pipe"), std::string::npos);
+  ModelSearch env = s;
+  env.env_model = d.root.string();
+  EXPECT_NE(error_of("", env).find("is a directory"), std::string::npos);
 }
 
 TEST(Resolve, CacheDirXdgThenHome) {

