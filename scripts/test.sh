@@ -14,4 +14,4 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 
 scripts/setup.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DMEADOW_SANITIZE=ON
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE slow
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE "slow|reference"
