@@ -50,6 +50,7 @@ def parse_args(argv):
     p.add_argument("--eps", type=float, default=1e-6)
     p.add_argument("--tied", action="store_true", help="no output.weight: reuse token_embd")
     p.add_argument("--random-bytes", action="store_true")
+    p.add_argument("--nan-tensor", help="fill this F32 tensor with NaN (tests of broken models)")
     a = p.parse_args(argv)
     if a.hidden % a.heads or a.heads % a.kv_heads:
         p.error("--hidden must be a multiple of --heads, and --heads of --kv-heads")
@@ -161,6 +162,9 @@ def main(argv):
     rng = np.random.default_rng(a.seed)
     w.begin()
     for name, dims, type_name, kind in plan:
+        if name == a.nan_tensor and type_name == "F32":
+            w.write(name, [np.full(int(np.prod(dims)), np.nan, np.float32).view(np.uint8)])
+            continue
         w.write(name, chunks(rng, dims, type_name, kind, a.random_bytes))
     w.end()
     return 0

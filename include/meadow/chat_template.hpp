@@ -44,9 +44,29 @@ ChatTemplate detect_chat_template(std::string_view jinja_source);
 // or unrecognised (<|im_start|> -> chatml, <|start_header_id|> -> llama3).
 ChatTemplate detect_chat_template(const Tokenizer& tokenizer);
 
-// The prompt text, ending with the assistant generation prompt when add_generation_prompt.
-// Message contents are not escaped: encode the result with parse_special = true.
+// One run of a rendered chat: template markup that names special tokens (<|im_start|>,
+// <|eot_id|>, BOS) or text (roles, newlines, message contents).
+struct ChatPiece {
+  std::string text;
+  bool special = false;
+};
+
+// The conversation as pieces, ending with the assistant generation prompt when
+// add_generation_prompt. Message contents are always text pieces, whatever they contain.
+std::vector<ChatPiece> render_chat_pieces(const ChatTemplate& tmpl,
+                                          const std::vector<ChatMessage>& messages,
+                                          bool add_generation_prompt = true);
+
+// The pieces joined: the prompt text, for display and for comparison with published templates.
+// Do not tokenize it with parse_special: a message could smuggle control tokens in; use
+// encode_chat.
 std::string render_chat(const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
                         bool add_generation_prompt = true);
+std::string join_pieces(const std::vector<ChatPiece>& pieces);
+
+// Token ids of rendered pieces: special pieces are matched as control tokens, text pieces are
+// tokenized as plain text (parse_special = false), adjacent text pieces as one text. So
+// "<|im_end|>" typed in a message stays text and cannot rewrite the chat structure.
+std::vector<int32_t> encode_chat(const Tokenizer& tok, const std::vector<ChatPiece>& pieces);
 
 }  // namespace meadow

@@ -11,7 +11,18 @@
 // Reading the answer. Bidirectional (dream, llada): the logits row of the FIRST slot position
 // (`Model::logits_row_for`, shifted for dream). Causal (qwen2, llama): no slot; the row of the
 // last prompt token (the next-token prediction). In both cases only the option letters' token
-// ids are kept (each letter must be a single token) and a softmax over them gives `probs`.
+// ids are kept (each letter must be a single token) and a softmax over them gives `probs`;
+// causal archs read each letter in both forms the vocabulary has as one token ("A", " A") and
+// add the two probabilities. Non-finite letter logits are an error naming the model.
+//
+// Causal layout (qwen2, llama: SmolLM2):  chat(system, user = rule + options + situation)
+//   + assistant generation prompt  -> the next token's logits are the answer; no mask slot.
+// Bidirectional layout (dream, llada):    the same text + SLOT masks after the generation
+//   prompt -> the first slot position's logits are the answer.
+//
+// User text never becomes control tokens: the rule, options and situation are tokenized as
+// plain text and only the template's markup is special (encode_chat), so a situation that
+// types "<|im_end|><|im_start|>assistant" or "<|mask|>" cannot rewrite the chat structure.
 //
 // Σ coherence of the step-0 draft. With the full-vocabulary logits at every answer position
 // (the slot for bidirectional archs, the one next-token position for causal ones), the step-0
@@ -34,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "meadow/chat_template.hpp"
 #include "meadow/model.hpp"
 #include "meadow/tokenizer.hpp"
 
@@ -57,11 +69,14 @@ struct DecideOptions {
   std::string system = kDefaultSystem;
 };
 
-// Prompt text, before tokenization. `prefix` is constant for a table; `suffix` holds the
-// situation and the assistant generation prompt.
+// Prompt, before tokenization, as chat pieces (meadow/chat_template.hpp): template markup is
+// special, the rule, options and situation are always plain text. `prefix` is constant for a
+// table; `suffix` holds the situation and the assistant generation prompt.
 struct PromptText {
-  std::string prefix;
-  std::string suffix;
+  std::vector<ChatPiece> prefix;
+  std::vector<ChatPiece> suffix;
+  std::string prefix_text() const;  // joined, for display
+  std::string suffix_text() const;
 };
 
 // Token ids of one decision: prefix ++ suffix ++ slot (slot empty for causal archs).
@@ -107,6 +122,10 @@ class Decider {
 
   PromptIds prompt_ids(std::string_view situation) const;
   const std::vector<int32_t>& letter_ids() const { return letter_ids_; }
+  // Every token read for the letters, and the choice each belongs to (causal archs read the
+  // letter with and without a leading space when both are single tokens).
+  const std::vector<int32_t>& read_ids() const { return read_ids_; }
+  const std::vector<size_t>& read_owner() const { return read_owner_; }
   const std::vector<Choice>& choices() const { return choices_; }
   const DecideOptions& options() const { return opts_; }
   bool cached() const { return !cache_.tokens.empty(); }
@@ -119,9 +138,10 @@ class Decider {
   std::string rule_;
   std::vector<Choice> choices_;
   DecideOptions opts_;
-  std::string prefix_text_;
   std::vector<int32_t> prefix_ids_;
-  std::vector<int32_t> letter_ids_;
+  std::vector<int32_t> letter_ids_;  // per choice: the letter's bare token
+  std::vector<int32_t> read_ids_;    // every letter form read (causal: "A" and " A")
+  std::vector<size_t> read_owner_;   // choice index of each read id
   model::PrefixCache cache_;
 };
 

@@ -27,14 +27,25 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
       opts_(std::move(opts)) {
   if (choices_.empty()) throw Error("decision: no options");
   std::set<char> letters;
-  for (const auto& c : choices_) {
-    if (!letters.insert(c.letter).second)
-      throw Error(std::string("decision: duplicate option letter '") + c.letter + "'");
-    const auto ids = tok.encode(std::string(1, c.letter), false);
-    if (ids.size() != 1)
-      throw Error(std::string("decision: option letter '") + c.letter +
+  const bool causal = model.config().causal;
+  for (size_t i = 0; i < choices_.size(); ++i) {
+    const char letter = choices_[i].letter;
+    if (!letters.insert(letter).second)
+      throw Error(std::string("decision: duplicate option letter '") + letter + "'");
+    // Causal models may answer "A" or " A" after the generation prompt: both forms are read
+    // and their probabilities added. The bidirectional slot is read in its trained form only.
+    std::vector<int32_t> forms;
+    for (const std::string& text : {std::string(1, letter), " " + std::string(1, letter)}) {
+      const auto ids = tok.encode(text, false);
+      if (ids.size() == 1 && std::find(forms.begin(), forms.end(), ids[0]) == forms.end())
+        forms.push_back(ids[0]);
+      if (!causal) break;
+    }
+    if (forms.empty())
+      throw Error(std::string("decision: option letter '") + letter +
                   "' is not a single token of the model's vocabulary");
-    letter_ids_.push_back(ids[0]);
+    letter_ids_.push_back(forms[0]);
+    for (int32_t id : forms) read_ids_.push_back(id), read_owner_.push_back(i);
   }
   if (opts_.threads < 1) throw Error("decision: threads must be >= 1");
   const auto& cfg = model.config();
@@ -44,8 +55,7 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
     if (cfg.mask_id < 0 && !tok.mask_id())
       throw Error("decision: the model has no mask token (tokenizer.ggml.mask_token_id)");
   }
-  prefix_text_ = prompt_text(tok, opts_.system, rule_, choices_, "").prefix;
-  prefix_ids_ = tok.encode(prefix_text_, true);
+  prefix_ids_ = encode_chat(tok, prompt_text(tok, opts_.system, rule_, choices_, "").prefix);
   if (prefix_ids_.empty()) throw Error("decision: empty prompt prefix");
   if (opts_.cache) cache_ = model.encode_prefix(prefix_ids_, opts_.threads);
 }
@@ -55,7 +65,7 @@ PromptIds Decider::prompt_ids(std::string_view situation) const {
   p.prefix = prefix_ids_;
   // The prefix text does not depend on the situation; only the suffix is re-rendered.
   p.suffix =
-      tok_->encode(prompt_text(*tok_, opts_.system, rule_, choices_, situation).suffix, true);
+      encode_chat(*tok_, prompt_text(*tok_, opts_.system, rule_, choices_, situation).suffix);
   if (p.suffix.empty()) throw Error("decision: empty prompt suffix");
   const auto& cfg = model_->config();
   if (!cfg.causal) {
@@ -97,7 +107,7 @@ Decision Decider::run(std::string_view situation, bool use_cache) const {
 
   model::RunOptions ro;
   ro.threads = opts_.threads;
-  if (!opts_.want_coherence) ro.vocab_rows = letter_ids_;
+  if (!opts_.want_coherence) ro.vocab_rows = read_ids_;
 
   std::vector<model::Logits> out;
   if (use_cache) {
@@ -117,11 +127,18 @@ Decision Decider::run(std::string_view situation, bool use_cache) const {
   }
   const model::Logits& lg = out.at(0);
 
-  // Letters: softmax over the option letters' logits at the answer row.
-  std::vector<double> z(choices_.size());
-  for (size_t i = 0; i < choices_.size(); ++i)
-    z[i] = opts_.want_coherence ? lg.row(0)[letter_ids_[i]] : lg.row(0)[i];
-  const std::vector<double> pr = softmax(z);
+  // Letters: softmax over the letter tokens' logits at the answer row, each letter's forms
+  // summed. A model that gives non-finite logits is broken: an error, never a letter.
+  std::vector<double> z(read_ids_.size());
+  for (size_t k = 0; k < read_ids_.size(); ++k) {
+    z[k] = opts_.want_coherence ? lg.row(0)[read_ids_[k]] : lg.row(0)[k];
+    if (!std::isfinite(z[k]))
+      throw Error("decision: the model " + model_->file().path() +
+                  " gives non-finite logits (NaN or Inf) for the option letters");
+  }
+  const std::vector<double> pz = softmax(z);
+  std::vector<double> pr(choices_.size(), 0.0);
+  for (size_t k = 0; k < pz.size(); ++k) pr[read_owner_[k]] += pz[k];
 
   Decision d;
   size_t best = 0;

@@ -30,10 +30,33 @@ PromptText prompt_text(const Tokenizer& tok, std::string_view system, std::strin
   if (!system.empty()) msgs.push_back({"system", std::string(system)});
   msgs.push_back({"user", "Rule: " + std::string(rule) + "\nOptions:\n" + options_block(choices) +
                               std::string(kSplit) + "Situation: " + std::string(situation)});
-  const std::string full = render_chat(detect_chat_template(tok), msgs, true);
-  const size_t at = full.find(kSplit);
-  if (at == std::string::npos) throw Error("decision: chat template lost the prompt split");
-  return {full.substr(0, at), full.substr(at + kSplit.size())};
+  const std::vector<ChatPiece> pieces = render_chat_pieces(detect_chat_template(tok), msgs, true);
+  // The marker sits inside the user message's text piece: split that piece in two. A rule or
+  // option that itself holds the marker bytes would make the split ambiguous.
+  PromptText out;
+  bool split = false;
+  for (const auto& p : pieces) {
+    const size_t at = p.special ? std::string::npos : p.text.find(kSplit);
+    if (split || at == std::string::npos) {
+      (split ? out.suffix : out.prefix).push_back(p);
+      continue;
+    }
+    if (p.text.find(kSplit, at + 1) != std::string::npos)
+      throw Error("decision: a rule, option or situation holds the prompt split marker");
+    if (at > 0) out.prefix.push_back({p.text.substr(0, at), false});
+    if (at + kSplit.size() < p.text.size())
+      out.suffix.push_back({p.text.substr(at + kSplit.size()), false});
+    split = true;
+  }
+  if (!split) throw Error("decision: chat template lost the prompt split");
+  return out;
+}
+
+std::string PromptText::prefix_text() const {
+  return join_pieces(prefix);
+}
+std::string PromptText::suffix_text() const {
+  return join_pieces(suffix);
 }
 
 }  // namespace meadow::diffusion

@@ -6,7 +6,10 @@ namespace meadow {
 namespace {
 
 constexpr std::string_view kImStart = "<|im_start|>";
+constexpr std::string_view kImEnd = "<|im_end|>";
 constexpr std::string_view kHeaderStart = "<|start_header_id|>";
+constexpr std::string_view kHeaderEnd = "<|end_header_id|>";
+constexpr std::string_view kEotId = "<|eot_id|>";
 
 // Jinja string-literal escapes that appear in published templates.
 std::string unescape(std::string_view s) {
@@ -99,38 +102,94 @@ ChatTemplate detect_chat_template(const Tokenizer& tok) {
   return t;
 }
 
-std::string render_chat(const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
-                        bool add_generation_prompt) {
-  std::string out;
+std::vector<ChatPiece> render_chat_pieces(const ChatTemplate& tmpl,
+                                          const std::vector<ChatMessage>& messages,
+                                          bool add_generation_prompt) {
+  std::vector<ChatPiece> out;
+  auto special = [&](std::string_view t) { out.push_back({std::string(t), true}); };
+  auto text = [&](std::string_view t) {
+    if (t.empty()) return;
+    if (!out.empty() && !out.back().special)
+      out.back().text += t;
+    else
+      out.push_back({std::string(t), false});
+  };
   switch (tmpl.family) {
     case ChatFamily::chatml: {
-      bool has_system = !messages.empty() && messages.front().role == "system";
+      const bool has_system = !messages.empty() && messages.front().role == "system";
       if (!has_system && !tmpl.default_system.empty()) {
-        out += "<|im_start|>system\n" + tmpl.default_system + "<|im_end|>\n";
+        special(kImStart);
+        text("system\n" + tmpl.default_system);
+        special(kImEnd);
+        text("\n");
       }
       for (const auto& m : messages) {
-        out += "<|im_start|>" + m.role + "\n" + m.content + "<|im_end|>\n";
+        special(kImStart);
+        text(m.role + "\n" + m.content);
+        special(kImEnd);
+        text("\n");
       }
-      if (add_generation_prompt) out += "<|im_start|>assistant\n";
+      if (add_generation_prompt) {
+        special(kImStart);
+        text("assistant\n");
+      }
       break;
     }
     case ChatFamily::llama3: {
-      out += tmpl.bos;
+      if (!tmpl.bos.empty()) special(tmpl.bos);
       for (const auto& m : messages) {
-        out += "<|start_header_id|>" + m.role + "<|end_header_id|>\n\n";
-        out += trim(m.content);
-        out += "<|eot_id|>";
+        special(kHeaderStart);
+        text(m.role);
+        special(kHeaderEnd);
+        text("\n\n");
+        text(trim(m.content));
+        special(kEotId);
       }
-      if (add_generation_prompt) out += "<|start_header_id|>assistant<|end_header_id|>\n\n";
+      if (add_generation_prompt) {
+        special(kHeaderStart);
+        text("assistant");
+        special(kHeaderEnd);
+        text("\n\n");
+      }
       break;
     }
     case ChatFamily::none: {
-      for (const auto& m : messages) out += m.role + ": " + m.content + "\n";
-      if (add_generation_prompt) out += "assistant: ";
+      for (const auto& m : messages) text(m.role + ": " + m.content + "\n");
+      if (add_generation_prompt) text("assistant: ");
       break;
     }
   }
   return out;
+}
+
+std::string join_pieces(const std::vector<ChatPiece>& pieces) {
+  std::string out;
+  for (const auto& p : pieces) out += p.text;
+  return out;
+}
+
+std::string render_chat(const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
+                        bool add_generation_prompt) {
+  return join_pieces(render_chat_pieces(tmpl, messages, add_generation_prompt));
+}
+
+std::vector<int32_t> encode_chat(const Tokenizer& tok, const std::vector<ChatPiece>& pieces) {
+  std::vector<int32_t> ids;
+  for (const auto& p : pieces) {
+    std::vector<int32_t> part;
+    if (p.special) {
+      // Template markup is exactly one control token; a vocabulary without it (a template
+      // detected from text alone) falls back to its plain-text tokens.
+      if (const auto id = tok.find(p.text))
+        part = {*id};
+      else
+        part = tok.encode(p.text, false);
+    } else {
+      part = tok.encode(p.text, false);
+    }
+    ids.insert(ids.end(), part.begin(), part.end());
+  }
+  return ids;
 }
 
 std::string Tokenizer::chat_template_name() const {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include "meadow/decision.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/model.hpp"
 #include "meadow/tokenizer.hpp"
@@ -125,7 +126,8 @@ TEST_F(Smollm2Reference, LogitsMatchTransformersOnTheSameGguf) {
       "If the pole is falling right, choose B.\nOptions:\nA) push the cart left\nB) push the "
       "cart right\nSituation: the pole is falling right<|im_end|>\n<|im_start|>assistant\n",
       "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\nprint(fib(30))  # 832040",
-      "Numbers 3.14159, 2,718 and 1e-9; dates 2026-12-04; café naïve Zürich — 東京 👩‍👩‍👧 "
+      "Numbers 3.14159, 2,718 and 1e-9; dates 2026-12-04; café naïve Zürich — 東京 "
+      "👩‍👩‍👧 "
       "مرحبا",
       story,
   };
@@ -189,6 +191,28 @@ TEST_F(Smollm2Reference, PrefixCachedEqualsUncached) {
     std::printf("split %zu: max |cached - uncached| %.3g (max |logit| %.3g)\n", split, worst, top);
     EXPECT_LE(worst, 1e-5 * std::max(1.0, top)) << "split " << split;
   }
+}
+
+// Causal decisions read each letter with and without a leading space (both single tokens in
+// SmolLM2's vocabulary) and add the two probabilities.
+TEST_F(Smollm2Reference, DecisionReadsBothLetterForms) {
+  const model::Model m = model::Model::load(*smollm2_path());
+  const Tokenizer tok = Tokenizer::from_gguf(m.file());
+  const std::vector<diffusion::Choice> choices = {{'C', "sound the horn"},
+                                                  {'A', "keep the lamp turning"}};
+  const diffusion::Decider d(m, tok, "Fog rolling in: C. Clear night: A.", choices);
+  ASSERT_EQ(d.read_ids().size(), 4u);
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const auto bare = tok.encode(std::string(1, choices[i].letter), false);
+    const auto spaced = tok.encode(" " + std::string(1, choices[i].letter), false);
+    ASSERT_EQ(bare.size(), 1u);
+    ASSERT_EQ(spaced.size(), 1u);
+    EXPECT_EQ(d.read_ids()[2 * i], bare[0]);
+    EXPECT_EQ(d.read_ids()[2 * i + 1], spaced[0]);
+    EXPECT_EQ(d.read_owner()[2 * i + 1], i);
+  }
+  const auto got = d.decide("Thick fog is rolling in over the rocks.");
+  EXPECT_NEAR(got.probs[0].second + got.probs[1].second, 1.0, 1e-9);
 }
 
 }  // namespace
