@@ -16,9 +16,10 @@ struct Exit {
 // back silently to the default model).
 CLI::Option* add_model_option(CLI::App* app, std::string& model, bool required = false);
 
-void add_model_commands(CLI::App& app);  // model info, model list, tokenize, logits
-void add_env_commands(CLI::App& app);    // env list, env run, env play
-void add_mind_commands(CLI::App& app);   // decide, ai-prompt
-void add_task_commands(CLI::App& app);   // <task>, list, check, play, bench
+void add_model_commands(CLI::App& app);   // model info, model list, tokenize, logits
+void add_env_commands(CLI::App& app);     // env list, env run, env play
+void add_mind_commands(CLI::App& app);    // decide, ai-prompt
+void add_task_commands(CLI::App& app);    // <task>, list, check, play, bench
+void add_reading_command(CLI::App& app);  // reading (exam sets, side by side)
 
 }  // namespace meadow::cli

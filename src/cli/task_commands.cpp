@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,7 @@
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/tasks.hpp"
+#include "tensor/ops.hpp"
 
 namespace meadow::cli {
 namespace {
@@ -121,7 +123,7 @@ bool play(BuiltinTask& bt, Mind& mind, const PlayArgs& a) {
 }
 
 void add_play_options(CLI::App* c, const std::shared_ptr<PlayArgs>& a) {
-  c->add_option("--model", a->model, "GGUF model (default: resolved as DESIGN.md orders)");
+  add_model_option(c, a->model);
   c->add_option("--seed", a->seed, "first seed (default: the task's fixed seeds)");
   c->add_option("--gif", a->gif, "GIF file: one frame per decision, captioned");
   c->add_option("--trace", a->trace, "trace file: one JSON line per decision");
@@ -183,6 +185,55 @@ nlohmann::ordered_json bench_task(Mind& mind, const Task& task, int decisions, b
   return {{"p50_ms", percentile(lat, 0.5)}, {"p95_ms", percentile(lat, 0.95)}};
 }
 
+double median_ms(int reps, const std::function<void()>& f) {
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return percentile(t, 0.5);
+}
+
+// One uncached 128-token forward of the model (the next-token row only) beside the rate of
+// our float32 sgemm path on a 128 x 2048 x 2048 product, measured in the same run: the
+// forward's matrix-product GFLOP/s reads against what the machine's sgemm does.
+nlohmann::ordered_json bench_forward(const Mind& mind, int threads) {
+  const auto& m = mind.model();
+  const auto& c = m.config();
+  constexpr int64_t kTokens = 128;
+  std::vector<int32_t> ids;
+  const auto text = mind.tokenizer().encode(
+      "The keeper climbed the lighthouse stairs, wiped the lens and wrote the weather in the log.",
+      false);
+  while (int64_t(ids.size()) < kTokens) ids.insert(ids.end(), text.begin(), text.end());
+  ids.resize(kTokens);
+  const model::Sequence seq{ids, {kTokens - 1}};
+  model::RunOptions ro;
+  ro.threads = threads;
+  m.run({seq}, ro);  // warm the mapping
+  const double fwd_ms = median_ms(3, [&] { m.run({seq}, ro); });
+  const int64_t q = c.n_head * c.head_dim, kv = c.n_head_kv * c.head_dim;
+  const double per_token = 2.0 * double(c.n_layer) *
+                           double(c.n_embd * (q + 2 * kv) + q * c.n_embd + 3 * c.n_embd * c.n_ff);
+  const double gflop = per_token * kTokens / 1e9 + 2.0 * double(c.n_embd * c.n_vocab) / 1e9;
+
+  constexpr int64_t kN = 128, kDim = 2048;
+  std::vector<float> w(size_t(kDim * kDim), 0.01f), x(size_t(kN * kDim), 0.5f),
+      y(size_t(kN * kDim));
+  const tensor::Weights wt{gguf::TensorType::F32, w.data(), kDim, kDim};
+  tensor::matmul(wt, x.data(), kN, y.data(), tensor::Threads{threads});
+  const double sg_ms =
+      median_ms(5, [&] { tensor::matmul(wt, x.data(), kN, y.data(), tensor::Threads{threads}); });
+  const double sg_gflop = 2.0 * double(kN * kDim * kDim) / 1e9;
+  return {{"tokens", kTokens},
+          {"ms", fwd_ms},
+          {"tok_per_s", kTokens / (fwd_ms / 1e3)},
+          {"matmul_gflop_per_s", gflop / (fwd_ms / 1e3)},
+          {"sgemm_gflop_per_s", sg_gflop / (sg_ms / 1e3)}};
+}
+
 void run_bench(const BenchArgs& a) {
   MindOptions mo;
   mo.threads = a.threads;
@@ -207,6 +258,7 @@ void run_bench(const BenchArgs& a) {
                    {"n", a.decisions}};
   }
   out["tasks"] = tasks;
+  out["forward"] = bench_forward(mind, mind.options().threads);
   std::printf("%s\n", out.dump(2).c_str());
 }
 
@@ -230,7 +282,7 @@ void add_task_commands(CLI::App& app) {
   auto ca = std::make_shared<PlayArgs>();
   auto* c = app.add_subcommand("check", "the exam of a built-in task (exit 1 if it fails)");
   c->add_option("TASK", ca->task, "a built-in task (see list)")->required();
-  c->add_option("--model", ca->model, "GGUF model (default: resolved as DESIGN.md orders)");
+  add_model_option(c, ca->model);
   c->callback([ca] {
     BuiltinTask bt = builtin_task(ca->task);
     Mind mind(ca->model);
@@ -255,7 +307,7 @@ void add_task_commands(CLI::App& app) {
   auto* b = app.add_subcommand(
       "bench",
       "decision latency p50/p95 per built-in task, with and without the prefix cache (JSON)");
-  b->add_option("--model", ba->model, "GGUF model (default: resolved as DESIGN.md orders)");
+  add_model_option(b, ba->model);
   b->add_option("--decisions", ba->decisions, "decisions per task and mode")
       ->check(CLI::Range(1, 1000000));
   b->add_option("--threads", ba->threads, "threads (0: the runtime's automatic choice)")

@@ -1,0 +1,259 @@
+// `meadow-mind reading`: how well models read rules, side by side. Scores a hand-written
+// exam set (tests/data/exams/natural.jsonl: overall and by rule form, and again with the
+// options listed in reverse order), the built-in exams, and the built-in exams relabelled
+// (letters shifted in the rule and the options), with decision latency p50/p95 cached and
+// uncached. Zero-shot: the prompt is the decision pass's, never tuned on the set.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "meadow/decision.hpp"
+#include "meadow/error.hpp"
+#include "meadow/mind.hpp"
+#include "meadow/tasks.hpp"
+
+namespace meadow::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+struct Item {
+  std::string id, rule, state;
+  std::vector<diffusion::Choice> choices;
+  std::vector<std::string> forms;
+  char answer = 'A';
+};
+
+std::vector<Item> load_set(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot read the exam set");
+  std::vector<Item> items;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = path + ":" + std::to_string(n);
+    try {
+      const auto j = nlohmann::json::parse(line);
+      Item it;
+      it.id = j.at("id").get<std::string>();
+      it.rule = j.at("rule").get<std::string>();
+      it.state = j.at("state").get<std::string>();
+      for (const auto& o : j.at("options")) {
+        const auto letter = o.at(0).get<std::string>();
+        if (letter.size() != 1) throw Error("an option letter is not one character");
+        it.choices.push_back({letter[0], o.at(1).get<std::string>()});
+      }
+      it.forms = j.at("forms").get<std::vector<std::string>>();
+      const auto answer = j.at("answer").get<std::string>();
+      if (answer.size() != 1) throw Error("the answer is not one letter");
+      it.answer = answer[0];
+      items.push_back(std::move(it));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(where + ": " + e.what());
+    } catch (const Error& e) {
+      throw Error(where + ": " + e.what());
+    }
+  }
+  if (items.empty()) throw Error(path + ": no items");
+  return items;
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, size_t(q * double(v.size() - 1) + 0.5))];
+}
+
+// Each option letter of `letters` standing alone in `text` (not inside a word) replaced by
+// its image under `map`.
+std::string relabel_text(const std::string& text, const std::map<char, char>& map) {
+  std::string out = text;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const auto it = map.find(text[i]);
+    if (it == map.end()) continue;
+    const bool left_ok = i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]));
+    const bool right_ok =
+        i + 1 == text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 1]));
+    if (left_ok && right_ok) out[i] = it->second;
+  }
+  return out;
+}
+
+ordered_json score_model(const std::string& name, const std::vector<Item>& items, int threads) {
+  MindOptions mo;
+  mo.threads = threads;
+  mo.want_coherence = false;
+  Mind mind(name, mo);
+  const model::Model& model = mind.model();
+  const Tokenizer& tok = mind.tokenizer();
+  diffusion::DecideOptions dopt;
+  dopt.threads = threads;
+  dopt.want_coherence = false;
+  dopt.system = mo.system;
+
+  std::vector<double> lat_cached, lat_uncached;
+  std::map<std::string, std::pair<int, int>> by_form;
+  int right = 0, reversed_right = 0, agree = 0, cached_agree = 0;
+  for (const auto& it : items) {
+    const diffusion::Decider d(model, tok, it.rule, it.choices, dopt);
+    const auto c = d.decide(it.state);
+    const auto u = d.decide_uncached(it.state);
+    lat_cached.push_back(c.lat_ms);
+    lat_uncached.push_back(u.lat_ms);
+    cached_agree += c.letter == u.letter;
+    const bool ok = c.letter == it.answer;
+    right += ok;
+    for (const auto& f : it.forms) {
+      auto& [r, n] = by_form[f];
+      r += ok;
+      ++n;
+    }
+    auto rev = it.choices;
+    std::reverse(rev.begin(), rev.end());
+    const diffusion::Decider dr(model, tok, it.rule, rev, dopt);
+    const char lr = dr.decide(it.state).letter;
+    reversed_right += lr == it.answer;
+    agree += lr == c.letter;
+  }
+
+  ordered_json builtin = ordered_json::object();
+  int b_right = 0, b_total = 0, r_right = 0, r_total = 0;
+  for (const auto& tn : builtin_task_names()) {
+    const BuiltinTask bt = builtin_task(tn);
+    const ExamResult ex = mind.exam(bt.task, 1 << 30);
+    builtin[tn] = {ex.n_right, ex.n_total};
+    b_right += ex.n_right;
+    b_total += ex.n_total;
+    // Relabelled: every letter moves to the next one of the task (cyclically), in the rule,
+    // the options and the expected answers.
+    std::map<char, char> shift;
+    for (size_t i = 0; i < bt.task.options.size(); ++i)
+      shift[bt.task.options[i].letter] = bt.task.options[(i + 1) % bt.task.options.size()].letter;
+    Task t = bt.task;
+    t.rule = relabel_text(t.rule, shift);
+    for (auto& o : t.options) o.letter = shift.at(o.letter);
+    std::sort(t.options.begin(), t.options.end(),
+              [](const Option& a, const Option& b) { return a.letter < b.letter; });
+    for (auto& s : t.sanity) s.expected = shift.at(s.expected);
+    const ExamResult rx = mind.exam(t, 1 << 30);
+    r_right += rx.n_right;
+    r_total += rx.n_total;
+  }
+
+  ordered_json forms = ordered_json::object();
+  for (const auto& [f, rn] : by_form) forms[f] = {rn.first, rn.second};
+  const double n = double(items.size());
+  return ordered_json{
+      {"model", name},
+      {"path", mind.model_path()},
+      {"arch", model::arch_name(model.config().arch)},
+      {"threads", threads},
+      {"natural", {{"right", right}, {"n", items.size()}, {"accuracy", right / n}}},
+      {"natural_reversed_order",
+       {{"right", reversed_right}, {"accuracy", reversed_right / n}, {"same_letter", agree / n}}},
+      {"cached_equals_uncached", cached_agree / n},
+      {"by_form", forms},
+      {"builtin", builtin},
+      {"builtin_total", {b_right, b_total}},
+      {"builtin_relabelled", {r_right, r_total}},
+      {"latency_ms",
+       {{"cached_p50", percentile(lat_cached, 0.5)},
+        {"cached_p95", percentile(lat_cached, 0.95)},
+        {"uncached_p50", percentile(lat_uncached, 0.5)},
+        {"uncached_p95", percentile(lat_uncached, 0.95)}}},
+  };
+}
+
+void print_table(const std::vector<ordered_json>& rows) {
+  std::printf("| |");
+  for (const auto& r : rows) std::printf(" %s |", r["model"].get<std::string>().c_str());
+  std::printf("\n|---|");
+  for (size_t i = 0; i < rows.size(); ++i) std::printf("---|");
+  std::printf("\n");
+  auto line = [&](const std::string& label, auto cell) {
+    std::printf("| %s |", label.c_str());
+    for (const auto& r : rows) std::printf(" %s |", cell(r).c_str());
+    std::printf("\n");
+  };
+  auto frac = [](int a, int b) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f (%d/%d)", b ? double(a) / b : 0.0, a, b);
+    return std::string(buf);
+  };
+  auto num = [](double v, const char* fmt) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return std::string(buf);
+  };
+  line("natural set", [&](const ordered_json& r) {
+    return frac(r["natural"]["right"].get<int>(), r["natural"]["n"].get<int>());
+  });
+  line("natural, options in reverse order", [&](const ordered_json& r) {
+    return frac(r["natural_reversed_order"]["right"].get<int>(), r["natural"]["n"].get<int>());
+  });
+  line("same letter after reordering", [&](const ordered_json& r) {
+    return num(r["natural_reversed_order"]["same_letter"].get<double>(), "%.3f");
+  });
+  for (const auto& [form, _] : rows[0]["by_form"].items()) {
+    line("form: " + form, [&, f = form](const ordered_json& r) {
+      const auto& c = r["by_form"][f];
+      return frac(c[0].get<int>(), c[1].get<int>());
+    });
+  }
+  for (const auto& [task, _] : rows[0]["builtin"].items()) {
+    line("built-in exam: " + task, [&, t = task](const ordered_json& r) {
+      return frac(r["builtin"][t][0].get<int>(), r["builtin"][t][1].get<int>());
+    });
+  }
+  line("built-in exams, relabelled", [&](const ordered_json& r) {
+    return frac(r["builtin_relabelled"][0].get<int>(), r["builtin_relabelled"][1].get<int>());
+  });
+  for (const char* k : {"cached_p50", "cached_p95", "uncached_p50", "uncached_p95"}) {
+    line(std::string("latency ") + k + " (ms)",
+         [&](const ordered_json& r) { return num(r["latency_ms"][k].get<double>(), "%.2f"); });
+  }
+}
+
+struct ReadingArgs {
+  std::vector<std::string> models;
+  std::string set;
+  int threads = 2;
+  bool json = false;
+};
+
+}  // namespace
+
+void add_reading_command(CLI::App& app) {
+  auto a = std::make_shared<ReadingArgs>();
+  auto* c =
+      app.add_subcommand("reading",
+                         "rule reading, side by side: a hand-written exam set, the built-in exams, "
+                         "relabelled exams, latency");
+  c->add_option("--set", a->set, "exam set (JSONL, tests/data/exams/natural.jsonl)")->required();
+  c->add_option("--model", a->models, "model name or path (repeat; default: nano)");
+  c->add_option("--threads", a->threads, "threads")->check(CLI::Range(1, 256));
+  c->add_flag("--json", a->json, "one JSON object per model, one per line");
+  c->callback([a] {
+    const auto items = load_set(a->set);
+    if (a->models.empty()) a->models = {"nano"};
+    std::vector<ordered_json> rows;
+    for (const auto& m : a->models) {
+      if (m.empty()) throw Error("--model: empty model path");
+      rows.push_back(score_model(m, items, a->threads));
+      if (a->json) std::printf("%s\n", rows.back().dump().c_str());
+      std::fflush(stdout);
+    }
+    if (!a->json) print_table(rows);
+  });
+}
+
+}  // namespace meadow::cli
