@@ -16,5 +16,6 @@ void add_model_commands(CLI::App& app);  // model info, tokenize, logits
 void add_env_commands(CLI::App& app);    // env list, env run, env play
 void add_mind_commands(CLI::App& app);   // decide, ai-prompt
 void add_task_commands(CLI::App& app);   // <task>, list, check, play, bench
+void add_pull_command(CLI::App& app);    // pull NAME|URL, pull --list
 
 }  // namespace meadow::cli
