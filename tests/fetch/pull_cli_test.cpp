@@ -1,6 +1,10 @@
 // `meadow-mind pull` end to end: exit codes (0 ok, 2 bad input or failed download), the
 // one-line messages, the summary line, resume across two runs, and `pull --list`.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include <filesystem>
 #include <string>
@@ -151,6 +155,59 @@ TEST_F(PullCli, UnwritableTargetExits2) {
   expect_one_line(r.err);
   EXPECT_HAS(r.err, "cannot create");
   EXPECT_TRUE(s.ranges().empty());
+}
+
+// Runs `pull URL --out DIR` inside a private mount namespace (gone with the process) after
+// mounting a tmpfs with OPTIONS on DIR; returns the exit code and sets *listing to `ls DIR`
+// there. -1: this machine cannot do that (no unshare or no mount permission).
+int pull_on_tmpfs(const std::string& options, const std::string& url, const std::string& dir,
+                  const std::string& stderr_path, std::string* listing) {
+  const std::string mount =
+      "mount -t tmpfs -o " + options + " tmpfs " + cli_test::shell_quote(dir) + " 2>/dev/null";
+  const std::string probe =
+      "unshare --mount sh -c " + cli_test::shell_quote(mount) + " >/dev/null 2>&1";
+  if (std::system(probe.c_str()) != 0) return -1;
+  const std::string pull = "env -u OPENBLAS_CORETYPE " + cli_test::shell_quote(MEADOW_CLI) +
+                           " pull " + quoted({url, "--out", dir}) + " 2>" +
+                           cli_test::shell_quote(stderr_path);
+  const std::string script =
+      mount + " && " + pull + "; code=$?; ls " + cli_test::shell_quote(dir) + "; exit $code";
+  FILE* p = popen(("unshare --mount sh -c " + cli_test::shell_quote(script)).c_str(), "r");
+  if (!p) return -1;
+  char buf[256];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) listing->append(buf, n);
+  const int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A real full disk: a 128 KiB tmpfs (the library test injects the failure instead).
+TEST_F(PullCli, FullDiskExits2AndKeepsThePart) {
+  fs::create_directories(out());
+  Server s(gguf_fixture());
+  std::string listing;
+  const int code = pull_on_tmpfs("size=128k", s.url(), out(), path("stderr.txt"), &listing);
+  if (code == -1) GTEST_SKIP() << "cannot mount a tmpfs in a private mount namespace here";
+  EXPECT_EQ(code, 2);
+  const std::string err = read_bytes(path("stderr.txt"));
+  expect_one_line(err);
+  EXPECT_HAS(err, "No space left on device");
+  EXPECT_EQ(listing, "model.gguf.part\n");  // on the tmpfs: only the .part, for a resume
+  EXPECT_FALSE(fs::exists(final_file()));   // and nothing outside it
+}
+
+// A folder even root cannot write into: a read-only mount (chmod 0555 does not stop root).
+TEST_F(PullCli, ReadOnlyMountExits2) {
+  fs::create_directories(out());
+  Server s(gguf_fixture());
+  std::string listing;
+  const int code = pull_on_tmpfs("ro", s.url(), out(), path("stderr.txt"), &listing);
+  if (code == -1) GTEST_SKIP() << "cannot mount a tmpfs in a private mount namespace here";
+  EXPECT_EQ(code, 2);
+  const std::string err = read_bytes(path("stderr.txt"));
+  expect_one_line(err);
+  EXPECT_HAS(err, "not writable");
+  EXPECT_EQ(listing, "");
+  EXPECT_TRUE(s.ranges().empty());  // refused before any request
 }
 
 TEST_F(PullCli, BadInputExits2) {
