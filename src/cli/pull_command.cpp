@@ -38,7 +38,8 @@ void print_list(bool as_json) {
     std::printf("%s\n", j.dump(2).c_str());
     return;
   }
-  std::printf("%-14s %-6s %-7s %-8s %-8s %s\n", "name", "arch", "quant", "size", "sha256", "file");
+  std::printf("%-14s %-6s %-7s %-8s %-8s %s\n", "name", "arch", "quant", "size", "sha256",
+              "upstream file (saved as NAME.gguf)");
   for (const auto& m : fetch::known_models())
     std::printf("%-14.*s %-6.*s %-7.*s %-8.*s %-8s %.*s\n", int(m.name.size()), m.name.data(),
                 int(m.arch.size()), m.arch.data(), int(m.quant.size()), m.quant.data(),
@@ -98,7 +99,8 @@ void run_pull(const PullArgs& a) {
     if (!a.sha256.empty())
       throw Error("--sha256 is for a URL; " + a.what + "'s hash is in the table");
     req.url = std::string(m->url);
-    req.file_name = std::string(m->file);
+    // Saved as NAME.gguf, so that `--model NAME` finds it in the cache dir (DESIGN.md).
+    req.file_name = std::string(m->name) + ".gguf";
     req.sha256 = std::string(m->sha256);
     req.expected_size = m->size;
   }
@@ -144,9 +146,9 @@ void run_pull(const PullArgs& a) {
   }
   const std::string check =
       r.verified ? "sha256 verified" : "no known hash; not verified (sha256 " + r.sha256 + ")";
-  std::fprintf(stderr, "pull %s: %s (%s, %s%s); %s\n", label.c_str(), r.path.c_str(),
-               mib(r.bytes).c_str(), r.arch.empty() ? "no arch" : r.arch.c_str(),
-               ("; " + how).c_str(), check.c_str());
+  std::fprintf(stderr, "pull %s: %s (%s, %s; %s); %s\n", label.c_str(), r.path.c_str(),
+               mib(r.bytes).c_str(), r.arch.empty() ? "no arch" : r.arch.c_str(), how.c_str(),
+               check.c_str());
   std::printf("%s\n", r.path.c_str());
 }
 

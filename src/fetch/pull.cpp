@@ -75,8 +75,10 @@ fs::path prepare_dir(const std::string& out_dir) {
 void accept_existing(const fs::path& final_path, const std::string& sha, PullResult& r) {
   const std::string p = final_path.string();
   std::error_code ec;
+  if (fs::is_directory(final_path, ec))
+    throw Error(p + " is a folder; --force does not replace it");
   if (!fs::is_regular_file(final_path, ec))
-    throw Error(p + " exists and is not a regular file; --force does not replace it");
+    throw Error(p + " exists and is not a regular file; --force replaces it");
   try {
     const gguf::File f = gguf::File::open(p);
     r.arch = f.get_string("general.architecture", "");
@@ -136,6 +138,7 @@ struct Transfer {
   Clock::time_point last_progress{};
   Clock::time_point last_byte = Clock::now();  // of anything: headers or body
   bool stalled = false;
+  bool wrong_size = false;  // the server announces another size than expected_size
 
   // Decides, at the body's first byte (or at the end when there was none), whether the body
   // continues the .part (206) or replaces it (anything else). False: abort the transfer.
@@ -160,6 +163,10 @@ struct Transfer {
       }
       base = 0;
       if (content_length) total = *content_length;
+    }
+    if (req->expected_size && total && *total != req->expected_size) {
+      wrong_size = true;  // not the file the table names: stop before fetching it all
+      return false;
     }
     return true;
   }
@@ -376,6 +383,12 @@ PullResult pull(const PullRequest& req) {
     if (t.bad_range) {
       restart_from_zero();
       continue;
+    }
+    if (t.wrong_size) {
+      fd.close();
+      remove_file(part);  // it could not complete this file anyway
+      throw Error(req.url + " is " + std::to_string(*t.total) + " bytes, expected " +
+                  std::to_string(req.expected_size) + "; not downloaded");
     }
     if (o.rc == CURLE_OK) {
       if (!t.start_body()) {  // an empty body that still had to decide the mode

@@ -171,13 +171,17 @@ TEST_F(Pull, WrongHashDeletesTheDownload) {
   EXPECT_FALSE(fs::exists(part_file()));
 }
 
-TEST_F(Pull, WrongSizeDeletesTheDownload) {
+TEST_F(Pull, AnnouncedSizeOtherThanExpectedStopsEarly) {
   Server s(gguf_fixture());
   PullRequest req = request(s);
   req.expected_size = 12345;
-  EXPECT_HAS(pull_error(req), "expected 12345");
+  const std::string err = pull_error(req);
+  EXPECT_HAS(err, "expected 12345");
+  EXPECT_HAS(err, std::to_string(fs::file_size(gguf_fixture())) + " bytes");
   EXPECT_FALSE(fs::exists(final_file()));
   EXPECT_FALSE(fs::exists(part_file()));
+  req.expected_size = fs::file_size(gguf_fixture());  // the right size passes
+  EXPECT_EQ(pull(req).bytes, req.expected_size);
 }
 
 TEST_F(Pull, HttpErrorsLeaveNothing) {
