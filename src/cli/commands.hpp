@@ -21,5 +21,6 @@ void add_env_commands(CLI::App& app);     // env list, env run, env play
 void add_mind_commands(CLI::App& app);    // decide, ai-prompt
 void add_task_commands(CLI::App& app);    // <task>, list, check, play, bench
 void add_reading_command(CLI::App& app);  // reading (exam sets, side by side)
+void add_pull_command(CLI::App& app);     // pull NAME|URL, pull --list
 
 }  // namespace meadow::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   meadow::cli::add_mind_commands(app);
   meadow::cli::add_task_commands(app);
   meadow::cli::add_reading_command(app);
+  meadow::cli::add_pull_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
