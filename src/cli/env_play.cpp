@@ -11,6 +11,7 @@
 #include "meadow/env.hpp"
 #include "meadow/error.hpp"
 #include "meadow/render.hpp"
+#include "util/json_parse.hpp"
 
 namespace meadow::cli {
 
@@ -54,8 +55,9 @@ std::string png_name(const std::string& dir, int index) {
 
 void env_play(const EnvPlayOptions& o) {
   if (o.policy != "random") throw Error("unknown policy '" + o.policy + "' (known: random)");
-  const nlohmann::json kwargs = parse_json(o.kwargs, "--kwargs");
-  if (!kwargs.is_object()) throw Error("--kwargs must be a JSON object, got " + kwargs.dump());
+  const nlohmann::json kwargs = util::parse_json(o.kwargs, "--kwargs");
+  if (!kwargs.is_object())
+    throw Error("--kwargs must be a JSON object, got " + util::json_excerpt(kwargs));
   const auto env = make(o.env_id, kwargs);
   const double fps = o.fps.value_or(render_fps(o.env_id));
   // Without a time limit (CliffWalking) a random walk can last for thousands of steps.

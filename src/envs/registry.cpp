@@ -5,6 +5,7 @@
 #include "envs/factories.hpp"
 #include "envs/kwargs.hpp"
 #include "meadow/error.hpp"
+#include "util/json_parse.hpp"
 
 namespace meadow {
 namespace {
@@ -128,6 +129,11 @@ std::unique_ptr<Env> make(std::string_view id, const Kwargs& kwargs) {
   const Registration& reg = find_registration(id);
   if (!kwargs.is_null() && !kwargs.is_object())
     throw Error(reg.spec.id + ": kwargs must be a JSON object");
+  // Copying or comparing a json value recurses: kwargs nested deeper than any env reads (a
+  // FrozenLake desc is two levels) are refused before anything copies them.
+  if (util::json_depth(kwargs) > util::kMaxJsonDepth)
+    throw Error(reg.spec.id + ": kwargs nested deeper than " + std::to_string(util::kMaxJsonDepth) +
+                " levels");
   Kwargs merged = reg.spec.default_kwargs.is_object() ? reg.spec.default_kwargs : Kwargs::object();
   std::optional<int> max_steps = reg.spec.max_episode_steps;
   if (kwargs.is_object()) {
@@ -136,7 +142,7 @@ std::unique_ptr<Env> make(std::string_view id, const Kwargs& kwargs) {
         // Every env can be drawn at any time through scene(); no window ("human") here.
         if (!value.is_null() && value != "rgb_array")
           throw Error(reg.spec.id + ": render_mode must be null or \"rgb_array\", got " +
-                      value.dump());
+                      util::json_excerpt(value));
         continue;
       }
       if (key == "max_episode_steps") {
@@ -147,7 +153,7 @@ std::unique_ptr<Env> make(std::string_view id, const Kwargs& kwargs) {
           max_steps = value.get<int>();
         } else {
           throw Error(reg.spec.id + ": max_episode_steps must be a positive integer or null, got " +
-                      value.dump());
+                      util::json_excerpt(value));
         }
         continue;
       }
@@ -160,7 +166,7 @@ std::unique_ptr<Env> make(std::string_view id, const Kwargs& kwargs) {
       }
       if (!has_type(value, rule->types))
         throw Error(reg.spec.id + ": kwarg '" + key + "' must be " + type_names(rule->types) +
-                    ", got " + value.dump());
+                    ", got " + util::json_excerpt(value));
       merged[key] = value;
     }
   }
