@@ -2,6 +2,7 @@
 // implementations.
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,6 +22,8 @@ namespace {
 
 using nlohmann::json;
 
+// Comma-separated integers, each of which must fit T: a static_cast would wrap 4294967296 to
+// token 0.
 template <class T>
 std::vector<T> parse_list(const std::string& s, const char* what) {
   std::vector<T> out;
@@ -29,14 +32,22 @@ std::vector<T> parse_list(const std::string& s, const char* what) {
     size_t j = s.find(',', i);
     if (j == std::string::npos) j = s.size();
     const std::string item = s.substr(i, j - i);
+    long long v = 0;
+    bool too_big = false;  // past 64 bits
     try {
       size_t used = 0;
-      const long long v = std::stoll(item, &used);
+      v = std::stoll(item, &used);
       if (used != item.size()) throw std::invalid_argument(item);
-      out.push_back(static_cast<T>(v));
+    } catch (const std::out_of_range&) {
+      too_big = true;
     } catch (const std::exception&) {
       throw Error(std::string(what) + ": '" + item + "' is not an integer");
     }
+    if (too_big || v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max())
+      throw Error(std::string(what) + ": " + item + " is out of range [" +
+                  std::to_string(std::numeric_limits<T>::min()) + ", " +
+                  std::to_string(std::numeric_limits<T>::max()) + "]");
+    out.push_back(static_cast<T>(v));
     i = j + 1;
   }
   if (out.empty()) throw Error(std::string(what) + ": empty list");
