@@ -16,6 +16,7 @@
 #include "meadow/gguf.hpp"
 #include "meadow/model.hpp"
 #include "meadow/tokenizer.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::cli {
 namespace {
@@ -121,16 +122,21 @@ json model_info(const std::string& path) {
   return j;
 }
 
+// The text of a string field, control bytes escaped: names and token texts come from the model
+// file and must not drive the terminal.
+std::string shown(const json& v) {
+  return util::printable(v.get<std::string>());
+}
+
 void print_info(const json& j) {
-  std::printf("%s\n", j["path"].get<std::string>().c_str());
+  std::printf("%s\n", shown(j["path"]).c_str());
   std::printf("  file        %.1f MiB (GGUF v%d), %llu tensors, %.3f M parameters\n",
               double(j["file_bytes"].get<uint64_t>()) / (1 << 20), j["gguf_version"].get<int>(),
               (unsigned long long)j["tensors"].get<uint64_t>(),
               double(j["parameters"].get<uint64_t>()) / 1e6);
-  std::printf("  arch        %s%s, %s, %s logits\n", j["arch"].get<std::string>().c_str(),
-              j["name"].get<std::string>().empty()
-                  ? ""
-                  : (" (" + j["name"].get<std::string>() + ")").c_str(),
+  const std::string name = shown(j["name"]);
+  std::printf("  arch        %s%s, %s, %s logits\n", shown(j["arch"]).c_str(),
+              name.empty() ? "" : (" (" + name + ")").c_str(),
               j["causal"].get<bool>() ? "causal" : "bidirectional",
               j["shift_logits"].get<bool>() ? "shifted" : "unshifted");
   std::printf(
@@ -151,17 +157,15 @@ void print_info(const json& j) {
   std::printf("\n");
   const json& t = j["tokenizer"];
   if (t.contains("error")) {
-    std::printf("  tokenizer   unavailable: %s\n", t["error"].get<std::string>().c_str());
+    std::printf("  tokenizer   unavailable: %s\n", shown(t["error"]).c_str());
     return;
   }
   std::printf("  tokenizer   %d tokens, pre %s%s, chat template %s\n", t["size"].get<int>(),
-              t["pre"].get<std::string>().c_str(),
-              t["fold_case"].get<bool>() ? ", case folded" : "",
-              t["chat_template"].get<std::string>().c_str());
+              shown(t["pre"]).c_str(), t["fold_case"].get<bool>() ? ", case folded" : "",
+              shown(t["chat_template"]).c_str());
   for (const char* k : {"bos", "eos", "pad", "mask", "eot"})
     if (!t[k].is_null())
-      std::printf("  %-11s %d %s\n", k, t[k]["id"].get<int>(),
-                  t[k]["text"].get<std::string>().c_str());
+      std::printf("  %-11s %d %s\n", k, t[k]["id"].get<int>(), shown(t[k]["text"]).c_str());
 }
 
 std::vector<int32_t> tokenize(const gguf::File& f, const std::string& text) {
@@ -244,8 +248,9 @@ void add_model_commands(CLI::App& app) {
   info->add_flag("--json", *info_json, "Print one JSON object");
   info->callback([info_path, info_json] {
     const json j = model_info(*info_path);
+    // Invalid UTF-8 in a name or token text is replaced (U+FFFD): dump() would throw.
     if (*info_json)
-      std::printf("%s\n", j.dump().c_str());
+      std::printf("%s\n", j.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
     else
       print_info(j);
   });

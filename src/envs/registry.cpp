@@ -6,6 +6,7 @@
 #include "envs/kwargs.hpp"
 #include "meadow/error.hpp"
 #include "util/json_parse.hpp"
+#include "util/printable.hpp"
 
 namespace meadow {
 namespace {
@@ -157,12 +158,14 @@ std::unique_ptr<Env> make(std::string_view id, const Kwargs& kwargs) {
         }
         continue;
       }
+      const std::string& name = key;  // clang 14 cannot capture a structured binding
       auto rule = std::find_if(reg.kwargs.begin(), reg.kwargs.end(),
-                               [&](const KwargRule& r) { return r.name == key; });
+                               [&](const KwargRule& r) { return r.name == name; });
       if (rule == reg.kwargs.end()) {
         std::string accepted = "render_mode, max_episode_steps";
         for (const auto& r : reg.kwargs) accepted += ", " + r.name;
-        throw Error(reg.spec.id + ": unknown kwarg '" + key + "'; accepted: " + accepted);
+        throw Error(reg.spec.id + ": unknown kwarg " + util::quoted(key) +
+                    "; accepted: " + accepted);
       }
       if (!has_type(value, rule->types))
         throw Error(reg.spec.id + ": kwarg '" + key + "' must be " + type_names(rule->types) +

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "meadow/error.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::tokenizer {
 namespace {
@@ -51,8 +52,8 @@ PreFamily pre_family(std::string_view pre) {
   for (auto n : {"", "default", "gpt2", "gpt-2", "phi-2"}) {
     if (pre == n) return PreFamily::gpt2;
   }
-  throw Error("unsupported pre-tokenizer '" + std::string(pre) +
-              "' (supported: qwen2, llama-bpe/llama3, default/gpt2)");
+  throw Error("unsupported pre-tokenizer " + util::quoted(pre) +
+              " (supported: qwen2, llama-bpe/llama3, default/gpt2)");
 }
 
 struct PreTokenizer::Regex {
