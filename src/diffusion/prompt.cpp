@@ -1,5 +1,6 @@
 // Prompt text of a decision: the chat layout of the train/README.md contract, split into the
 // constant prefix (system, rule, options) and the per-decision suffix (situation onwards).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -8,14 +9,6 @@
 #include "meadow/error.hpp"
 
 namespace meadow::diffusion {
-namespace {
-
-// Marks where the situation starts inside the user message. The template renders the message
-// contents verbatim (llama3 trims only the ends), so splitting the rendered text at the
-// marker gives exactly prefix + suffix of the whole prompt.
-constexpr std::string_view kSplit = "\x1f\x1e<meadow-split>\x1e\x1f";
-
-}  // namespace
 
 std::string options_block(const std::vector<Choice>& choices) {
   std::string out;
@@ -26,14 +19,24 @@ std::string options_block(const std::vector<Choice>& choices) {
 PromptText prompt_text(const Tokenizer& tok, std::string_view system, std::string_view rule,
                        const std::vector<Choice>& choices, std::string_view situation) {
   if (choices.empty()) throw Error("decision: no options");
-  std::vector<ChatMessage> msgs;
-  if (!system.empty()) msgs.push_back({"system", std::string(system)});
-  msgs.push_back({"user", "Rule: " + std::string(rule) + "\nOptions:\n" + options_block(choices) +
-                              std::string(kSplit) + "Situation: " + std::string(situation)});
-  const std::string full = render_chat(detect_chat_template(tok), msgs, true);
-  const size_t at = full.find(kSplit);
-  if (at == std::string::npos) throw Error("decision: chat template lost the prompt split");
-  return {full.substr(0, at), full.substr(at + kSplit.size())};
+  // Where the situation starts inside the user message: the chat is rendered twice, with one
+  // different byte there, and split where the renderings first differ. The template renders
+  // message contents verbatim (llama3 trims only the ends), so that is exactly prefix + suffix.
+  // (Searching the rendering for a marker string broke when a rule or option held it.)
+  const std::string head = "Rule: " + std::string(rule) + "\nOptions:\n" + options_block(choices);
+  const std::string tail = "Situation: " + std::string(situation);
+  const ChatTemplate tmpl = detect_chat_template(tok);
+  auto render = [&](char mark) {
+    std::vector<ChatMessage> msgs;
+    if (!system.empty()) msgs.push_back({"system", std::string(system)});
+    msgs.push_back({"user", head + mark + tail});
+    return render_chat(tmpl, msgs, true);
+  };
+  const std::string a = render('\x01'), b = render('\x02');
+  const size_t at = size_t(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
+  if (a.size() != b.size() || at == a.size())
+    throw Error("decision: chat template lost the prompt split");
+  return {a.substr(0, at), a.substr(at + 1)};
 }
 
 }  // namespace meadow::diffusion
