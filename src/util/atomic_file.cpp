@@ -78,6 +78,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
       temp_ = temp;
       break;
     }
+    if (errno == ENOENT) fail(path_, "folder " + dir.string() + " does not exist");
     if (errno != EEXIST) fail(path_, std::strerror(errno));
   }
   if (fd_ < 0) fail(path_, "no unused temporary name beside it");

@@ -90,7 +90,14 @@ TEST_F(AtomicFileTest, AFolderOrAMissingFolderIsAClearErrorAndNothingIsTouched) 
     EXPECT_NE(std::string(e.what()).find("folder"), std::string::npos) << e.what();
   }
   EXPECT_EQ(read(file("sub/inside")), "x");
-  EXPECT_THROW(AtomicFile(file("no/such/dir/x.gif")), meadow::Error);
+  try {
+    AtomicFile f(file("no/such/dir/x.gif"));
+    FAIL() << "a missing folder was accepted";
+  } catch (const meadow::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("folder " + file("no/such/dir") + " does not exist"),
+              std::string::npos)
+        << e.what();
+  }
   EXPECT_THROW(AtomicFile(""), meadow::Error);
   EXPECT_EQ(entries(), 1u);
 }
