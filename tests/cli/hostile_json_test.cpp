@@ -80,6 +80,14 @@ TEST_F(HostileJson, DeeplyNestedKwargsAreAnErrorNotACrash) {
       {"sutton_barto_reward", "..."});
 }
 
+// An actions "file" that never ends, or is a folder, is an error, not all the memory.
+TEST_F(HostileJson, EndlessOrFolderActionsFilesAreErrors) {
+  expect_one_line_error(run({"env", "run", "CartPole-v1", "--seed", "0", "--actions", "/dev/zero"}),
+                        {"/dev/zero", "larger than 64 MiB"});
+  expect_one_line_error(run({"env", "run", "CartPole-v1", "--seed", "0", "--actions", dir_}),
+                        {"cannot read"});
+}
+
 TEST_F(HostileJson, NumbersNoDoubleHoldsNameTheFileTheIndexAndTheProblem) {
   struct Case {
     const char* env;
