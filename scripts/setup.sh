@@ -13,6 +13,7 @@ pkgs=(
   libpcre2-dev libicu-dev
   python3 python3-numpy python3-torch python3-regex python3-venv python3-pip
   clang-format
+  clang-14 libclang-rt-14-dev  # libFuzzer targets (fuzz/, scripts/fuzz.sh)
   wamerican wordnet
 )
 # Node.js (for the reference tokenizer test) ships with the machine image; only add

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs what it needs, builds, runs every test,
-# then builds and runs the suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# then builds and runs the suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# then fuzzes every parser briefly (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -15,3 +16,6 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 scripts/setup.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DMEADOW_SANITIZE=ON
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE "slow|reference"
+
+# A short fuzzing run of every parser (fuzz/README.md): 20 s per target from the seeds.
+scripts/fuzz.sh 20

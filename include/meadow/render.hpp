@@ -35,7 +35,8 @@ struct CaptionStyle {
 Frame with_caption(const Frame& frame, const std::vector<std::string>& lines,
                    const CaptionStyle& style = {});
 
-// Writes an 8-bit RGB PNG. Throws meadow::Error naming the file on any failure.
+// Writes an 8-bit RGB PNG through a temporary file renamed onto `path` when complete. Throws
+// meadow::Error naming the file on any failure, and leaves `path` as it was.
 void write_png(const std::string& path, const Frame& frame);
 
 struct GifOptions {
@@ -48,8 +49,11 @@ struct GifOptions {
 // rectangle that changed since the previous frame is stored, its unchanged pixels transparent.
 // Delays are kept in 1/100 s (GIF's unit) with the rounding error carried over, so 30 fps
 // averages 33.3 ms. All frames must have the first frame's size. Errors throw meadow::Error naming
-// the file. The destructor closes an unclosed file without throwing (a file with no frames is
-// removed); call close() to see errors.
+// the file. Frames go to a temporary file beside the path, renamed onto it by close(): until
+// then, and whenever writing fails, the path keeps what it held (a device such as /dev/null is
+// written in place and never removed). The destructor finishes an unclosed GIF without
+// throwing when frames were written and no exception is unwinding; otherwise it removes only
+// its temporary file. Call close() to see errors.
 class GifWriter {
  public:
   explicit GifWriter(const std::string& path, const GifOptions& options = {});

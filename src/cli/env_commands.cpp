@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/env_cli.hpp"
 #include "cli/env_json.hpp"
+#include "cli/seed_option.hpp"
 #include "meadow/env.hpp"
 
 namespace meadow::cli {
@@ -52,7 +53,7 @@ void add_env_commands(CLI::App& app) {
   CLI::App* r = env->add_subcommand("run", "replay a JSON list of actions from a seeded reset");
   r->add_option("env_id", run->env_id, "env id, e.g. CartPole-v1")->required();
   r->add_option("--kwargs", run->kwargs, "env kwargs as a JSON object");
-  r->add_option("--seed", run->seed, "reset seed")->required();
+  r->add_option("--seed", run->seed, "reset seed")->required()->check(seed_check());
   r->add_option("--actions", run->actions_file, "JSON file: a list of actions")->required();
   r->add_flag("--json", run->json, "print {\"reset_obs\", \"steps\"} as JSON");
   r->callback([run] { env_run(*run); });
@@ -63,12 +64,12 @@ void add_env_commands(CLI::App& app) {
   p->add_option("--kwargs", play->kwargs, "env kwargs as a JSON object");
   p->add_option("--policy", play->policy, "policy (random: uniform actions)")
       ->check(CLI::IsMember({"random"}));
-  p->add_option("--seed", play->seed, "reset seed; the action RNG is seeded with 1000 + seed");
+  p->add_option("--seed", play->seed, "reset seed; the action RNG is seeded with 1000 + seed")
+      ->check(seed_check());
   p->add_option("--steps", play->steps,
                 "at most this many steps (default: to the episode's end, at most 1000)")
       ->check(CLI::PositiveNumber);
-  p->add_option("--fps", play->fps, "GIF frame rate (default: the env's render_fps)")
-      ->check(CLI::PositiveNumber);
+  p->add_option("--fps", play->fps, "GIF frame rate, 0.1 to 100 (default: the env's render_fps)");
   p->add_option("--gif", play->gif, "write the episode as an animated GIF");
   p->add_option("--png-dir", play->png_dir, "write each frame as DIR/frame_NNNN.png");
   p->callback([play] { env_play(*play); });

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "cli/py_repr.hpp"
 #include "meadow/error.hpp"
+#include "util/json_parse.hpp"
 
 namespace meadow::cli {
 
@@ -72,11 +72,17 @@ nlohmann::json space_json(const Space& s) {
   return {{"type", "Box"}, {"shape", s.shape}, {"dtype", s.dtype}, {"low", low}, {"high", high}};
 }
 
-Values parse_action(const nlohmann::json& a, const Space& space, size_t index) {
-  const std::string where = "action " + std::to_string(index) + " (" + a.dump() + ")";
+Values parse_action(const nlohmann::json& a, const Space& space, size_t index,
+                    const std::string& source) {
+  // The action is quoted cut short: it may be a huge list.
+  const std::string where =
+      source + ": action " + std::to_string(index) + " (" + util::json_excerpt(a) + ")";
   if (space.kind == Space::Kind::Discrete) {
     if (!a.is_number_integer())
       throw Error(where + ": expected an integer for " + space.describe());
+    // get<int64_t>() would wrap an unsigned value past INT64_MAX to a negative one.
+    if (a.is_number_unsigned() && a.get<uint64_t>() > uint64_t(INT64_MAX))
+      throw Error(where + " is not in " + space.describe());
     Values v{static_cast<double>(a.get<int64_t>())};
     if (!space.contains(v)) throw Error(where + " is not in " + space.describe());
     return v;
@@ -91,7 +97,12 @@ Values parse_action(const nlohmann::json& a, const Space& space, size_t index) {
   for (const auto* x : flat) {
     if (!x->is_number()) throw Error(where + ": expected numbers for " + space.describe());
     const double d = x->get<double>();
-    v.push_back(space.dtype == "float32" ? static_cast<double>(static_cast<float>(d)) : d);
+    const double rounded =
+        space.dtype == "float32" ? static_cast<double>(static_cast<float>(d)) : d;
+    // 1e39 is a finite double but no float32: it would reach the env as inf.
+    if (!std::isfinite(rounded))
+      throw Error(where + ": " + util::json_excerpt(*x) + " is out of range of " + space.dtype);
+    v.push_back(rounded);
   }
   return v;
 }
@@ -99,20 +110,17 @@ Values parse_action(const nlohmann::json& a, const Space& space, size_t index) {
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-nlohmann::json parse_json(const std::string& text, const std::string& what) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string msg = e.what();
-    for (char& c : msg)
-      if (c == '\n' || c == '\r') c = ' ';
-    throw Error(what + ": invalid JSON: " + msg);
+  std::string text;
+  char buf[1 << 16];
+  // Read in pieces with a cap, so that /dev/zero or a huge file is an error, not all memory.
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxTextFile)
+      throw Error("cannot read " + path + ": larger than " + std::to_string(kMaxTextFile >> 20) +
+                  " MiB");
   }
+  if (in.bad()) throw Error("cannot read " + path + ": " + std::strerror(errno));
+  return text;
 }
 
 }  // namespace meadow::cli

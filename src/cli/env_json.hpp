@@ -21,13 +21,13 @@ std::string reward_json(double reward, const Space& observation_space);
 nlohmann::json space_json(const Space& space);
 
 // One action from a JSON list: an integer for Discrete, a list of numbers (nested per shape)
-// for Box, rounded to the space's dtype. Throws meadow::Error naming the action's index.
-Values parse_action(const nlohmann::json& a, const Space& space, size_t index);
+// for Box, rounded to the space's dtype. Throws meadow::Error "SOURCE: action INDEX (...): ..."
+// (SOURCE e.g. "actions file a.json"), also for a number the dtype cannot hold.
+Values parse_action(const nlohmann::json& a, const Space& space, size_t index,
+                    const std::string& source);
 
-// The text of a file, or meadow::Error naming it.
+// The text of a file (at most kMaxTextFile bytes), or meadow::Error naming it.
+inline constexpr size_t kMaxTextFile = size_t(64) << 20;
 std::string read_text_file(const std::string& path);
-
-// Parses JSON, or throws meadow::Error "<what>: invalid JSON: ..." on one line.
-nlohmann::json parse_json(const std::string& text, const std::string& what);
 
 }  // namespace meadow::cli

@@ -11,6 +11,7 @@
 #include "meadow/env.hpp"
 #include "meadow/error.hpp"
 #include "meadow/render.hpp"
+#include "util/json_parse.hpp"
 
 namespace meadow::cli {
 
@@ -54,10 +55,18 @@ std::string png_name(const std::string& dir, int index) {
 
 void env_play(const EnvPlayOptions& o) {
   if (o.policy != "random") throw Error("unknown policy '" + o.policy + "' (known: random)");
-  const nlohmann::json kwargs = parse_json(o.kwargs, "--kwargs");
-  if (!kwargs.is_object()) throw Error("--kwargs must be a JSON object, got " + kwargs.dump());
+  const nlohmann::json kwargs = util::parse_json(o.kwargs, "--kwargs");
+  if (!kwargs.is_object())
+    throw Error("--kwargs must be a JSON object, got " + util::json_excerpt(kwargs));
   const auto env = make(o.env_id, kwargs);
   const double fps = o.fps.value_or(render_fps(o.env_id));
+  // GIF delays are whole 1/100 s: above 100 fps frames get zero delays (shown at a viewer's
+  // default speed), and NaN or a tiny rate makes no delay at all. (NaN fails both tests.)
+  if (!(fps >= 0.1 && fps <= 100)) {
+    char got[32];
+    std::snprintf(got, sizeof got, "%g", fps);
+    throw Error(std::string("--fps must be a number from 0.1 to 100, got ") + got);
+  }
   // Without a time limit (CliffWalking) a random walk can last for thousands of steps.
   const int max_steps = o.steps.value_or(1000);
 

@@ -6,14 +6,16 @@
 #include "cli/env_json.hpp"
 #include "meadow/env.hpp"
 #include "meadow/error.hpp"
+#include "util/json_parse.hpp"
 
 namespace meadow::cli {
 
 void env_run(const EnvRunOptions& o) {
-  const nlohmann::json kwargs = parse_json(o.kwargs, "--kwargs");
-  if (!kwargs.is_object()) throw Error("--kwargs must be a JSON object, got " + kwargs.dump());
+  const nlohmann::json kwargs = util::parse_json(o.kwargs, "--kwargs");
+  if (!kwargs.is_object())
+    throw Error("--kwargs must be a JSON object, got " + util::json_excerpt(kwargs));
   const nlohmann::json actions =
-      parse_json(read_text_file(o.actions_file), "actions file " + o.actions_file);
+      util::parse_json(read_text_file(o.actions_file), "actions file " + o.actions_file);
   if (!actions.is_array())
     throw Error("actions file " + o.actions_file + ": expected a JSON list of actions");
 
@@ -23,7 +25,7 @@ void env_run(const EnvRunOptions& o) {
   // Parse every action before stepping, so bad input fails before any output.
   std::vector<Values> parsed;
   for (size_t i = 0; i < actions.size(); ++i)
-    parsed.push_back(parse_action(actions[i], act_space, i));
+    parsed.push_back(parse_action(actions[i], act_space, i, "actions file " + o.actions_file));
 
   const ResetResult reset = env->reset(o.seed);
   std::string out = "{\"reset_obs\":" + value_json(reset.obs, obs_space) + ",\"steps\":[";

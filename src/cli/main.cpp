@@ -8,6 +8,7 @@
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
 #include "tensor/ops.hpp"
+#include "util/printable.hpp"
 
 int main(int argc, char** argv) {
   // First: may re-exec with the OpenBLAS core this CPU supports (see tensor/ops.hpp).
@@ -35,13 +36,15 @@ int main(int argc, char** argv) {
   } catch (const meadow::cli::Exit& e) {
     return e.code;
   } catch (const meadow::ExamFailed& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    // Error texts may quote user and file text: control bytes are shown escaped, never sent
+    // to the terminal (util/printable.hpp).
+    std::fprintf(stderr, "%s\n", meadow::util::printable(e.what(), true).c_str());
     return 1;
   } catch (const meadow::Error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s\n", meadow::util::printable(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s\n", meadow::util::printable(e.what()).c_str());
     return 2;
   }
   return 0;

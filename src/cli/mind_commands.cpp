@@ -49,6 +49,8 @@ void run_decide(const DecideArgs& a) {
   for (size_t i = 0; i < a.options.size(); ++i)
     task.options.push_back(parse_option(a.options[i], i));
   validate(task);  // bad input fails here, before any model is loaded
+  if (a.state.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw Error("--state is empty: give the situation sentence the rule is read against");
   MindOptions mo;
   mo.threads = a.threads;
   mo.answer_slot = a.slot;

@@ -2,6 +2,7 @@
 // implementations.
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -16,12 +17,15 @@
 #include "meadow/mind.hpp"
 #include "meadow/model.hpp"
 #include "meadow/tokenizer.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::cli {
 namespace {
 
 using nlohmann::json;
 
+// Comma-separated integers, each of which must fit T: a static_cast would wrap 4294967296 to
+// token 0.
 template <class T>
 std::vector<T> parse_list(const std::string& s, const char* what) {
   std::vector<T> out;
@@ -30,14 +34,22 @@ std::vector<T> parse_list(const std::string& s, const char* what) {
     size_t j = s.find(',', i);
     if (j == std::string::npos) j = s.size();
     const std::string item = s.substr(i, j - i);
+    long long v = 0;
+    bool too_big = false;  // past 64 bits
     try {
       size_t used = 0;
-      const long long v = std::stoll(item, &used);
+      v = std::stoll(item, &used);
       if (used != item.size()) throw std::invalid_argument(item);
-      out.push_back(static_cast<T>(v));
+    } catch (const std::out_of_range&) {
+      too_big = true;
     } catch (const std::exception&) {
       throw Error(std::string(what) + ": '" + item + "' is not an integer");
     }
+    if (too_big || v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max())
+      throw Error(std::string(what) + ": " + item + " is out of range [" +
+                  std::to_string(std::numeric_limits<T>::min()) + ", " +
+                  std::to_string(std::numeric_limits<T>::max()) + "]");
+    out.push_back(static_cast<T>(v));
     i = j + 1;
   }
   if (out.empty()) throw Error(std::string(what) + ": empty list");
@@ -111,16 +123,21 @@ json model_info(const std::string& path) {
   return j;
 }
 
+// The text of a string field, control bytes escaped: names and token texts come from the model
+// file and must not drive the terminal.
+std::string shown(const json& v) {
+  return util::printable(v.get<std::string>());
+}
+
 void print_info(const json& j) {
-  std::printf("%s\n", j["path"].get<std::string>().c_str());
+  std::printf("%s\n", shown(j["path"]).c_str());
   std::printf("  file        %.1f MiB (GGUF v%d), %llu tensors, %.3f M parameters\n",
               double(j["file_bytes"].get<uint64_t>()) / (1 << 20), j["gguf_version"].get<int>(),
               (unsigned long long)j["tensors"].get<uint64_t>(),
               double(j["parameters"].get<uint64_t>()) / 1e6);
-  std::printf("  arch        %s%s, %s, %s logits\n", j["arch"].get<std::string>().c_str(),
-              j["name"].get<std::string>().empty()
-                  ? ""
-                  : (" (" + j["name"].get<std::string>() + ")").c_str(),
+  const std::string name = shown(j["name"]);
+  std::printf("  arch        %s%s, %s, %s logits\n", shown(j["arch"]).c_str(),
+              name.empty() ? "" : (" (" + name + ")").c_str(),
               j["causal"].get<bool>() ? "causal" : "bidirectional",
               j["shift_logits"].get<bool>() ? "shifted" : "unshifted");
   std::printf(
@@ -141,17 +158,15 @@ void print_info(const json& j) {
   std::printf("\n");
   const json& t = j["tokenizer"];
   if (t.contains("error")) {
-    std::printf("  tokenizer   unavailable: %s\n", t["error"].get<std::string>().c_str());
+    std::printf("  tokenizer   unavailable: %s\n", shown(t["error"]).c_str());
     return;
   }
   std::printf("  tokenizer   %d tokens, pre %s%s, chat template %s\n", t["size"].get<int>(),
-              t["pre"].get<std::string>().c_str(),
-              t["fold_case"].get<bool>() ? ", case folded" : "",
-              t["chat_template"].get<std::string>().c_str());
+              shown(t["pre"]).c_str(), t["fold_case"].get<bool>() ? ", case folded" : "",
+              shown(t["chat_template"]).c_str());
   for (const char* k : {"bos", "eos", "pad", "mask", "eot"})
     if (!t[k].is_null())
-      std::printf("  %-11s %d %s\n", k, t[k]["id"].get<int>(),
-                  t[k]["text"].get<std::string>().c_str());
+      std::printf("  %-11s %d %s\n", k, t[k]["id"].get<int>(), shown(t[k]["text"]).c_str());
 }
 
 std::vector<int32_t> tokenize(const gguf::File& f, const std::string& text) {
@@ -271,8 +286,9 @@ void add_model_commands(CLI::App& app) {
   info->add_flag("--json", *info_json, "Print one JSON object");
   info->callback([info_path, info_json] {
     const json j = model_info(resolve_model(*info_path));
+    // Invalid UTF-8 in a name or token text is replaced (U+FFFD): dump() would throw.
     if (*info_json)
-      std::printf("%s\n", j.dump().c_str());
+      std::printf("%s\n", j.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
     else
       print_info(j);
   });

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/seed_option.hpp"
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/tasks.hpp"
@@ -78,6 +79,9 @@ bool play(BuiltinTask& bt, Mind& mind, const PlayArgs& a) {
   if (a.memory == "on") bt.task.memory = true;
   if (a.memory == "off") bt.task.memory = false;
   validate(bt.task);  // memory on without a memory key fails here
+  if (a.seed && *a.seed > UINT64_MAX - uint64_t(a.episodes - 1))
+    throw Error("--seed " + std::to_string(*a.seed) + " with --episodes " +
+                std::to_string(a.episodes) + " runs past the largest seed, 18446744073709551615");
   std::vector<uint64_t> seeds;
   for (int i = 0; i < a.episodes; ++i) {
     if (a.seed)
@@ -124,7 +128,8 @@ bool play(BuiltinTask& bt, Mind& mind, const PlayArgs& a) {
 
 void add_play_options(CLI::App* c, const std::shared_ptr<PlayArgs>& a) {
   add_model_option(c, a->model);
-  c->add_option("--seed", a->seed, "first seed (default: the task's fixed seeds)");
+  c->add_option("--seed", a->seed, "first seed (default: the task's fixed seeds)")
+      ->check(seed_check());
   c->add_option("--gif", a->gif, "GIF file: one frame per decision, captioned");
   c->add_option("--trace", a->trace, "trace file: one JSON line per decision");
 }

@@ -1,5 +1,6 @@
 // Prompt text of a decision: the chat layout of the train/README.md contract, split into the
 // constant prefix (system, rule, options) and the per-decision suffix (situation onwards).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -8,14 +9,6 @@
 #include "meadow/error.hpp"
 
 namespace meadow::diffusion {
-namespace {
-
-// Marks where the situation starts inside the user message. The template renders the message
-// contents verbatim (llama3 trims only the ends), so splitting the rendered text at the
-// marker gives exactly prefix + suffix of the whole prompt.
-constexpr std::string_view kSplit = "\x1f\x1e<meadow-split>\x1e\x1f";
-
-}  // namespace
 
 std::string options_block(const std::vector<Choice>& choices) {
   std::string out;
@@ -26,29 +19,40 @@ std::string options_block(const std::vector<Choice>& choices) {
 PromptText prompt_text(const Tokenizer& tok, std::string_view system, std::string_view rule,
                        const std::vector<Choice>& choices, std::string_view situation) {
   if (choices.empty()) throw Error("decision: no options");
-  std::vector<ChatMessage> msgs;
-  if (!system.empty()) msgs.push_back({"system", std::string(system)});
-  msgs.push_back({"user", "Rule: " + std::string(rule) + "\nOptions:\n" + options_block(choices) +
-                              std::string(kSplit) + "Situation: " + std::string(situation)});
-  const std::vector<ChatPiece> pieces = render_chat_pieces(detect_chat_template(tok), msgs, true);
-  // The marker sits inside the user message's text piece: split that piece in two. A rule or
-  // option that itself holds the marker bytes would make the split ambiguous.
+  // Where the situation starts inside the user message: the chat is rendered twice, with one
+  // different byte there, and split where the renderings first differ. The template renders
+  // message contents verbatim (llama3 trims only the ends), so that is exactly prefix + suffix.
+  // (Searching the rendering for a marker string broke when a rule or option held it.)
+  const std::string head = "Rule: " + std::string(rule) + "\nOptions:\n" + options_block(choices);
+  const std::string tail = "Situation: " + std::string(situation);
+  const ChatTemplate tmpl = detect_chat_template(tok);
+  auto render = [&](char mark) {
+    std::vector<ChatMessage> msgs;
+    if (!system.empty()) msgs.push_back({"system", std::string(system)});
+    msgs.push_back({"user", head + mark + tail});
+    return render_chat_pieces(tmpl, msgs, true);
+  };
+  const std::vector<ChatPiece> pa = render('\x01'), pb = render('\x02');
+  const std::string a = join_pieces(pa), b = join_pieces(pb);
+  const size_t at = size_t(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
+  if (a.size() != b.size() || at == a.size())
+    throw Error("decision: chat template lost the prompt split");
+  // Split the pieces at byte `at` (inside the user message's text piece), dropping the mark.
   PromptText out;
-  bool split = false;
-  for (const auto& p : pieces) {
-    const size_t at = p.special ? std::string::npos : p.text.find(kSplit);
-    if (split || at == std::string::npos) {
-      (split ? out.suffix : out.prefix).push_back(p);
-      continue;
+  size_t pos = 0;
+  for (const auto& p : pa) {
+    const size_t end = pos + p.text.size();
+    if (end <= at) {
+      out.prefix.push_back(p);
+    } else if (pos > at) {
+      out.suffix.push_back(p);
+    } else {
+      if (p.special) throw Error("decision: chat template lost the prompt split");
+      if (at > pos) out.prefix.push_back({p.text.substr(0, at - pos), false});
+      if (end > at + 1) out.suffix.push_back({p.text.substr(at - pos + 1), false});
     }
-    if (p.text.find(kSplit, at + 1) != std::string::npos)
-      throw Error("decision: a rule, option or situation holds the prompt split marker");
-    if (at > 0) out.prefix.push_back({p.text.substr(0, at), false});
-    if (at + kSplit.size() < p.text.size())
-      out.suffix.push_back({p.text.substr(at + kSplit.size()), false});
-    split = true;
+    pos = end;
   }
-  if (!split) throw Error("decision: chat template lost the prompt split");
   return out;
 }
 

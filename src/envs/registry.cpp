@@ -5,6 +5,8 @@
 #include "envs/factories.hpp"
 #include "envs/kwargs.hpp"
 #include "meadow/error.hpp"
+#include "util/json_parse.hpp"
+#include "util/printable.hpp"
 
 namespace meadow {
 namespace {
@@ -128,6 +130,11 @@ std::unique_ptr<Env> make(std::string_view id, const Kwargs& kwargs) {
   const Registration& reg = find_registration(id);
   if (!kwargs.is_null() && !kwargs.is_object())
     throw Error(reg.spec.id + ": kwargs must be a JSON object");
+  // Copying or comparing a json value recurses: kwargs nested deeper than any env reads (a
+  // FrozenLake desc is two levels) are refused before anything copies them.
+  if (util::json_depth(kwargs) > util::kMaxJsonDepth)
+    throw Error(reg.spec.id + ": kwargs nested deeper than " + std::to_string(util::kMaxJsonDepth) +
+                " levels");
   Kwargs merged = reg.spec.default_kwargs.is_object() ? reg.spec.default_kwargs : Kwargs::object();
   std::optional<int> max_steps = reg.spec.max_episode_steps;
   if (kwargs.is_object()) {
@@ -136,7 +143,7 @@ std::unique_ptr<Env> make(std::string_view id, const Kwargs& kwargs) {
         // Every env can be drawn at any time through scene(); no window ("human") here.
         if (!value.is_null() && value != "rgb_array")
           throw Error(reg.spec.id + ": render_mode must be null or \"rgb_array\", got " +
-                      value.dump());
+                      util::json_excerpt(value));
         continue;
       }
       if (key == "max_episode_steps") {
@@ -147,20 +154,22 @@ std::unique_ptr<Env> make(std::string_view id, const Kwargs& kwargs) {
           max_steps = value.get<int>();
         } else {
           throw Error(reg.spec.id + ": max_episode_steps must be a positive integer or null, got " +
-                      value.dump());
+                      util::json_excerpt(value));
         }
         continue;
       }
+      const std::string& name = key;  // clang 14 cannot capture a structured binding
       auto rule = std::find_if(reg.kwargs.begin(), reg.kwargs.end(),
-                               [&](const KwargRule& r) { return r.name == key; });
+                               [&](const KwargRule& r) { return r.name == name; });
       if (rule == reg.kwargs.end()) {
         std::string accepted = "render_mode, max_episode_steps";
         for (const auto& r : reg.kwargs) accepted += ", " + r.name;
-        throw Error(reg.spec.id + ": unknown kwarg '" + key + "'; accepted: " + accepted);
+        throw Error(reg.spec.id + ": unknown kwarg " + util::quoted(key) +
+                    "; accepted: " + accepted);
       }
       if (!has_type(value, rule->types))
         throw Error(reg.spec.id + ": kwarg '" + key + "' must be " + type_names(rule->types) +
-                    ", got " + value.dump());
+                    ", got " + util::json_excerpt(value));
       merged[key] = value;
     }
   }

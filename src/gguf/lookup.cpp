@@ -3,6 +3,7 @@
 
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::gguf {
 namespace {
@@ -13,7 +14,7 @@ auto checked(const File& f, std::string_view key, F&& get) {
   try {
     return get();
   } catch (const Error& e) {
-    throw Error(f.path() + ": metadata key '" + std::string(key) + "': " + e.what());
+    throw Error(f.path() + ": metadata key " + util::quoted(key) + ": " + e.what());
   }
 }
 
@@ -40,7 +41,7 @@ const Value* File::find(std::string_view key) const {
 
 const Value& File::at(std::string_view key) const {
   if (const Value* v = find(key)) return *v;
-  throw Error(path_ + ": missing metadata key '" + std::string(key) + "'");
+  throw Error(path_ + ": missing metadata key " + util::quoted(key));
 }
 
 std::string File::get_string(std::string_view key) const {
@@ -91,7 +92,7 @@ const TensorInfo* File::find_tensor(std::string_view name) const {
 
 const TensorInfo& File::tensor(std::string_view name) const {
   if (const TensorInfo* t = find_tensor(name)) return *t;
-  throw Error(path_ + ": missing tensor '" + std::string(name) + "'");
+  throw Error(path_ + ": missing tensor " + util::quoted(name));
 }
 
 }  // namespace meadow::gguf

@@ -5,6 +5,7 @@
 
 #include "gguf/parse.hpp"
 #include "gguf/value_type.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::gguf {
 namespace {
@@ -127,7 +128,7 @@ std::vector<KeyValue> parse_metadata(Cursor& c, uint64_t n_kv) {
     c.set_context("metadata entry " + std::to_string(i));
     KeyValue e;
     e.key = c.read_string("key");
-    c.set_context("metadata key '" + e.key + "'");
+    c.set_context("metadata key " + util::quoted(e.key));
     const ValueType t = read_type(c, "value type");
     e.value = read_value(c, t, 0);
     kv.push_back(std::move(e));
@@ -139,7 +140,7 @@ std::vector<KeyValue> parse_metadata(Cursor& c, uint64_t n_kv) {
   for (const auto& e : kv) keys.push_back(&e.key);
   std::sort(keys.begin(), keys.end(), [](auto* a, auto* b) { return *a < *b; });
   for (size_t i = 1; i < keys.size(); ++i) {
-    if (*keys[i] == *keys[i - 1]) c.fail("duplicate metadata key '" + *keys[i] + "'");
+    if (*keys[i] == *keys[i - 1]) c.fail("duplicate metadata key " + util::quoted(*keys[i]));
   }
   return kv;
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gguf/parse.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::gguf {
 namespace {
@@ -12,7 +13,7 @@ TensorInfo read_tensor_info(Cursor& c, uint64_t index) {
   c.set_context("tensor " + std::to_string(index));
   TensorInfo t;
   t.name = c.read_string("name");
-  c.set_context("tensor '" + t.name + "'");
+  c.set_context("tensor " + util::quoted(t.name));
   const auto n_dims = c.read<uint32_t>("n_dims");
   if (n_dims < 1 || n_dims > kMaxDims) {
     c.fail_here("n_dims " + std::to_string(n_dims) + " is outside 1.." + std::to_string(kMaxDims));
@@ -60,7 +61,7 @@ std::vector<TensorInfo> parse_tensor_table(Cursor& c, uint64_t n_tensors) {
   for (const auto& t : tensors) names.push_back(&t.name);
   std::sort(names.begin(), names.end(), [](auto* a, auto* b) { return *a < *b; });
   for (size_t i = 1; i < names.size(); ++i) {
-    if (*names[i] == *names[i - 1]) c.fail("duplicate tensor name '" + *names[i] + "'");
+    if (*names[i] == *names[i - 1]) c.fail("duplicate tensor name " + util::quoted(*names[i]));
   }
   return tensors;
 }
@@ -80,12 +81,12 @@ void place_tensors(std::vector<TensorInfo>& tensors, const uint8_t* base, uint64
   const uint64_t data_size = file_size - data_start;
   for (auto& t : tensors) {
     if (t.offset % alignment != 0) {
-      c.fail("tensor '" + t.name + "': offset " + std::to_string(t.offset) +
+      c.fail("tensor " + util::quoted(t.name) + ": offset " + std::to_string(t.offset) +
              " is not a multiple of the alignment " + std::to_string(alignment));
     }
     if (t.offset > data_size || t.nbytes > data_size - t.offset) {
       // Report the end in file coordinates; it may exceed 64 bits, so say it in two parts.
-      c.fail("truncated: tensor '" + t.name + "' data (" + std::to_string(t.nbytes) +
+      c.fail("truncated: tensor " + util::quoted(t.name) + " data (" + std::to_string(t.nbytes) +
              " bytes at data offset " + std::to_string(t.offset) + ") ends past the file end: " +
              "data section starts at byte " + std::to_string(data_start) + " and the file has " +
              std::to_string(file_size) + " bytes");
@@ -100,9 +101,10 @@ void place_tensors(std::vector<TensorInfo>& tensors, const uint8_t* base, uint64
     const auto& prev = tensors[order[i - 1]];
     const auto& cur = tensors[order[i]];
     if (prev.offset + prev.nbytes > cur.offset) {  // no overflow: both lie inside the file
-      c.fail("tensors '" + prev.name + "' and '" + cur.name + "' overlap (bytes " +
-             std::to_string(prev.offset) + ".." + std::to_string(prev.offset + prev.nbytes) +
-             " and " + std::to_string(cur.offset) + ".. of the data section)");
+      c.fail("tensors " + util::quoted(prev.name) + " and " + util::quoted(cur.name) +
+             " overlap (bytes " + std::to_string(prev.offset) + ".." +
+             std::to_string(prev.offset + prev.nbytes) + " and " + std::to_string(cur.offset) +
+             ".. of the data section)");
     }
   }
 }

@@ -1,6 +1,7 @@
 // GGUF v3 writer for tests and tools: metadata of every type, tensors at aligned offsets.
 #include "gguf/writer.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -10,6 +11,7 @@
 
 #include "gguf/value_type.hpp"
 #include "meadow/error.hpp"
+#include "util/atomic_file.hpp"
 
 namespace meadow::gguf {
 namespace {
@@ -336,11 +338,11 @@ std::vector<uint8_t> Writer::bytes() const {
 
 void Writer::write(const std::string& path) const {
   const std::vector<uint8_t> b = bytes();
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
-  if (!f) throw Error(path + ": cannot write: " + std::strerror(errno));
-  if (std::fwrite(b.data(), 1, b.size(), f.get()) != b.size() || std::fflush(f.get()) != 0) {
+  // A temporary file renamed onto path when complete: a reader never maps half a model.
+  util::AtomicFile f(path);
+  if (std::fwrite(b.data(), 1, b.size(), f.stream()) != b.size())
     throw Error(path + ": cannot write: " + std::strerror(errno));
-  }
+  f.commit();
 }
 
 }  // namespace meadow::gguf

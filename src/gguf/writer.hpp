@@ -62,7 +62,8 @@ class Writer {
 
   // The whole file.
   std::vector<uint8_t> bytes() const;
-  // Writes bytes() to path; throws meadow::Error "PATH: cannot write: ..." on failure.
+  // Writes bytes() to a temporary file renamed onto path (util/atomic_file.hpp); throws
+  // meadow::Error naming the path on failure, leaving what the path held.
   void write(const std::string& path) const;
 
  private:

@@ -78,8 +78,11 @@ const Tokenizer& Mind::tokenizer() const {
 const diffusion::Decider& Mind::decider_for(const Task& task) {
   validate(task);
   const auto choices = choices_of(task);
-  // The prefix text identifies the cache: editing the rule or an option makes a new one.
-  std::string key = task.rule + '\x1f' + diffusion::options_block(choices);
+  // The table identifies the cache: editing the rule or an option makes a new one. Each text is
+  // length-prefixed: joined with separators, an option text holding "\nB) ..." made the same
+  // key as two options, and the second table got the first one's letters.
+  std::string key = std::to_string(task.rule.size()) + ':' + task.rule;
+  for (const auto& c : choices) key += c.letter + std::to_string(c.text.size()) + ':' + c.text;
   std::lock_guard lock(*mu_);
   auto it = deciders_.find(key);
   if (it == deciders_.end()) {

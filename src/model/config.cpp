@@ -3,6 +3,7 @@
 
 #include "meadow/error.hpp"
 #include "meadow/model.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::model {
 
@@ -28,8 +29,8 @@ Arch parse_arch(const gguf::File& f) {
   if (name == "llada") return Arch::Llada;
   if (name == "qwen2") return Arch::Qwen2;
   if (name == "llama") return Arch::Llama;
-  throw Error(f.path() + ": unsupported architecture '" + name +
-              "' (expected dream, llada, qwen2 or llama)");
+  throw Error(f.path() + ": unsupported architecture " + util::quoted(name) +
+              " (expected dream, llada, qwen2 or llama)");
 }
 
 int64_t positive(const gguf::File& f, const std::string& key, uint64_t v) {

@@ -1,5 +1,4 @@
 // Animated GIF writer on giflib 5.2, streaming: each add() encodes and writes one frame.
-#include <fcntl.h>
 #include <gif_lib.h>
 #include <unistd.h>
 
@@ -8,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +15,7 @@
 #include "meadow/render.hpp"
 #include "render/frame_check.hpp"
 #include "render/palette.hpp"
+#include "util/atomic_file.hpp"
 
 namespace meadow {
 
@@ -79,7 +80,13 @@ std::vector<uint32_t> region_pixels(const Frame& f, const Rect& r) {
 struct GifWriter::State {
   std::string path;
   GifOptions options;
+  // The GIF is written to a temporary file beside `path`, renamed onto it by close(): a failed
+  // or unfinished GIF leaves `path` as it was. Declared before `gif`, so giflib closes the
+  // descriptor before the temporary file is removed.
+  std::unique_ptr<util::AtomicFile> file;
   GifPtr gif;
+  bool failed = false;        // a write failed: the file is never finished
+  int uncaught_at_start = 0;  // std::uncaught_exceptions() when the writer was made
   int frames = 0;
   Frame previous;
   Palette global;          // the first frame's palette, reused while it covers a frame's colours
@@ -87,12 +94,13 @@ struct GifWriter::State {
   long long total_ms = 0;  // delay asked for so far
   long long total_cs = 0;  // delay written so far, in GIF's 1/100 s
 
-  [[noreturn]] void fail(const std::string& what) const {
+  [[noreturn]] void fail(const std::string& what) {
+    failed = true;
     const int code = gif ? gif->Error : 0;
     const char* msg = code ? GifErrorString(code) : nullptr;
     throw Error("gif " + path + ": " + what + (msg ? std::string(": ") + msg : std::string()));
   }
-  void check(int rc, const char* what) const {
+  void check(int rc, const char* what) {
     if (rc == GIF_ERROR) fail(what);
   }
 
@@ -181,15 +189,19 @@ GifWriter::GifWriter(const std::string& path, const GifOptions& options)
     : state_(std::make_unique<State>()) {
   state_->path = path;
   state_->options = options;
-  // Opened here, not by EGifOpenFileName, which creates files 0600: a GIF is for sharing,
-  // so it gets the same permissions as any other file the user writes (0666 & ~umask).
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) throw Error("gif: cannot open " + path + " for writing: " + std::strerror(errno));
+  state_->uncaught_at_start = std::uncaught_exceptions();
+  // Opened by AtomicFile, not by EGifOpenFileName, which creates files 0600: a GIF is for
+  // sharing, so it gets the same permissions as any other file the user writes.
+  try {
+    state_->file = std::make_unique<util::AtomicFile>(path);
+  } catch (const Error& e) {
+    throw Error(std::string("gif: ") + e.what());
+  }
+  const int fd = state_->file->release_fd();
   int err = 0;
   state_->gif.reset(EGifOpenFileHandle(fd, &err));  // owns fd from here on success
   if (!state_->gif) {
-    ::close(fd);
-    std::remove(path.c_str());
+    ::close(fd);  // the temporary file goes with state_->file; path is untouched
     const char* why = GifErrorString(err);
     throw Error("gif: cannot open " + path +
                 " for writing: " + (why ? why : "unknown giflib error"));
@@ -199,8 +211,18 @@ GifWriter::GifWriter(const std::string& path, const GifOptions& options)
 
 GifWriter::~GifWriter() {
   if (!state_ || !state_->gif) return;
+  // Finished only when frames were written without error and no exception is unwinding past
+  // this writer: a failed episode must not replace the file with a partial one.
+  const bool finish = state_->frames > 0 && !state_->failed &&
+                      std::uncaught_exceptions() <= state_->uncaught_at_start;
+  if (finish) {
+    try {
+      close();
+    } catch (const Error&) {  // a destructor does not throw; the temporary file is removed
+    }
+  }
   state_->gif.reset();
-  if (state_->frames == 0) std::remove(state_->path.c_str());
+  state_->file.reset();  // removes the temporary file unless close() committed it
 }
 
 GifWriter::GifWriter(GifWriter&&) noexcept = default;
@@ -241,17 +263,26 @@ void GifWriter::add(const Frame& frame, int delay_ms) {
 void GifWriter::close() {
   State& s = *state_;
   if (!s.gif) return;
-  if (s.frames == 0) {
+  if (s.frames == 0 || s.failed) {
     s.gif.reset();
-    std::remove(s.path.c_str());
+    s.file.reset();  // only the temporary file is removed, never s.path
+    if (s.failed) throw Error("gif " + s.path + ": not written, an earlier write failed");
     throw Error("gif " + s.path + ": no frames were added");
   }
   int err = 0;
   const int rc = EGifCloseFile(s.gif.release(), &err);
   if (rc == GIF_ERROR) {
+    s.file.reset();
     const char* msg = GifErrorString(err);
     throw Error("gif " + s.path + ": cannot finish the file: " + (msg ? msg : "unknown error"));
   }
+  try {
+    s.file->commit();
+  } catch (const Error& e) {
+    s.file.reset();
+    throw Error(std::string("gif: ") + e.what());
+  }
+  s.file.reset();
 }
 
 int GifWriter::frames() const {

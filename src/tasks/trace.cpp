@@ -6,13 +6,17 @@
 
 namespace meadow {
 
-TraceWriter::TraceWriter(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "w")) {
-  if (!f_) throw Error("cannot write trace file " + path);
+TraceWriter::TraceWriter(const std::string& path) : path_(path) {
+  try {
+    file_ = std::make_unique<util::AtomicFile>(path);
+    f_ = file_->stream();
+  } catch (const Error& e) {
+    throw Error(std::string("trace: ") + e.what());
+  }
 }
 
-TraceWriter::~TraceWriter() {
-  if (f_) std::fclose(f_);
-}
+// Not closed: the temporary file goes with file_, and the path keeps what it held.
+TraceWriter::~TraceWriter() = default;
 
 void TraceWriter::write(const EpisodeStep& s) {
   nlohmann::ordered_json j;
@@ -25,17 +29,27 @@ void TraceWriter::write(const EpisodeStep& s) {
   j["action"] = s.action;
   j["reward"] = s.reward;
   j["lat_ms"] = s.lat_ms;
-  const std::string line = j.dump() + "\n";
+  // Invalid UTF-8 in a status sentence is replaced rather than thrown mid-episode.
+  const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (f_ && std::fwrite(line.data(), 1, line.size(), f_) != line.size())
     throw Error("cannot write trace file " + path_);
 }
 
 void TraceWriter::close() {
-  if (!f_) return;
+  if (!file_) return;
   const bool bad = std::ferror(f_) != 0;
-  const bool closed = std::fclose(f_) == 0;
   f_ = nullptr;
-  if (bad || !closed) throw Error("cannot write trace file " + path_);
+  if (bad) {
+    file_.reset();
+    throw Error("cannot write trace file " + path_);
+  }
+  try {
+    file_->commit();
+  } catch (const Error& e) {
+    file_.reset();
+    throw Error(std::string("trace: ") + e.what());
+  }
+  file_.reset();
 }
 
 }  // namespace meadow

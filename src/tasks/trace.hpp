@@ -2,13 +2,17 @@
 #pragma once
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "meadow/task.hpp"
+#include "util/atomic_file.hpp"
 
 namespace meadow {
 
 // {"step", "status", "letter", "probs": {letter: p}, "action", "reward", "lat_ms"} per line.
+// Lines go to a temporary file beside the path, renamed onto it by close(); a writer destroyed
+// unclosed (a failed episode) leaves the path as it was.
 class TraceWriter {
  public:
   explicit TraceWriter(const std::string& path);  // throws meadow::Error naming the file
@@ -20,7 +24,8 @@ class TraceWriter {
 
  private:
   std::string path_;
-  std::FILE* f_ = nullptr;
+  std::unique_ptr<util::AtomicFile> file_;
+  std::FILE* f_ = nullptr;  // file_'s stream
 };
 
 }  // namespace meadow

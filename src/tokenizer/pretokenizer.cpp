@@ -8,6 +8,7 @@
 
 #include "meadow/error.hpp"
 #include "tokenizer/utf8.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::tokenizer {
 namespace {
@@ -62,8 +63,8 @@ PreFamily pre_family(std::string_view pre) {
     if (pre == n) return PreFamily::gpt2;
   }
   if (pre == "smollm") return PreFamily::smollm;
-  throw Error("unsupported pre-tokenizer '" + std::string(pre) +
-              "' (supported: qwen2, llama-bpe/llama3, default/gpt2, smollm)");
+  throw Error("unsupported pre-tokenizer " + util::quoted(pre) +
+              " (supported: qwen2, llama-bpe/llama3, default/gpt2, smollm)");
 }
 
 struct PreTokenizer::Regex {

@@ -14,6 +14,7 @@
 #include "tokenizer/pretokenizer.hpp"
 #include "tokenizer/special_matcher.hpp"
 #include "tokenizer/utf8.hpp"
+#include "util/printable.hpp"
 
 namespace meadow {
 
@@ -37,11 +38,10 @@ constexpr size_t kCacheMax = 1 << 16;
   throw Error("tokenizer: " + msg);
 }
 
+// Token and merge texts come from the model file: quoted escaped (util/printable.hpp), cut at
+// 40 bytes.
 std::string quoted(std::string_view s) {
-  std::string out = "'";
-  out.append(s.substr(0, 40));
-  if (s.size() > 40) out += "...";
-  return out + "'";
+  return util::quoted(s, 40);
 }
 
 }  // namespace

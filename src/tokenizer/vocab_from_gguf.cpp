@@ -4,6 +4,7 @@
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 #include "meadow/tokenizer.hpp"
+#include "util/printable.hpp"
 
 namespace meadow {
 namespace {
@@ -14,7 +15,7 @@ auto for_key(std::string_view key, F&& read) {
   try {
     return read();
   } catch (const Error& e) {
-    throw Error("metadata key '" + std::string(key) + "': " + e.what());
+    throw Error("metadata key " + util::quoted(key) + ": " + e.what());
   }
 }
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -82,6 +84,58 @@ TEST(ModelCommands, CachedPrefixEqualsUncachedSameMaskAndRowsSelect) {
     EXPECT_EQ(rows["logits"][r][0], full["logits"][r][7]);
     EXPECT_EQ(rows["logits"][r][1], full["logits"][r][3]);
   }
+}
+
+// The fixture with its general.name (same length) replaced by `name`, written to `out`.
+std::string with_name(const std::string& name, const std::string& out) {
+  std::ifstream in(fixture(), std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string bytes = ss.str();
+  const std::string old = "meadow random dream fixture";
+  EXPECT_EQ(name.size(), old.size());
+  const size_t at = bytes.find(old);
+  EXPECT_NE(at, std::string::npos);
+  bytes.replace(at, old.size(), name);
+  std::ofstream(out, std::ios::binary) << bytes;
+  return out;
+}
+
+// A model's name is arbitrary bytes: shown escaped (an ESC once reached the terminal), and
+// invalid UTF-8 in --json is replaced (dump() threw, exit 2).
+TEST(ModelCommands, InfoShowsControlBytesOfTheFileEscaped) {
+  using namespace std::string_literals;
+  const std::string path = with_name("meadow \x1b[2J\xff\x07 dream fixture"s,
+                                     std::string(MEADOW_BINARY_DIR) + "/cli_fixtures/odd.gguf");
+  const Result human = run("model info " + path);
+  ASSERT_EQ(human.code, 0);
+  EXPECT_NE(human.out.find("meadow \\x1b[2J\\xff\\x07 dream fixture"), std::string::npos)
+      << human.out;
+  EXPECT_EQ(human.out.find('\x1b'), std::string::npos);
+  const Result j = run("model info --json " + path);
+  ASSERT_EQ(j.code, 0);
+  EXPECT_EQ(nlohmann::json::parse(j.out)["name"], "meadow \x1b[2J\xef\xbf\xbd\x07 dream fixture");
+}
+
+// A NUL inside file text no longer cuts the error message short.
+TEST(ModelCommands, ErrorsShowFileTextEscapedPastANul) {
+  using namespace std::string_literals;
+  std::ifstream in(fixture(), std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string bytes = ss.str();
+  const size_t at = bytes.find("dream");  // general.architecture's value comes first
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 5, "dr\0\x1bm"s);
+  const std::string path = std::string(MEADOW_BINARY_DIR) + "/cli_fixtures/nul_arch.gguf";
+  std::ofstream(path, std::ios::binary) << bytes;
+  const std::string err = std::string(MEADOW_BINARY_DIR) + "/cli_fixtures/nul_arch.err";
+  const Result r = meadow::cli_test::run_cli("model info " + path, "", err);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unsupported architecture 'dr\\x00\\x1bm' (expected dream"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
 }
 
 TEST(ModelCommands, BadInputExitsTwo) {

@@ -45,6 +45,25 @@ TEST(Registry, KwargsAreCheckedByNameAndType) {
   EXPECT_THROW(make("CartPole-v1", nlohmann::json::array()), Error);
 }
 
+// kwargs built in code (not parsed) may nest as deep as they like: make() refuses them before
+// anything copies or quotes them, both of which recurse.
+TEST(Registry, DeeplyNestedKwargsAreRefusedWithoutRecursing) {
+  nlohmann::json deep = nlohmann::json::array();
+  for (int i = 0; i < 100000; ++i) {  // moved in, never copied
+    nlohmann::json outer = nlohmann::json::array();
+    outer.push_back(std::move(deep));
+    deep = std::move(outer);
+  }
+  nlohmann::json kwargs = nlohmann::json::object();
+  kwargs["desc"] = std::move(deep);
+  auto msg = error_of([&] { make("FrozenLake-v1", kwargs); });
+  EXPECT_NE(msg.find("nested deeper than 64 levels"), std::string::npos) << msg.substr(0, 200);
+  // A long value in an error is quoted cut short.
+  msg = error_of([] { make("CartPole-v1", {{"sutton_barto_reward", std::vector<int>(5000, 1)}}); });
+  EXPECT_NE(msg.find("..."), std::string::npos) << msg.substr(0, 200);
+  EXPECT_LT(msg.size(), 300u);
+}
+
 TEST(Registry, StepBeforeResetAndInvalidActionsThrow) {
   auto env = make("CartPole-v1");
   auto msg = error_of([&] { env->step({0}); });

@@ -50,6 +50,20 @@ TEST(Mind, LoadsAnExplicitPath) {
   EXPECT_EQ(Mind(path, MindOptions{.threads = 3}).options().threads, 3);
 }
 
+// Two tables whose prompts read the same but whose letters differ get their own decisions: the
+// cache key once joined the texts, so the second table was decided with the first one's letters.
+TEST(Mind, TablesThatReadAlikeKeepTheirOwnLetters) {
+  Mind mind(mind_test::train_fixture());
+  Task one = demo();
+  one.options = {{'A', "stop\nB) go", {0}, ""}};
+  one.sanity.clear();
+  Task two = demo();
+  two.options = {{'A', "stop", {0}, ""}, {'B', "go", {1}, ""}};
+  two.sanity.clear();
+  EXPECT_EQ(mind.decide_status(one, "The light is red.").probs.size(), 1u);
+  EXPECT_EQ(mind.decide_status(two, "The light is red.").probs.size(), 2u);
+}
+
 TEST(Mind, DecideMapsTheLetterToItsAction) {
   Mind mind(mind_test::train_fixture());
   Task t = demo();

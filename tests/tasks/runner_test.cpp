@@ -104,6 +104,32 @@ TEST(Runner, BadInputThrowsMeadowError) {
   EXPECT_THROW(builtin_task("pong"), Error);
 }
 
+// A failed episode leaves the files it would have written as they were: `play --gif F
+// --trace DIR` once deleted F (the GIF writer removed its path when it held no frame).
+TEST(Runner, AFailedEpisodeLeavesExistingFilesAsTheyWere) {
+  BuiltinTask bt = builtin_task("cartpole");
+  const std::string gif = tmp("keep.gif"), trace = tmp("keep.jsonl");
+  std::ofstream(gif) << "old gif";
+  std::ofstream(trace) << "old trace";
+  RunOptions o;
+  o.gif_path = gif;
+  o.trace_path = tmp("");  // a folder: the trace cannot be opened
+  EXPECT_THROW(run_episode(bt.task, meadow::testing::reader_decider(), o), Error);
+  o.trace_path = trace;
+  int calls = 0;
+  const DecideFn failing = [&](Task& task, const Values& obs) {
+    if (++calls == 3) throw Error("the model failed");
+    return meadow::testing::reader_decider()(task, obs);
+  };
+  EXPECT_THROW(run_episode(bt.task, failing, o), Error);  // two frames and lines written
+  std::ifstream g(gif), t(trace);
+  std::string gif_text, trace_text;
+  std::getline(g, gif_text);
+  std::getline(t, trace_text);
+  EXPECT_EQ(gif_text, "old gif");
+  EXPECT_EQ(trace_text, "old trace");
+}
+
 TEST(Runner, Percentile) {
   EXPECT_EQ(percentile({}, 0.5), 0.0);
   EXPECT_EQ(percentile({3, 1, 2}, 0.5), 2.0);

@@ -210,6 +210,20 @@ TEST(Tokenizer, BadVocabulariesAreRejectedWithClearErrors) {
   expect_error(bad_pre, "unsupported pre-tokenizer 'klingon'");
 }
 
+// Token, merge and pre-tokenizer texts come from the model file: quoted escaped, so a NUL
+// does not cut the message and an ESC does not reach the terminal.
+TEST(Tokenizer, FileTextInErrorsIsEscaped) {
+  using namespace std::string_literals;
+  Vocab merge = byte_vocab();
+  merge.merges.push_back("a \x1b[2Jz\0tail"s);
+  expect_error(merge, "references unknown token '\\x1b[2Jz\\x00tail'");
+  Vocab pre = byte_vocab("qwen\0\x07"s);
+  expect_error(pre, "unsupported pre-tokenizer 'qwen\\x00\\x07'");
+  Vocab model = byte_vocab();
+  model.model = "bpe\x1b"s;
+  expect_error(model, "unsupported tokenizer model 'bpe\\x1b'");
+}
+
 TEST(Tokenizer, MissingByteTokenUsesUnknownOrFails) {
   Vocab v = byte_vocab();
   v.tokens['z'] = "<unk>";  // byte 'z' no longer has its token; id 'z' becomes <unk>

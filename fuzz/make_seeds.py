@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Writes fuzz/corpus/*: the small seed inputs of the fuzz targets (committed; rerun to
+regenerate). Usage: /usr/bin/python3 fuzz/make_seeds.py"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from gguf_py import gguf_file as gf  # noqa: E402
+from gguf_py import quant  # noqa: E402
+
+
+def put(target, name, data):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+
+
+def every_type_gguf(path):
+    """Every metadata value type (a nested array too), a few tokens, one tensor per type."""
+    w = gf.Writer(path)
+    for i, (vtype, value) in enumerate([(gf.U8, 7), (gf.I8, -7), (gf.U16, 700), (gf.I16, -700),
+                                        (gf.U32, 70000), (gf.I32, -70000), (gf.F32, 0.5),
+                                        (gf.BOOL, True), (gf.U64, 2**40), (gf.I64, -2**40),
+                                        (gf.F64, 1e-300)]):
+        w.add(f"meadow.v{i}", vtype, value)
+    w.add("general.name", gf.STRING, "seed")
+    w.add("meadow.nested", gf.ARRAY, (gf.ARRAY, [(gf.U8, [1, 2]), (gf.STRING, ["a"])]))
+    w.add("tokenizer.ggml.model", gf.STRING, "gpt2")
+    w.add("tokenizer.ggml.pre", gf.STRING, "default")
+    w.add("tokenizer.ggml.tokens", gf.ARRAY, (gf.STRING, ["a", "b", "ab", "<|im_start|>"]))
+    w.add("tokenizer.ggml.token_type", gf.ARRAY, (gf.I32, [1, 1, 1, 3]))
+    w.add("tokenizer.ggml.merges", gf.ARRAY, (gf.STRING, ["a b"]))
+    w.add("tokenizer.ggml.bos_token_id", gf.U32, 3)
+    rng = np.random.default_rng(0)
+    plan = [("f32", [4], "F32"), ("f16", [2, 2], "F16"), ("bf16", [4], "BF16"),
+            ("q8_0", [32], "Q8_0"), ("q4_0", [32], "Q4_0"), ("q4_k", [256], "Q4_K"),
+            ("q6_k", [256], "Q6_K")]
+    for name, dims, t in plan:
+        w.declare(name, dims, t)
+    w.begin()
+    for name, dims, t in plan:
+        w.write(name, [quant.quantize(t, rng.standard_normal(int(np.prod(dims))))])
+    w.end()
+
+
+def main():
+    tmp = os.path.join(HERE, "corpus", "gguf")
+    os.makedirs(tmp, exist_ok=True)
+    every_type_gguf(os.path.join(tmp, "every_type.gguf"))
+    for arch in ("dream", "llama"):
+        subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_fixture.py"), "--arch",
+                        arch, "--type", "F16", "--hidden", "4", "--layers", "1", "--heads", "1",
+                        "--kv-heads", "1", "--ffn", "4", "--vocab", "264", "--ctx", "8",
+                        "--tied", "--out", os.path.join(tmp, f"tiny_{arch}.gguf")], check=True)
+    with open(os.path.join(tmp, "every_type.gguf"), "rb") as f:
+        put("gguf", "truncated.gguf", f.read()[:200])
+
+    put("tokenizer", "plain", "the thing in the rain, 12 and 3")
+    put("tokenizer", "special", "<|im_start|>user\nthe <think> ok<|endoftext|>")
+    put("tokenizer", "unicode", "caf\u00e9 cafe\u0301 \u2713 \u65e5\u672c \U0001F600  \t\n\n")
+    put("tokenizer", "invalid", b"ok \xff\xfe \xc3( \xe2\x9c end")
+
+    put("json", "discrete", "[0, 1, 1, 0]")
+    put("json", "box", "[[0.5], [-1.0], [2e-3]]")
+    put("json", "nested", '[[[0.25, -0.5]], [[1, 1]]]')
+    put("json", "frozenlake", '{"map_name": "8x8", "is_slippery": false, "max_episode_steps": 5}')
+    put("json", "lander", '{"continuous": true, "gravity": -9.8, "enable_wind": true}')
+    put("json", "desc", '{"desc": ["SFFF", "FHFH", "FFFH", "HFFG"], "render_mode": null}')
+
+    sep = b"\xff"
+    for i, fields in enumerate([
+            [b"", b"If the pole is falling left, choose A.", b"The pole is falling left.",
+             b"push left", b"push right"],
+            [b"Read the rule.", b"Walk to the goal.", b"The goal is east.", b"go north",
+             b"go east", b"go south"],
+            [b"", b"<|im_start|>x", b"  spaced  ", b"a\nb"]]):
+        put("prompt", f"table{i}", bytes([i]) + sep.join(fields))
+
+
+if __name__ == "__main__":
+    main()
