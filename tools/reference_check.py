@@ -51,7 +51,7 @@ def main(argv):
     for s in corpus:
         if not s:
             continue
-        ours = cli(["tokenize", "--model", a.model, s, "--json"], a.cli)["ids"]
+        ours = cli(["tokenize", "--model", a.model, "--json", "--", s], a.cli)["ids"]
         ref = tok(s, add_special_tokens=False)["input_ids"]
         if ours != ref:
             mism += 1
@@ -67,7 +67,7 @@ def main(argv):
         model.lm_head.weight = model.model.embed_tokens.weight
     ok = mism == 0
     for p in PROMPTS:
-        ids = cli(["tokenize", "--model", a.model, p, "--json"], a.cli)["ids"]
+        ids = cli(["tokenize", "--model", a.model, "--json", "--", p], a.cli)["ids"]
         rows = list(range(max(0, len(ids) - 3), len(ids)))
         ours = cli(["logits", "--model", a.model, "--ids", ",".join(map(str, ids)),
                     "--positions", ",".join(map(str, rows)), "--json"], a.cli)["logits"]
