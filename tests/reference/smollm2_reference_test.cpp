@@ -21,6 +21,7 @@
 #include "meadow/decision.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/model.hpp"
+#include "meadow/tasks.hpp"
 #include "meadow/tokenizer.hpp"
 
 namespace meadow {
@@ -213,6 +214,21 @@ TEST_F(Smollm2Reference, DecisionReadsBothLetterForms) {
   }
   const auto got = d.decide("Thick fog is rolling in over the rocks.");
   EXPECT_NEAR(got.probs[0].second + got.probs[1].second, 1.0, 1e-9);
+}
+
+// The Mind API runs a built-in exam on the causal model with its own chat template; what it
+// scores zero-shot is measured by `meadow-mind reading`, not asserted here.
+TEST_F(Smollm2Reference, MindRunsABuiltinExam) {
+  Mind mind("smollm2-135m", MindOptions{.threads = 2});
+  EXPECT_EQ(mind.model().config().arch, model::Arch::Llama);
+  const ExamResult r = mind.exam(builtin_task("cartpole").task);
+  EXPECT_EQ(r.n_total, 10);
+  for (const auto& d : r.decisions) {
+    double sum = 0;
+    for (const auto& [letter, p] : d.probs) sum += p;
+    EXPECT_NEAR(sum, 1.0, 1e-9);
+    EXPECT_GT(d.lat_ms, 0.0);
+  }
 }
 
 }  // namespace
