@@ -4,7 +4,8 @@
 //   prefix + suffix is exactly the chat rendering of the contract's user message
 //     "Rule: R\nOptions:\nA) ..\n...Situation: S" (the split marker leaves no trace);
 //   options_block writes "L) text\n" per option;
-//   both halves tokenize, with every id inside the vocabulary.
+//   both halves tokenize (encode_chat) with every id inside the vocabulary and no control
+//   token but the template markup's (user text never becomes one).
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -80,15 +81,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const Error&) {
     return 0;  // refused input is fine; a wrong prompt is not
   }
-  if (p.prefix != q.prefix) std::abort();
+  if (p.prefix_text() != q.prefix_text()) std::abort();
 
   std::vector<ChatMessage> msgs;
   if (!system.empty()) msgs.push_back({"system", system});
   msgs.push_back({"user", "Rule: " + rule + "\nOptions:\n" + block + "Situation: " + situation});
-  if (p.prefix + p.suffix != render_chat(detect_chat_template(tok), msgs, true)) std::abort();
+  if (p.prefix_text() + p.suffix_text() != render_chat(detect_chat_template(tok), msgs, true))
+    std::abort();
 
-  for (const std::string* half : {&p.prefix, &p.suffix})
-    for (int32_t id : tok.encode(*half, true))
+  // Ids stay inside the vocabulary, and user text never becomes a control token: the halves
+  // hold exactly as many control ids as the template's own markup pieces.
+  for (const auto* half : {&p.prefix, &p.suffix}) {
+    size_t markup = 0, control = 0;
+    for (const auto& piece : *half) markup += piece.special && tok.find(piece.text);
+    for (int32_t id : encode_chat(tok, *half)) {
       if (id < 0 || id >= tok.size()) std::abort();
+      control += tok.type(id) == TokenType::control;
+    }
+    if (control != markup) std::abort();
+  }
   return 0;
 }
