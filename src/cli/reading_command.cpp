@@ -178,6 +178,7 @@ ordered_json score_model(const std::string& name, const std::vector<Item>& items
 }
 
 void print_table(const std::vector<ordered_json>& rows) {
+  std::printf("%d items\n\n", rows[0]["natural"]["n"].get<int>());
   std::printf("| |");
   for (const auto& r : rows) std::printf(" %s |", r["model"].get<std::string>().c_str());
   std::printf("\n|---|");
@@ -198,10 +199,10 @@ void print_table(const std::vector<ordered_json>& rows) {
     std::snprintf(buf, sizeof buf, fmt, v);
     return std::string(buf);
   };
-  line("natural set", [&](const ordered_json& r) {
+  line("hand-written set", [&](const ordered_json& r) {
     return frac(r["natural"]["right"].get<int>(), r["natural"]["n"].get<int>());
   });
-  line("natural, options in reverse order", [&](const ordered_json& r) {
+  line("same set, options listed in reverse", [&](const ordered_json& r) {
     return frac(r["natural_reversed_order"]["right"].get<int>(), r["natural"]["n"].get<int>());
   });
   line("same letter after reordering", [&](const ordered_json& r) {
@@ -222,8 +223,10 @@ void print_table(const std::vector<ordered_json>& rows) {
     return frac(r["builtin_relabelled"][0].get<int>(), r["builtin_relabelled"][1].get<int>());
   });
   for (const char* k : {"cached_p50", "cached_p95", "uncached_p50", "uncached_p95"}) {
-    line(std::string("latency ") + k + " (ms)",
-         [&](const ordered_json& r) { return num(r["latency_ms"][k].get<double>(), "%.2f"); });
+    line(std::string("latency ") + k + " (ms)", [&](const ordered_json& r) {
+      const auto& v = r["latency_ms"][k];
+      return v.is_null() ? std::string("-") : num(v.get<double>(), "%.2f");
+    });
   }
 }
 
