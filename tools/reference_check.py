@@ -40,6 +40,12 @@ def main(argv):
     ap.add_argument("model")
     ap.add_argument("--cli", default=str(ROOT / "build" / "meadow-mind"))
     a = ap.parse_args(argv)
+    # A private copy of the binary: a rebuild during the run must not swap it underneath.
+    import shutil
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="meadow-refcheck-")
+    a.cli = shutil.copy2(a.cli, os.path.join(tmp, "meadow-mind"))
     import numpy as np
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
