@@ -32,7 +32,7 @@ for t in "${targets[@]}"; do
     nice -n "${NICE:-0}" "build-fuzz/fuzz/$t" -max_total_time="$secs" -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" \
     "$found" "$seeds" >"build-fuzz/logs/$t.log" 2>&1; then
-    grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb)" \
+    grep -E "^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::peak_rss_mb)" \
       "build-fuzz/logs/$t.log" || true
   else
     failed+=("$t")

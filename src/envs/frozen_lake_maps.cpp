@@ -7,6 +7,7 @@
 
 #include "envs/np_random.hpp"
 #include "meadow/error.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::envs {
 
@@ -15,7 +16,7 @@ LakeMap frozen_lake_named_map(std::string_view name) {
   if (name == "8x8")
     return {"SFFFFFFF", "FFFFFFFF", "FFFHFFFF", "FFFFFHFF",
             "FFFHFFFF", "FHHFFFHF", "FHFFHFHF", "FFFHFFFG"};
-  throw Error("FrozenLake-v1: unknown map_name '" + std::string(name) + "' (known: 4x4, 8x8)");
+  throw Error("FrozenLake-v1: unknown map_name " + util::quoted(name) + " (known: 4x4, 8x8)");
 }
 
 void check_lake_map(const LakeMap& map) {
@@ -26,7 +27,9 @@ void check_lake_map(const LakeMap& map) {
       throw Error("FrozenLake-v1: desc rows must all have the same length");
     for (char c : row) {
       if (c != 'S' && c != 'F' && c != 'H' && c != 'G')
-        throw Error(std::string("FrozenLake-v1: desc may only hold S, F, H, G; got '") + c + "'");
+        // Quoted escaped: the cell may be any byte, a newline or an ESC (fuzz_json).
+        throw Error("FrozenLake-v1: desc may only hold S, F, H, G; got " +
+                    util::quoted(std::string(1, c)));
       has_start = has_start || c == 'S';
     }
   }

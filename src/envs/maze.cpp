@@ -5,6 +5,7 @@
 #include "envs/scene_util.hpp"
 #include "envs/toy_text.hpp"
 #include "meadow/error.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::envs {
 
@@ -38,8 +39,8 @@ MazeGrid::MazeGrid(MazeLayout layout) : rows(std::move(layout)) {
     for (int c = 0; c < n_cols; ++c) {
       const char ch = rows[r][c];
       if (ch != '#' && ch != '.' && ch != 'S' && ch != 'G')
-        throw Error("FunnelMaze-v0: layout cell '" + std::string(1, ch) +
-                    "' is not one of # . S G");
+        throw Error("FunnelMaze-v0: layout cell " + util::quoted(std::string(1, ch)) +
+                    " is not one of # . S G");
       const bool border = r == 0 || c == 0 || r == n_rows - 1 || c == n_cols - 1;
       if (border && ch != '#') throw Error("FunnelMaze-v0: the layout border must be walls");
       if (ch == 'S') ++starts, start = cell(r, c);

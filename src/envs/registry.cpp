@@ -112,7 +112,7 @@ const Registration& find_registration(std::string_view id) {
     if (r.spec.id == id) return r;
   std::string known;
   for (const auto& r : registrations()) known += (known.empty() ? "" : ", ") + r.spec.id;
-  throw Error("unknown env id '" + std::string(id) + "'; known ids: " + known);
+  throw Error("unknown env id " + util::quoted(id) + "; known ids: " + known);
 }
 
 }  // namespace

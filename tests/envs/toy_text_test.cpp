@@ -80,6 +80,29 @@ TEST(FrozenLake, KwargErrors) {
   EXPECT_THROW(env->step({1.5}), Error);
 }
 
+// Map text is quoted escaped: a newline in a desc row (fuzz_json) made a two-line error.
+TEST(FrozenLake, MapErrorsQuoteTheCellEscaped) {
+  for (const auto& [kwargs, shown] : std::vector<std::pair<meadow::Kwargs, std::string>>{
+           {{{"desc", {"SF\nG", "FFFG"}}}, "got '\\n'"},
+           {{{"desc", {"S\x1bG", "FFG"}}}, "got '\\x1b'"},
+           {{{"map_name", "4x4\n"}}, "unknown map_name '4x4\\n'"}}) {
+    try {
+      make("FrozenLake-v1", kwargs);
+      ADD_FAILURE() << shown;
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(shown), std::string::npos) << msg;
+      EXPECT_EQ(msg.find_first_of("\n\x1b"), std::string::npos) << msg;
+    }
+  }
+  try {
+    make("FunnelMaze-v0", {{"layout", {"#####", "#S.G#", "#.\n.#", "#####"}}});
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("layout cell '\\n'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(FrozenLake, CustomMapAndRewardSchedule) {
   auto env =
       make("FrozenLake-v1",
