@@ -38,7 +38,6 @@ inline constexpr int kQ4_KBytes = 2 + 2 + 12 + 128;
 
 // Q5_K: Q4_K's d, dmin and 12 scale bytes, then qh[32] (bit j of qh[l] is the fifth bit of
 // element l of sub-block j), then qs[128] packed as Q4_K's. x = d*sc[j] * q - dmin*m[j].
-inline constexpr int kQ5_KScalesAt = 4;
 inline constexpr int kQ5_KQhAt = 16;
 inline constexpr int kQ5_KQsAt = 48;
 inline constexpr int kQ5_KBytes = 2 + 2 + 12 + 32 + 128;

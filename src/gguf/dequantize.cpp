@@ -70,33 +70,17 @@ void dequant_q5(const uint8_t* src, float* dst, int64_t nb, bool has_min) {
   }
 }
 
-void dequant_q4_k(const uint8_t* src, float* dst, int64_t nb) {
-  for (int64_t b = 0; b < nb; ++b, src += kQ4_KBytes) {
+// Q4_K and Q5_K share their super-block: d, dmin, 12 scale bytes, then (Q5_K only) qh[32]
+// holding each element's fifth bit, then qs[128]. Four 64-element groups; each uses 32 bytes
+// of qs: low nibbles are the first sub-block, high nibbles the second.
+void dequant_k(const uint8_t* src, float* dst, int64_t nb, bool five) {
+  const int block = five ? kQ5_KBytes : kQ4_KBytes;
+  for (int64_t b = 0; b < nb; ++b, src += block) {
     const float d = half_to_float(load_u16(src));
     const float dmin = half_to_float(load_u16(src + 2));
     const uint8_t* scales = src + kQ4_KScalesAt;
-    const uint8_t* qs = src + kQ4_KQsAt;
-    // Four 64-element groups; each uses 32 bytes of qs: low nibbles are the first sub-block,
-    // high nibbles the second.
-    for (int g = 0; g < 4; ++g, qs += 32, dst += 64) {
-      int sc0, m0, sc1, m1;
-      q4k_scale_min(scales, 2 * g, sc0, m0);
-      q4k_scale_min(scales, 2 * g + 1, sc1, m1);
-      const float d0 = d * float(sc0), min0 = dmin * float(m0);
-      const float d1 = d * float(sc1), min1 = dmin * float(m1);
-      for (int l = 0; l < 32; ++l) dst[l] = d0 * float(qs[l] & 0x0f) - min0;
-      for (int l = 0; l < 32; ++l) dst[32 + l] = d1 * float(qs[l] >> 4) - min1;
-    }
-  }
-}
-
-void dequant_q5_k(const uint8_t* src, float* dst, int64_t nb) {
-  for (int64_t b = 0; b < nb; ++b, src += kQ5_KBytes) {
-    const float d = half_to_float(load_u16(src));
-    const float dmin = half_to_float(load_u16(src + 2));
-    const uint8_t* scales = src + kQ5_KScalesAt;
     const uint8_t* qh = src + kQ5_KQhAt;
-    const uint8_t* qs = src + kQ5_KQsAt;
+    const uint8_t* qs = src + (five ? kQ5_KQsAt : kQ4_KQsAt);
     for (int g = 0; g < 4; ++g, qs += 32, dst += 64) {
       int sc0, m0, sc1, m1;
       q4k_scale_min(scales, 2 * g, sc0, m0);
@@ -104,12 +88,12 @@ void dequant_q5_k(const uint8_t* src, float* dst, int64_t nb) {
       const float d0 = d * float(sc0), min0 = dmin * float(m0);
       const float d1 = d * float(sc1), min1 = dmin * float(m1);
       for (int l = 0; l < 32; ++l) {
-        const int q = (qs[l] & 0x0f) | ((qh[l] >> (2 * g)) & 1) << 4;
-        dst[l] = d0 * float(q) - min0;
+        const int hi = five ? ((qh[l] >> (2 * g)) & 1) << 4 : 0;
+        dst[l] = d0 * float((qs[l] & 0x0f) | hi) - min0;
       }
       for (int l = 0; l < 32; ++l) {
-        const int q = (qs[l] >> 4) | ((qh[l] >> (2 * g + 1)) & 1) << 4;
-        dst[32 + l] = d1 * float(q) - min1;
+        const int hi = five ? ((qh[l] >> (2 * g + 1)) & 1) << 4 : 0;
+        dst[32 + l] = d1 * float((qs[l] >> 4) | hi) - min1;
       }
     }
   }
@@ -190,10 +174,10 @@ void dequantize(TensorType t, const void* src, float* dst, int64_t n) {
       dequant_q5(s, dst, nb, true);
       return;
     case TensorType::Q4_K:
-      dequant_q4_k(s, dst, nb);
+      dequant_k(s, dst, nb, false);
       return;
     case TensorType::Q5_K:
-      dequant_q5_k(s, dst, nb);
+      dequant_k(s, dst, nb, true);
       return;
     case TensorType::Q8_K:
       dequant_q8_k(s, dst, nb);
