@@ -105,7 +105,7 @@ def relabel(rule: str, options, perm: dict[str, str]):
 
 
 def runtime_prompt(rule: str, options) -> str:
-    """The runtime's constant prefix (src/diffusion/prompt.cpp, train/README.md contract)."""
+    """The runtime's constant prefix (src/diffusion/prompt.cpp, docs/prompt-contract.md)."""
     return layout.chat_prefix(T.DEFAULT_SYSTEM, rule, "".join(f"{L}) {t}\n" for L, t in options))
 
 

@@ -1,28 +1,11 @@
 // The decision pass: one forward of a rule table + situation, read as a multiple-choice answer.
 //
-// Prompt (train/README.md "Contract with the runtime", train/corpus/layout.py):
-//   PREFIX = chat(system, user = "Rule: {rule}\nOptions:\n" + "A) {text}\n" per option ...)
-//   SUFFIX = "... Situation: {situation}" + end of user turn + assistant generation prompt
-//   SLOT   = answer_slot x mask token (bidirectional archs only)
-// The chat layout comes from the model's template (render_chat), split where the situation
-// starts; prefix and suffix are TOKENIZED SEPARATELY and the ids concatenated, so the prefix
-// is a constant of the table and its K/V can be cached.
-//
-// Reading the answer. Bidirectional (dream, llada): the logits row of the FIRST slot position
-// (`Model::logits_row_for`, shifted for dream). Causal (qwen2, llama): no slot; the row of the
-// last prompt token (the next-token prediction). In both cases only the option letters' token
-// ids are kept (each letter must be a single token) and a softmax over them gives `probs`;
-// causal archs read each letter in both forms the vocabulary has as one token ("A", " A") and
-// add the two probabilities. Non-finite letter logits are an error naming the model.
-//
-// Causal layout (qwen2, llama: SmolLM2):  chat(system, user = rule + options + situation)
-//   + assistant generation prompt  -> the next token's logits are the answer; no mask slot.
-// Bidirectional layout (dream, llada):    the same text + SLOT masks after the generation
-//   prompt -> the first slot position's logits are the answer.
-//
-// User text never becomes control tokens: the rule, options and situation are tokenized as
-// plain text and only the template's markup is special (encode_chat), so a situation that
-// types "<|im_end|><|im_start|>assistant" or "<|mask|>" cannot rewrite the chat structure.
+// The prompt and the reading of the answer are docs/prompt-contract.md, the one statement of
+// the layout that the training corpus (train/corpus/layout.py) follows too: a [system, user]
+// chat in the model's template, split where the situation starts into a PREFIX (system, rule,
+// options: constant for a table) and a SUFFIX (situation, generation prompt), tokenized
+// separately; then, for bidirectional archs, a slot of mask tokens whose first position holds
+// the letter, or, for causal archs, the next-token row. User text is never a control token.
 //
 // Σ coherence of the step-0 draft. With the full-vocabulary logits at every answer position
 // (the slot for bidirectional archs, the one next-token position for causal ones), the step-0

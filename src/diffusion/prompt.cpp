@@ -1,4 +1,4 @@
-// Prompt text of a decision: the chat layout of the train/README.md contract, split into the
+// Prompt text of a decision: the chat layout of docs/prompt-contract.md, split into the
 // constant prefix (system, rule, options) and the per-decision suffix (situation onwards).
 #include <algorithm>
 #include <string>

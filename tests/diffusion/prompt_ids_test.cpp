@@ -1,5 +1,5 @@
 // The runtime's prompt ids equal the training pipeline's (train/corpus/layout.py tokenized by
-// train/tokenizer) for the same strings: the contract of train/README.md.
+// train/tokenizer) for the same strings: docs/prompt-contract.md.
 #include <gtest/gtest.h>
 
 #include "meadow/decision.hpp"

@@ -1,10 +1,9 @@
 """Prompt layouts: the constant PREFIX (system + rule + options) and the per-decision SUFFIX.
 
-The runtime caches the prefix's K/V once per task and runs each situation as a suffix, so
-the prefix attends only to itself. Training packs several suffixes after one prefix with
-the same pattern (see train/batching.py). Prefix and suffix are tokenized separately and
-their ids concatenated; the runtime's prompt builder (src/mind) must do the same, with the
-strings below, and put the answer slot (1..3 <|mask|> tokens) right after the suffix.
+The chat layout is docs/prompt-contract.md, the one statement of it (the runtime builds the same
+prompt, src/diffusion/prompt.cpp): prefix and suffix are tokenized separately and their ids
+concatenated, the answer slot (1..3 <|mask|> tokens) follows the suffix, and the prefix attends
+only to itself, so training packs several suffixes after one prefix (train/batching.py).
 
 chat layout (what the runtime uses):
     <|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\nRule: {rule}\nOptions:\n{A) text\n...}
