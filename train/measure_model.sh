@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures an exported model and writes its card: evaluation table, episodes of every
-# built-in task on its fixed seeds, latency bench, then models/MODEL_CARD.md and
-# models/meadow-nano.targets.json (train/model_card.py).
+# built-in task on its fixed seeds, latency bench, then models/MODEL_CARD.md (the card),
+# docs/meadow-nano-record.md (the full record) and models/meadow-nano.targets.json
+# (train/model_card.py).
 #   train/measure_model.sh RUN_DIR [GGUF] [LINEAGE TEXT]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,7 +1,13 @@
-"""Write models/MODEL_CARD.md from measurements, so the card never states a number by hand.
+"""Write meadow-nano's card and its full record from measurements, so neither states a number by
+hand: models/MODEL_CARD.md (`--card`: what, trained how, measured how well, limits, in two
+screens) and docs/meadow-nano-record.md (`--out`: the data, every stage's tables, every training
+phase, the whole evaluation and bench tables).
 
     python3 train/model_card.py --ckpt RUN/ckpt.pt --gguf models/meadow-nano.gguf \
-        --eval RUN/eval.json --bench RUN/bench.json --plays RUN/plays.txt --out models/MODEL_CARD.md
+        --eval RUN/eval.json --bench RUN/bench.json --plays RUN/plays.txt
+
+`--card` defaults to models/MODEL_CARD.md when `--out` is left at its default, else no card is
+written (tests write a record to a temporary folder and leave the card alone).
 
 Inputs: the checkpoint (architecture, steps, training time, curriculum counters), the GGUF
 (size), eval_table.py's --json, `meadow-mind bench` JSON, and the verdict lines of
@@ -22,6 +28,8 @@ sys.path.insert(0, HERE)
 from tokenizer.bpe import Tokenizer  # noqa: E402
 
 TASKS = ("cartpole", "mountaincar", "frozenlake", "lunarlander", "maze")
+CARD = "models/MODEL_CARD.md"
+RECORD = "docs/meadow-nano-record.md"
 
 
 def _threads(n: int) -> str:
@@ -102,6 +110,123 @@ HELD_OUT = (
     "cart, car, lander, goal, hole, path, ...) are never scene subjects.")
 
 
+def _wrap(text: str, prefix: str = "") -> str:
+    """A paragraph or list item at the repository's 100 columns (code spans may wrap)."""
+    import textwrap
+    return textwrap.fill(text, 100, initial_indent=prefix, subsequent_indent=" " * len(prefix),
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def _span(values, fmt) -> str:
+    """"1.5-1.8" for the range of some numbers, "1.5" when they agree."""
+    lo, hi = fmt.format(min(values)), fmt.format(max(values))
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def short_card(f: dict) -> str:
+    """models/MODEL_CARD.md: what the model is, how it was trained, how well it reads, its limits;
+    two screens. `f` holds the measurements main() gathered (plain data, so tests need no torch)."""
+    c, ev, rows = f["arch"], f["eval"], f["eval"]["rows"]
+    L = ["# meadow-nano — model card", ""]
+    L += [_wrap("`models/meadow-nano.gguf` is the model `meadow-mind` uses when no other is configured. "
+                "`train/model_card.py` writes this card from the measurements named below; nothing is typed "
+                f"by hand. The full record of its data, stages and training phases is `{f['record']}`; "
+                "how it came to be, `docs/lab-notebook.md`."), ""]
+    L += ["## What", ""]
+    L.append(_wrap("Reads a rule table (a rule over lettered options) and a one-sentence situation and "
+                   "answers the option's letter in one forward pass (`docs/prompt-contract.md`). The rule and "
+                   "options are a prefix whose K/V the runtime caches, so a decision runs only the "
+                   "situation's tokens.", "- "))
+    L.append(_wrap(f"A masked-diffusion transformer in the `dream` layout (Qwen2 blocks, bidirectional "
+                   f"attention, shifted logits): {c['layers']} layers, width {c['dim']}, {c['heads']} heads / "
+                   f"{c['kv_heads']} KV heads, SwiGLU FFN {c['ffn']}, tied embeddings, vocabulary {c['vocab']} "
+                   "(byte-level BPE trained on its corpus, ChatML specials and `<|mask|>`).", "- "))
+    L.append(_wrap(f"{f['params']:,} parameters; {f['bytes']:,} bytes (F32). English.", "- "))
+    L += ["", "## Trained how", ""]
+    L.append(_wrap("From scratch, on a procedural corpus (`train/corpus/`, deterministic from a seed): rule "
+                   "tables over plain-English scenes (things that move, lean, sink or lie somewhere; the same "
+                   "way, toward, away; \"too fast\"), open-vocabulary word tables, and event tables in "
+                   "everyday English (\"If the kettle is whistling, choose A; if the dog barks, choose B.\"). "
+                   "Loss: masked diffusion on the answer slot (the letter, `<|im_end|>`, `<|endoftext|>`).", "- "))
+    L.append(_wrap("Held out: no 6-word window of the built-in tasks' rules, options and status sentences, or "
+                   "of their hand rephrasings, is ever generated (`train/heldout/`), and 10 % of the "
+                   "dictionary words never appear in training (the \"unseen words\" row below).", "- "))
+    steps = "; ".join(f"{w} {n:,} steps ({m:.1f} min)" for w, n, m in f["phases"])
+    if f["spread"]:
+        steps = steps.replace("; polish", "; the unread embeddings spread; polish")
+    L.append(_wrap(f"Phases: {steps}. PyTorch on the CPUs of a 2-core AMD EPYC VM (the last phase on "
+                   f"{f['how']}): {f['wall_min']:.0f} minutes of wall time"
+                   + (" with the two branches in parallel" if any(w == "word branch" for w, _, _ in f["phases"])
+                      else "") + f", {f['all_min']:.0f} minutes of training in all. Recipe: `{f['recipe']}`.",
+                   "- "))
+    L += ["", "## Measured how well", ""]
+    L.append(_wrap(f"`train/eval_table.py`: stage {ev['info']['stage']} eval stream, {ev['info']['tables']} "
+                   "tables a synthetic row, SE the standard error with tables as the unit; the built-in rows "
+                   "through the C++ runtime."))
+    L += ["", "| measure | n | accuracy | chance | target | met |", "| --- | --- | --- | --- | --- | --- |"]
+    exams = [r for r in rows if r["name"].startswith("exam: ")]
+    for r in rows:
+        if r in exams:
+            if r is exams[0]:  # the five exams as one row
+                n, right = sum(e["n"] for e in exams), sum(e["n"] - (e.get("misses") or 0) for e in exams)
+                missed = sum(e.get("misses") or 0 for e in exams)
+                L.append(f"| built-in exams ({len(exams)} tasks) | {n} | {right}/{n} ({missed} missed) | | "
+                         f"0 misses each | {'yes' if all(e['pass'] for e in exams) else 'no'} |")
+            continue
+        acc = f"{r['accuracy']:.3f}" + (f" (SE {r['se']:.3f})" if r.get("se") is not None and r["se"] == r["se"]
+                                         else "")
+        ch = f"{r['chance']:.3f}" if r.get("chance") is not None else ""
+        tgt = "0 misses" if r.get("target_kind") == "max_misses" else f">= {r['target']:g}"
+        L.append(f"| {r['name']} | {r['n']} | {acc} | {ch} | {tgt} | {'yes' if r['pass'] else 'no'} |")
+        for kind, k in r.get("by_kind", {}).items():
+            L.append(f"| · {kind} tables | {k['n']} | {k['accuracy']:.3f} | {k['chance']:.3f} | | |")
+    L += ["", _wrap("Episodes (`meadow-mind play TASK --episodes N`, the tasks' fixed seeds, every step one model "
+                    "decision):"), "", "| task | verdict | target met |", "| --- | --- | --- |"]
+    for t in TASKS:
+        L.append(f"| {t} | {f['plays'].get(t, 'not run')} | {'yes' if f['met'].get(t) else 'no'} |")
+    L.append("")
+    if f["tests"]:
+        L.append(_wrap("Relabelling tests (`tests/mind/trained_model_test.cpp`, the letters of each table moved "
+                       "three ways; 90 % must follow the rule and keep their option): " + ", ".join(
+                           f"{k} {'pass' if ok else 'fail'}" for k, ok in f["tests"].items()) + "."))
+        L.append("")
+    b = f["bench"]
+    if b.get("tasks"):
+        v = b["tasks"].values()
+        L.append(_wrap(f"Speed (`meadow-mind bench --threads {b['threads']}`, {b['machine']}, "
+                       f"{b['decisions_per_task']} decisions per task): cached p50 "
+                       f"{_span([x['cached']['p50_ms'] for x in v], '{:.1f}')} ms (p95 at most "
+                       f"{max(x['cached']['p95_ms'] for x in v):.1f}), uncached p50 "
+                       f"{_span([x['uncached']['p50_ms'] for x in v], '{:.1f}')} ms; a task's first decision, "
+                       f"which encodes the prefix, {_span([x['first_with_prefix_ms'] for x in v], '{:.1f}')} ms."))
+        L.append("")
+    L += ["## Limits", ""]
+    missed = [r["name"] for r in rows if not r["pass"]] + [t for t in TASKS if not f["met"].get(t)]
+    if missed:
+        L.append(_wrap("Not met: " + ", ".join(missed) + " (the tables above say by how much; the end-to-end "
+                       "tests skip those by name, `models/meadow-nano.targets.json`).", "- "))
+    L.append(_wrap("It reads the register it was trained on (directions, \"too fast\", \"toward the X\", "
+                   "event clauses). Rules in the forms people write (if/when/means, tables, \"unless\", "
+                   "thresholds, options named by their text) it reads barely above chance: `meadow-mind "
+                   "reading` and `docs/measurements.md` have the numbers. Write a new task's rule in this "
+                   "register and let its exam tell you.", "- "))
+    kinds = {kind: k["accuracy"] for r in rows[:1] for kind, k in r.get("by_kind", {}).items()}
+    if kinds.get("match", 1) < kinds.get("scene", 0):
+        L.append(_wrap("Open-vocabulary word tables (conditions of random English words) are read less surely "
+                       f"than scenes: {kinds['match']:.3f} against {kinds['scene']:.3f} on the held-out row.", "- "))
+    at_chance = sorted({f"{kind} tables in {r['name']} ({k['accuracy']:.3f}, chance {k['chance']:.3f})"
+                        for r in rows for kind, k in r.get("by_kind", {}).items()
+                        if k["n"] and k["accuracy"] < k["chance"] + 0.05})
+    if at_chance:
+        L.append(_wrap("At chance (within 0.05): " + "; ".join(at_chance) + ".", "- "))
+    L.append(_wrap("A clause that names its option by the option's text (\"If X, push right.\") is read less "
+                   "surely than one that names its letter (\"If X, choose C.\"), so the built-in rules name "
+                   "letters. Trained on tables of at most 6 options, lettered from A-F.", "- "))
+    L.append(_wrap("The rephrasing row is no blind measure: later corpus stages were written after reading "
+                   "its misses (`train/README.md`, session 17).", "- "))
+    return "\n".join(L) + "\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ckpt", required=True)
@@ -112,7 +237,8 @@ def main(argv=None) -> int:
     ap.add_argument("--relabelling", help="output of test_mind --gtest_filter='TrainedModel.*' on this model")
     ap.add_argument("--recipe", default="train/make_model.sh")
     ap.add_argument("--lineage", default="", help="free text: how this checkpoint was trained, if not the recipe alone")
-    ap.add_argument("--out", default="models/MODEL_CARD.md")
+    ap.add_argument("--out", default=RECORD, help="the full record (default %(default)s)")
+    ap.add_argument("--card", help=f"the short card (default {CARD} when --out is its default)")
     ap.add_argument("--targets", default="models/meadow-nano.targets.json")
     a = ap.parse_args(argv)
 
@@ -154,12 +280,13 @@ def main(argv=None) -> int:
     tok_path = st.get("tokenizer") or "vocab.json"
     folded = os.path.exists(tok_path) and Tokenizer.load(tok_path).fold
     L = []
-    L.append("# meadow-nano — the embedded default model\n")
-    L.append("`models/meadow-nano.gguf` is the model `meadow-mind` uses when no other is configured "
-             "(DESIGN.md's resolution order). It is a small masked-diffusion transformer trained from "
-             "scratch in this repository (issue 4) to read a rule table and a situation sentence and "
-             "answer the option letter. Numbers below are generated by `train/model_card.py` from the "
-             "measurements named in each section; nothing is typed by hand.\n")
+    L.append("# meadow-nano — how it was trained and measured\n")
+    L.append("The full record behind `models/MODEL_CARD.md`, the card of `models/meadow-nano.gguf` "
+             "(the model `meadow-mind` uses when no other is configured): a small masked-diffusion "
+             "transformer trained from scratch in this repository (issue 4) to read a rule table and a "
+             "situation sentence and answer the option letter. Numbers below are generated by "
+             "`train/model_card.py` from the measurements named in each section; nothing is typed by "
+             "hand. The sessions that led here are `docs/lab-notebook.md` and `train/README.md`.\n")
     L.append("## Architecture\n")
     L.append(f"- `dream` (Qwen2 layout, bidirectional attention, shifted logits, mask token), "
              f"{c['layers']} layers, width {c['dim']}, {c['heads']} heads / {c['kv_heads']} KV heads "
@@ -168,7 +295,7 @@ def main(argv=None) -> int:
              f"`train/tokenizer/{os.path.basename(tok_path)}`, ChatML specials and `<|mask|>`"
              + ("; words case-folded before BPE, `meadow.tokenizer.fold_case`" if folded else "") + ").")
     L.append(f"- Parameters: {n_params:,}. File: {size:,} bytes (F32; the 16 MB budget leaves room).")
-    L.append("- Prompt: the runtime's chat layout (train/README.md, \"Contract\"); the rule, options and "
+    L.append("- Prompt: the runtime's chat layout (`docs/prompt-contract.md`); the rule, options and "
              "system prompt form a prefix that attends only to itself, so the runtime caches it and a "
              "decision runs only the situation's tokens.\n")
     parents = st.get("parents")  # a joined model (stitch.py): the scene half, the word half
@@ -200,6 +327,7 @@ def main(argv=None) -> int:
     how = _how(args)
     where = f"{how} (`OPENBLAS_NUM_THREADS=1`) on {vm}"
     sp = st.get("spread")
+    phases = []  # (what, steps, minutes) for the short card
     # a polish (make_polish.sh) trains on after the spread: its steps and minutes are told apart
     polished = bool(sp and sp.get("step") is not None and st["step"] > sp["step"])
     polish_min = (st["elapsed_s"] - sp["elapsed_s"]) / 60 if polished else 0.0
@@ -209,6 +337,8 @@ def main(argv=None) -> int:
         joint_min = (joint_s - (pb["elapsed_s"] or 0)) / 60
         L.append(f"- Scene branch (`train/make_scenes.sh`): {_shape(pa['config'])}, {pa['step']:,} steps, "
                  f"{pa['elapsed_s'] / 60:.1f} minutes, final stage {pa['stage']}.")
+        phases += [("scene branch", pa["step"], pa["elapsed_s"] / 60), ("word branch", pb["step"], pb["elapsed_s"] / 60),
+                   ("joint fine-tune", joint_end - pb["step"], joint_min)]
         L.append(f"- Word branch (`train/make_words.sh`): {_shape(pb['config'])}, {pb['step']:,} steps, "
                  f"{pb['elapsed_s'] / 60:.1f} minutes, final stage {pb['stage']}.")
         L.append(f"- Joint fine-tune (`train/make_joint.sh`): {joint_end - pb['step']:,} steps, {joint_min:.1f} "
@@ -221,19 +351,24 @@ def main(argv=None) -> int:
             soup_wall = sum(max(b["elapsed_s"] for b in w) for w in waves) / 60
             soup_all = sum(b["elapsed_s"] for b in soup) / 60
             branch_list = ", ".join(f"stage {b['stage']}, {b['steps']:,} steps" for b in soup)
+            phases.append(("soup", sum(b["steps"] for b in soup), soup_all))
             L.append(f"- Soup (`make_joint.sh` SOUP): {len(soup)} fine-tunes of the joint's last step "
                      f"({branch_list}), "
                      f"{soup_all:.1f} minutes in all, {soup_wall:.1f} of wall time two at a time; the model is the mean "
                      f"of the last step's weights and theirs (`train/average.py`).")
+        wall_min = max(pa["elapsed_s"], pb["elapsed_s"]) / 60 + joint_min + soup_wall + polish_min
+        all_min = (pa["elapsed_s"] + st["elapsed_s"]) / 60 + soup_all
         L.append(f"- The scene branch on {_how(pa.get('how') or {})}; the word branch on {_how(pb.get('how') or {})}"
                  f" (each its last invocation's settings); the joint fine-tune on {how} (its last "
                  f"invocation's settings, `make_joint.sh` PRECISION / THREADS); `OPENBLAS_NUM_THREADS=1` on {vm}; "
                  f"{common}. Wall time: "
-                 f"{max(pa['elapsed_s'], pb['elapsed_s']) / 60 + joint_min + soup_wall + polish_min:.0f} minutes with "
+                 f"{wall_min:.0f} minutes with "
                  f"the branches run "
                  f"in parallel (one per core, as `train/make_model.sh` does), "
-                 f"{(pa['elapsed_s'] + st['elapsed_s']) / 60 + soup_all:.0f} minutes of training in all.")
+                 f"{all_min:.0f} minutes of training in all.")
     else:
+        wall_min = all_min = st["elapsed_s"] / 60
+        phases.append(("training", st["step"], all_min))
         L.append(f"- {st['step']:,} steps, {st['elapsed_s'] / 60:.1f} minutes of wall time summed over resumed "
                  f"invocations, {where} shared with a second training run; {common}; {lr_note}; curriculum "
                  f"promotion at eval accuracy {st['args']['promote']:g}; final stage {st['stage']}.")
@@ -244,6 +379,7 @@ def main(argv=None) -> int:
                  f"ones, so that words the training never saw stay distinct from each other.")
     if polished:
         read = " with the read softmax (unread rows get no gradient)" if args.get("read_softmax") else ""
+        phases.append(("polish", st["step"] - sp["step"], polish_min))
         L.append(f"- Then the polish (`train/make_polish.sh`): {st['step'] - sp['step']:,} steps{read}, "
                  f"{polish_min:.1f} minutes on {how}, {lr_note}; stage {st['stage']}.")
         kept = sorted((st.get("soup") or {}).get("steps") or [])
@@ -321,12 +457,20 @@ def main(argv=None) -> int:
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         f.write("\n".join(L))
+    card = a.card or (CARD if a.out == RECORD else None)
+    if card:
+        facts = {"arch": {k: c[k] for k in ("layers", "dim", "heads", "kv_heads", "ffn", "vocab")},
+                 "params": n_params, "bytes": size, "phases": phases, "wall_min": wall_min, "all_min": all_min,
+                 "how": how, "spread": bool(sp), "recipe": a.recipe, "eval": ev, "plays": plays, "met": met,
+                 "bench": bench, "tests": tests_ok, "record": a.out}
+        with open(card, "w") as f:
+            f.write(short_card(facts))
     with open(a.targets, "w") as f:
         json.dump({"about": "Which end-to-end targets the shipped models/meadow-nano.gguf meets, as measured "
                    "(train/model_card.py writes this with models/MODEL_CARD.md). Tests assert the claimed "
                    "ones and skip the others by name.", "met": met}, f, indent=2)
         f.write("\n")
-    print(f"wrote {a.out} and {a.targets}: met {met}")
+    print(f"wrote {a.out}{', ' + card if card else ''} and {a.targets}: met {met}")
     return 0
 
 
