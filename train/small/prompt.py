@@ -1,5 +1,6 @@
 """Token ids of a decision prompt exactly as the runtime builds them for a ChatML model.
 
+The layout is docs/prompt-contract.md (causal models: no mask slot, the letter is the next token);
 src/diffusion/prompt.cpp + src/tokenizer/chat_template.cpp: the chat is rendered as pieces
 (template markup special, user text plain), split where the situation starts, and prefix and
 suffix are tokenized separately. For SmolLM2 (chatml):
