@@ -69,22 +69,24 @@ def collect_pairs(state_dict):
     """{(layer, gguf name): {"A": array, "B": array}} from the LoRA keys of a state dict.
     Keys without "lora_" (base weights of a live model) are skipped; other LoRA keys (embedding
     LoRA, lm_head, DoRA magnitudes) are errors, since the adapter format cannot carry them."""
-    pairs = {}
-    names = set()
+    found = []  # (key, layer, module, "A" | "B", value)
+    names = set()  # adapter names in the keys (a live model's "default"; none when saved)
     for key, value in state_dict.items():
         if "lora_" not in key:
             continue
         m = _KEY.search(key)
         if not m or m.group(2) not in MODULES:
             raise ExportError(f"{key}: not a LoRA of a Llama projection ({', '.join(MODULES)})")
-        layer, module, which, name = int(m.group(1)), m.group(2), m.group(3), m.group(4)
-        names.add(name)
+        names.add(m.group(4))
+        found.append((key, int(m.group(1)), m.group(2), m.group(3), value))
+    if len(names) > 1:
+        raise ExportError(f"the state dict holds several adapters ({sorted(map(str, names))})")
+    pairs = {}
+    for key, layer, module, which, value in found:
         slot = pairs.setdefault((layer, MODULES[module]), {})
         if which in slot:
             raise ExportError(f"{key}: a second lora_{which} for layer {layer} {module}")
         slot[which] = _numpy(value)
-    if len(names) > 1:
-        raise ExportError(f"the state dict holds several adapters ({sorted(map(str, names))})")
     if not pairs:
         raise ExportError("the state dict holds no lora_A / lora_B weights")
     for (layer, name), slot in sorted(pairs.items()):
@@ -143,7 +145,10 @@ def export(state_dict, alpha, rank, out_path, base_gguf_arch="llama", n_head=Non
             heads = n_head if name == "attn_q" else n_head_kv
             if not heads:
                 raise ExportError(f"{where}: the head counts are needed to permute q/k rows")
-            b = permute_rows(b, heads)
+            try:
+                b = permute_rows(b, heads)
+            except ExportError as e:
+                raise ExportError(f"{where}: {e}") from None
         tensor = f"blk.{layer}.{name}.weight"
         if base_shapes is not None:
             want = base_shapes.get(tensor)
