@@ -163,14 +163,8 @@ void project(const tensor::Weights& w, const LowRank& lr, const float* x, int64_
              tensor::Threads th, std::vector<float>& scratch) {
   tensor::matmul(w, x, n, y, th);
   if (lr.rank == 0 || n <= 0) return;
-  scratch.resize(size_t(n * (lr.rank + w.rows)));
-  float* ax = scratch.data();     // [n, rank]
-  float* bax = ax + n * lr.rank;  // [n, rows]
-  const tensor::Weights a{gguf::TensorType::F32, lr.a.data(), lr.rank, w.cols};
-  const tensor::Weights b{gguf::TensorType::F32, lr.b.data(), w.rows, lr.rank};
-  tensor::matmul(a, x, n, ax, th);
-  tensor::matmul(b, ax, n, bax, th);
-  for (int64_t i = 0; i < n * w.rows; ++i) y[i] += bax[i];
+  scratch.resize(size_t(n * lr.rank));
+  tensor::add_low_rank(lr.a.data(), lr.b.data(), lr.rank, w.rows, w.cols, x, n, y, scratch.data());
 }
 
 }  // namespace meadow::model
