@@ -52,12 +52,15 @@ void AdapterSpec::erase_tensor(const std::string& name) {
   std::erase_if(tensors, [&](const AdapterTensor& t) { return t.name == name; });
 }
 
-void AdapterSpec::write(const std::string& path) const {
+void AdapterSpec::write(const std::string& path, gguf::TensorType type) const {
   gguf::Writer w;
   for (const auto& [k, v] : kv) w.add(k, v);
-  for (const auto& t : tensors)
-    w.add_tensor(t.name, gguf::TensorType::F32, t.dims, t.data.data(),
-                 t.data.size() * sizeof(float));
+  for (const auto& t : tensors) {
+    if (type == gguf::TensorType::F32)  // also writes a tensor whose dims do not fit its data
+      w.add_tensor(t.name, type, t.dims, t.data.data(), t.data.size() * sizeof(float));
+    else
+      w.add_tensor_f32(t.name, type, t.dims, t.data.data());
+  }
   w.write(path);
 }
 

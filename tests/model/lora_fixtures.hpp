@@ -16,7 +16,7 @@ namespace meadow::lora_test {
 struct AdapterTensor {
   std::string name;
   std::vector<uint64_t> dims;  // ggml order
-  std::vector<float> data;     // written as F32
+  std::vector<float> data;
 };
 
 struct AdapterSpec {
@@ -27,7 +27,8 @@ struct AdapterSpec {
   void erase_key(const std::string& key);
   AdapterTensor& tensor(const std::string& name);  // throws if absent
   void erase_tensor(const std::string& name);
-  void write(const std::string& path) const;
+  // Tensors as F32, or F16 / BF16 (rounded by the writer).
+  void write(const std::string& path, gguf::TensorType type = gguf::TensorType::F32) const;
 };
 
 // general.type "adapter", adapter.type "lora", adapter.lora.alpha, general.architecture of the

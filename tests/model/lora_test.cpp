@@ -126,6 +126,30 @@ TEST(Lora, SomeProjectionsOnly) {
             2e-5);
 }
 
+// F16 and BF16 pairs (llama.cpp's converter writes F16 by default) load like F32 ones holding
+// the same, already rounded, values.
+TEST(Lora, HalfPrecisionPairs) {
+  const std::string base = base_fixture("Q4_1");
+  const gguf::File f = gguf::File::open(base);
+  model::RunOptions o;
+  const std::vector<model::Sequence> batch{{{4, 44, 144, 244, 3, 33, 133, 233, 2}, {0, 4, 8}}};
+  for (const auto type : {gguf::TensorType::F16, gguf::TensorType::BF16}) {
+    AdapterSpec spec = random_adapter(f, 4, 8.0f, 21);
+    for (auto& t : spec.tensors) {  // round through the half type
+      const auto bytes = gguf::quantize(type, t.data.data(), int64_t(t.data.size()));
+      gguf::dequantize(type, bytes.data(), t.data.data(), int64_t(t.data.size()));
+    }
+    const std::string half = fixture_path(std::string("lora_") + gguf::type_name(type) + ".gguf");
+    const std::string full =
+        fixture_path(std::string("lora_") + gguf::type_name(type) + "_f32.gguf");
+    spec.write(half, type);
+    spec.write(full);
+    EXPECT_EQ(Model::load(base, half).run(batch, o)[0].data,
+              Model::load(base, full).run(batch, o)[0].data)
+        << gguf::type_name(type);
+  }
+}
+
 // ---- malformed adapters: each is one line naming the file and the problem ----
 
 class BadAdapter : public ::testing::Test {
