@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The recipe's own phases for a few minutes each under `train.py --device` (session 34): how fast
-# the trainer runs on a lent GPU, and whether its eval curve follows the CPU runs' (the committed
-# logs: train/checkpoints/nano/log.jsonl for the scene phase; kb's CYCLE74 from ka for the polish).
+# the trainer runs on a lent GPU, and whether its eval curve follows the CPU runs' (their logs,
+# in the training cache (train/checkpoints.md): checkpoints/nano/log.jsonl for the scene phase;
+# kb's CYCLE74 from ka for the polish).
 #   train/gpu_phases.sh OUT_DIR
 # Env: DEVICE (cuda), MINUTES per phase (2.5), WORKERS (0: inline corpus; N: train.py --workers N),
 # TOGETHER (1: the three phases at once; 0: one after another, each alone on the device),
 # MEADOW_DICT / MEADOW_WORDNET (copies of /usr/share/dict/american-english and /usr/share/wordnet
-# where the machine has none), KA (a copy of train/checkpoints/events/ckpt.pt), PY (python3).
+# where the machine has none), KA (a copy of the training cache's checkpoints/events/ckpt.pt),
+# PY (python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: train/gpu_phases.sh OUT_DIR}
@@ -16,7 +18,8 @@ DEVICE=${DEVICE:-cuda}
 MINUTES=${MINUTES:-2.5}
 WORKERS=${WORKERS:-0}
 TOGETHER=${TOGETHER:-0}
-KA=${KA:-train/checkpoints/events/ckpt.pt}
+. train/cache_env.sh  # CHECKPOINTS (train/checkpoints.md)
+KA=${KA:-$CHECKPOINTS/events/ckpt.pt}
 export PYTHONUNBUFFERED=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -4,14 +4,16 @@
 # on stage 13 (scenes with word tables) replaying both branches' stages teaches the halves
 # to share the residual norms and which half to trust; the lr anneals to 5 % at the end; then
 # the shorter phases of PHASES (lower lr, each annealed over its end).
-#   SCENES=train/checkpoints/nano/ckpt.pt WORDS=train/runs/words/ckpt.pt RUN=train/runs/joint \
-#     train/make_joint.sh                 (resumable; then export_gguf.py / measure_model.sh)
+#   WORDS=train/runs/words/ckpt.pt RUN=train/runs/joint train/make_joint.sh
+#     (resumable; then export_gguf.py / measure_model.sh; SCENES defaults to the committed scene
+#     branch in the training cache, train/checkpoints.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
 . train/blas_env.sh  # OpenBLAS kernels pinned for reproducible runs
 . train/phases.sh    # check_phases, run_phases
-SCENES="${SCENES:-train/checkpoints/nano/ckpt.pt}"
+. train/cache_env.sh # CHECKPOINTS: the training cache's checkpoints (train/checkpoints.md)
+SCENES="${SCENES:-$CHECKPOINTS/nano/ckpt.pt}"
 WORDS="${WORDS:-train/runs/words/ckpt.pt}"
 RUN="${RUN:-train/runs/joint}"
 STEPS="${STEPS:-4000}"      # fine-tune steps after the stitch (j2, j3 in train/README.md)

@@ -1,6 +1,6 @@
 """What the recipe costs in arithmetic, and how fast this CPU does it.
 
-    python3 train/recipe_cost.py                 # the shipped lineage's logs (train/checkpoints/)
+    python3 train/recipe_cost.py                 # the shipped lineage's logs (the training cache's checkpoints/)
     python3 train/recipe_cost.py --peak --threads 2   # and the matmul peak of this CPU, side by side
 
 For each part (a training log and the model size that wrote it) it integrates the training
@@ -27,16 +27,21 @@ from dataclasses import dataclass
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-CK = os.path.join(HERE, "checkpoints")
-# the shipped model's lineage (model_card.py's parts); widths follow the recipe's convention:
-# head dim 16, half as many KV heads, FFN 3 x width
-LINEAGE = (
-    ("scene branch", os.path.join(CK, "nano", "log.jsonl"), "64x2"),
-    ("word branch, narrow", os.path.join(CK, "words3", "log-narrow.jsonl"), "64x3"),
-    ("word branch", os.path.join(CK, "words3", "log.jsonl"), "128x3"),
-    ("joint fine-tune", os.path.join(CK, "joint", "log.jsonl"), "192x3"),
-    ("polish", os.path.join(CK, "polish", "log.jsonl"), "192x3"),
-)
+import cache_dir  # noqa: E402
+
+
+def lineage() -> tuple:
+    """The shipped model's lineage (model_card.py's parts), its logs in the training cache
+    (train/checkpoints.md); widths follow the recipe's convention: head dim 16, half as many KV
+    heads, FFN 3 x width."""
+    ck = cache_dir.checkpoints_dir()
+    return (
+        ("scene branch", os.path.join(ck, "nano", "log.jsonl"), "64x2"),
+        ("word branch, narrow", os.path.join(ck, "words3", "log-narrow.jsonl"), "64x3"),
+        ("word branch", os.path.join(ck, "words3", "log.jsonl"), "128x3"),
+        ("joint fine-tune", os.path.join(ck, "joint", "log.jsonl"), "192x3"),
+        ("polish", os.path.join(ck, "polish", "log.jsonl"), "192x3"),
+    )
 
 
 @dataclass(frozen=True)
@@ -179,17 +184,21 @@ def main(argv=None) -> int:
             if not name or not log:
                 raise ValueError(f"--part {p!r}: expected NAME=LOG@DIMxLAYERS")
             parts.append((name, log, size))
-        sizes = [parse_size(sz) for _, _, sz in (parts or LINEAGE)]
-        logs = [read_log(log) for _, log, _ in (parts or LINEAGE)]
+        parts = parts or list(lineage())
+        sizes = [parse_size(sz) for _, _, sz in parts]
+        logs = [read_log(log) for _, log, _ in parts]
     except (OSError, ValueError) as e:
         print(f"recipe_cost: {e}", file=sys.stderr)
+        if isinstance(e, OSError) and not a.part:
+            print("recipe_cost: the lineage's logs are in the training cache: train/restore_checkpoints.sh "
+                  "puts them there (train/checkpoints.md)", file=sys.stderr)
         return 2
     tpr = targets_per_row(a.targets_stage, a.batch)
     print(f"targets per row: {tpr:.1f} (stage {a.targets_stage}); batch {a.batch}\n")
     print("| part | size | steps | tokens (M) | PFLOP | wall min | CPU min | GFLOP/s per wall s | per CPU s |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     tot = {"flops": 0.0, "wall_s": 0.0, "cpu_s": 0.0}
-    for (name, _, size), s, rows in zip(parts or LINEAGE, sizes, logs):
+    for (name, _, size), s, rows in zip(parts, sizes, logs):
         c = part_cost(rows, s, a.batch, tpr)
         for k in tot:
             tot[k] += c[k]
