@@ -53,6 +53,9 @@ struct MindOptions {
   bool want_coherence = true;  // Σ coherence of the step-0 draft (one extra output row/slot)
   int max_misses = 1;          // exam passes with at most this many misses
   std::string system = diffusion::kDefaultSystem;
+  // A LoRA adapter GGUF (llama.cpp's convention, meadow/model.hpp) applied on top of the
+  // model, in cached and uncached decisions alike; "" for none.
+  std::string lora;
 };
 
 // What one decision saw and answered.

@@ -5,6 +5,14 @@
 // Weights are read in place from the memory-mapped file (never copied or dequantized as a
 // whole); only 1-D tensors (norm weights, biases) are decoded into small float vectors.
 //
+// LoRA. `Model::load(path, lora_path)` also reads a LoRA adapter in llama.cpp's adapter GGUF
+// convention (general.type "adapter", adapter.type "lora", adapter.lora.alpha, tensors
+// `blk.N.attn_q.weight.lora_a` / `.lora_b` ...) made for this base (same architecture and
+// shapes; train/small/export_adapter.py writes one from a peft LoRA). Every adapted
+// projection then computes W x + (alpha / r) B (A x), in every entry point below (uncached,
+// prefix encoding and cached runs alike). The base stays quantized and mapped; the pairs are
+// kept as float32 (src/model/lora.hpp says why it is not merged).
+//
 // Positions. Every position in this API is an index into the FULL token sequence of one
 // request: prefix + suffix for cached runs. Logits row r is the model's output at token r.
 // Dream-family models are trained with shifted logits (row r predicts token r+1), so to read
@@ -99,15 +107,18 @@ struct ModelWeights;
 
 class Model {
  public:
-  // Opens (mmaps) and validates the file. Throws meadow::Error naming the file and problem.
-  static Model load(const std::string& path);
+  // Opens (mmaps) and validates the file; with a lora_path, reads, validates and applies that
+  // adapter too. Throws meadow::Error naming the file and problem (one line).
+  static Model load(const std::string& path, const std::string& lora_path = "");
   explicit Model(gguf::File file);
+  Model(gguf::File file, const gguf::File& adapter);
   Model(Model&&) noexcept;
   Model& operator=(Model&&) noexcept;
   ~Model();
 
   const Config& config() const { return cfg_; }
   const gguf::File& file() const { return *file_; }
+  const std::string& lora_path() const { return lora_path_; }  // "" without an adapter
 
   // Row of the logits to read for the prediction of the token at position p: p - 1 for
   // shifted (dream) models (row 0 for p = 0, as Dream does), p otherwise.
@@ -130,6 +141,7 @@ class Model {
   std::unique_ptr<gguf::File> file_;
   Config cfg_;
   std::unique_ptr<ModelWeights> w_;
+  std::string lora_path_;
 };
 
 // Number of weights (elements of every tensor) in the file.

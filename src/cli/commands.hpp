@@ -15,6 +15,8 @@ struct Exit {
 // --model NAME|PATH on a command; an empty value is a usage error (it would otherwise fall
 // back silently to the default model).
 CLI::Option* add_model_option(CLI::App* app, std::string& model, bool required = false);
+// --lora FILE beside --model: a LoRA adapter GGUF applied on top of the model (meadow/model.hpp).
+CLI::Option* add_lora_option(CLI::App* app, std::string& lora);
 
 void add_model_commands(CLI::App& app);   // model info, model list, tokenize, logits
 void add_env_commands(CLI::App& app);     // env list, env run, env play

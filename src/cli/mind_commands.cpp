@@ -1,6 +1,7 @@
 // `decide` and `ai-prompt`: the mind's own commands (the tasks' commands live elsewhere).
 //
-//   meadow-mind decide --rule TEXT --option "A=TEXT" ... --state TEXT [--model PATH] [--json]
+//   meadow-mind decide --rule TEXT --option "A=TEXT" ... --state TEXT [--model PATH]
+//                      [--lora FILE] [--json]
 //                      [--no-cache] [--threads N] [--slot N]
 // prints {"letter", "probs": {letter: p}, "lat_ms", "margin", "coherence", "model"} with
 // --json (DESIGN.md's stable hook), else one readable line.
@@ -24,6 +25,7 @@ struct DecideArgs {
   std::vector<std::string> options;
   std::string state;
   std::string model;
+  std::string lora;
   bool json = false;
   bool no_cache = false;
   int threads = 0;  // auto (MindOptions)
@@ -55,6 +57,7 @@ void run_decide(const DecideArgs& a) {
   mo.threads = a.threads;
   mo.answer_slot = a.slot;
   mo.prefix_cache = !a.no_cache;
+  mo.lora = a.lora;
   Mind mind(a.model, mo);
   const DecisionInfo d = mind.decide_status(task, a.state);
   if (a.json) {
@@ -90,6 +93,7 @@ void add_mind_commands(CLI::App& app) {
   d->add_option("--option", args->options, "an option as LETTER=TEXT (repeat)")->required();
   d->add_option("--state", args->state, "the situation sentence")->required();
   add_model_option(d, args->model);
+  add_lora_option(d, args->lora);
   d->add_flag("--json", args->json, "print one JSON object");
   d->add_flag("--no-cache", args->no_cache, "no prefix cache: one uncached pass (same mask)");
   d->add_option("--threads", args->threads, "threads (0: auto)")->check(CLI::Range(0, 256));

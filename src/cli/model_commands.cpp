@@ -179,7 +179,7 @@ std::vector<int32_t> tokenize(const gguf::File& f, const std::string& text) {
 }
 
 struct LogitsArgs {
-  std::string model, text, ids, positions, rows;
+  std::string model, lora, text, ids, positions, rows;
   int64_t prefix = 0;
   bool no_cache = false;
   int threads = 2;
@@ -187,7 +187,7 @@ struct LogitsArgs {
 };
 
 void run_logits(const LogitsArgs& a) {
-  const model::Model m = model::Model::load(resolve_model(a.model));
+  const model::Model m = model::Model::load(resolve_model(a.model), a.lora);
   const std::vector<int32_t> ids =
       a.ids.empty() ? tokenize(m.file(), a.text) : parse_list<int32_t>(a.ids, "--ids");
   const int64_t n = int64_t(ids.size());
@@ -220,6 +220,7 @@ void run_logits(const LogitsArgs& a) {
            {"positions", positions},
            {"prefix", a.prefix},
            {"cached", a.prefix > 0 && !a.no_cache}};
+    if (!m.lora_path().empty()) j["lora"] = m.lora_path();
     if (!opts.vocab_rows.empty()) j["rows"] = opts.vocab_rows;
     json rows = json::array();
     for (int64_t r = 0; r < l.rows; ++r)
@@ -272,6 +273,16 @@ CLI::Option* add_model_option(CLI::App* app, std::string& model, bool required) 
   return o;
 }
 
+CLI::Option* add_lora_option(CLI::App* app, std::string& lora) {
+  auto* o = app->add_option("--lora", lora,
+                            "LoRA adapter GGUF (llama.cpp's adapter convention) applied on top "
+                            "of the model");
+  o->check(CLI::Validator(
+      [](const std::string& v) { return v.empty() ? std::string("empty adapter path") : ""; },
+      "FILE"));
+  return o;
+}
+
 void add_model_commands(CLI::App& app) {
   auto* model = app.add_subcommand("model", "Inspect GGUF models");
   model->require_subcommand(1);
@@ -297,12 +308,16 @@ void add_model_commands(CLI::App& app) {
   auto tok_model = std::make_shared<std::string>();
   auto tok_text = std::make_shared<std::string>();
   auto tok_json = std::make_shared<bool>(false);
+  auto tok_lora = std::make_shared<std::string>();
   add_model_option(tok, *tok_model, true);
+  add_lora_option(tok, *tok_lora);
   tok->add_option("text", *tok_text, "Text to tokenize")->required();
   tok->add_flag("--json", *tok_json, "Print {\"ids\": [...]}");
-  tok->callback([tok_model, tok_text, tok_json] {
-    const gguf::File f = gguf::File::open(resolve_model(*tok_model));
-    const auto ids = tokenize(f, *tok_text);
+  tok->callback([tok_model, tok_lora, tok_text, tok_json] {
+    // An adapter does not change the vocabulary; it is still loaded, so a bad one fails here
+    // as it would in any other command.
+    const model::Model m = model::Model::load(resolve_model(*tok_model), *tok_lora);
+    const auto ids = tokenize(m.file(), *tok_text);
     if (*tok_json) {
       std::printf("%s\n", json{{"ids", ids}}.dump().c_str());
     } else {
@@ -319,6 +334,7 @@ void add_model_commands(CLI::App& app) {
       "that same mask in one uncached pass.");
   auto a = std::make_shared<LogitsArgs>();
   add_model_option(lg, a->model, true);
+  add_lora_option(lg, a->lora);
   auto* text = lg->add_option("--text", a->text, "Text, tokenized with the model's vocabulary");
   auto* ids = lg->add_option("--ids", a->ids, "Comma-separated token ids");
   text->excludes(ids);

@@ -88,10 +88,11 @@ std::string relabel_text(const std::string& text, const std::map<char, char>& ma
   return out;
 }
 
-ordered_json score_model(const std::string& name, const std::vector<Item>& items, int threads,
-                         bool uncached) {
+ordered_json score_model(const std::string& name, const std::string& lora,
+                         const std::vector<Item>& items, int threads, bool uncached) {
   MindOptions mo;
   mo.threads = threads;
+  mo.lora = lora;
   mo.want_coherence = false;
   Mind mind(name, mo);
   const model::Model& model = mind.model();
@@ -158,6 +159,7 @@ ordered_json score_model(const std::string& name, const std::vector<Item>& items
   return ordered_json{
       {"model", name},
       {"path", mind.model_path()},
+      {"lora", lora.empty() ? ordered_json() : ordered_json(lora)},
       {"arch", model::arch_name(model.config().arch)},
       {"threads", threads},
       {"natural", {{"right", right}, {"n", items.size()}, {"accuracy", right / n}}},
@@ -232,6 +234,7 @@ void print_table(const std::vector<ordered_json>& rows) {
 
 struct ReadingArgs {
   std::vector<std::string> models;
+  std::string lora;
   std::string set;
   int threads = 2;
   int sample = 1;
@@ -249,6 +252,7 @@ void add_reading_command(CLI::App& app) {
                          "relabelled exams, latency");
   c->add_option("--set", a->set, "exam set (JSONL, tests/data/exams/natural.jsonl)")->required();
   c->add_option("--model", a->models, "model name or path (repeat; default: nano)");
+  add_lora_option(c, a->lora)->description("LoRA adapter GGUF applied to every --model");
   c->add_option("--threads", a->threads, "threads")->check(CLI::Range(1, 256));
   c->add_option("--sample", a->sample, "score every K-th item only (big models)")
       ->check(CLI::Range(1, 1000));
@@ -262,7 +266,7 @@ void add_reading_command(CLI::App& app) {
     std::vector<ordered_json> rows;
     for (const auto& m : a->models) {
       if (m.empty()) throw Error("--model: empty model path");
-      rows.push_back(score_model(m, items, a->threads, !a->no_uncached));
+      rows.push_back(score_model(m, a->lora, items, a->threads, !a->no_uncached));
       if (a->json) std::printf("%s\n", rows.back().dump().c_str());
       std::fflush(stdout);
     }

@@ -1,11 +1,11 @@
 // The tasks' commands: `<task>` (exam → one episode → GIF + verdict), list, check, play, bench.
 //
-//   meadow-mind cartpole [--model PATH] [--seed N] [--gif F] [--trace F]
+//   meadow-mind cartpole [--model PATH] [--lora FILE] [--seed N] [--gif F] [--trace F]
 //   meadow-mind list [--json]
-//   meadow-mind check TASK [--model PATH]
+//   meadow-mind check TASK [--model PATH] [--lora FILE]
 //   meadow-mind play TASK [--seed N] [--episodes N] [--gif F] [--trace F] [--model PATH]
-//                         [--memory on|off]
-//   meadow-mind bench [--model PATH] [--decisions N] [--threads N]
+//                         [--lora FILE] [--memory on|off]
+//   meadow-mind bench [--model PATH] [--lora FILE] [--decisions N] [--threads N]
 //
 // Exit codes: 0 success; 1 a failed exam or an episode that missed its target; 2 bad input.
 #include <chrono>
@@ -34,6 +34,7 @@ namespace {
 struct PlayArgs {
   std::string task;
   std::string model;
+  std::string lora;
   std::optional<uint64_t> seed;
   int episodes = 1;
   std::string gif;
@@ -128,6 +129,7 @@ bool play(BuiltinTask& bt, Mind& mind, const PlayArgs& a) {
 
 void add_play_options(CLI::App* c, const std::shared_ptr<PlayArgs>& a) {
   add_model_option(c, a->model);
+  add_lora_option(c, a->lora);
   c->add_option("--seed", a->seed, "first seed (default: the task's fixed seeds)")
       ->check(seed_check());
   c->add_option("--gif", a->gif, "GIF file: one frame per decision, captioned");
@@ -136,7 +138,7 @@ void add_play_options(CLI::App* c, const std::shared_ptr<PlayArgs>& a) {
 
 void run_task_command(const std::shared_ptr<PlayArgs>& a) {
   BuiltinTask bt = builtin_task(a->task);
-  Mind mind(a->model);
+  Mind mind(a->model, MindOptions{.lora = a->lora});
   if (!run_exam(mind, bt.task)) throw Exit{1};
   if (a->gif.empty()) a->gif = "out/" + bt.task.name + ".gif";
   if (!play(bt, mind, *a)) throw Exit{1};
@@ -174,6 +176,7 @@ std::string machine() {
 
 struct BenchArgs {
   std::string model;
+  std::string lora;
   int decisions = 50;
   int threads = 2;
 };
@@ -242,9 +245,11 @@ nlohmann::ordered_json bench_forward(const Mind& mind, int threads) {
 void run_bench(const BenchArgs& a) {
   MindOptions mo;
   mo.threads = a.threads;
+  mo.lora = a.lora;
   Mind mind(a.model, mo);
   nlohmann::ordered_json out;
   out["model"] = mind.model_path();
+  if (!a.lora.empty()) out["lora"] = a.lora;
   out["machine"] = machine();
   out["threads"] = mind.options().threads;
   out["decisions_per_task"] = a.decisions;
@@ -288,9 +293,10 @@ void add_task_commands(CLI::App& app) {
   auto* c = app.add_subcommand("check", "the exam of a built-in task (exit 1 if it fails)");
   c->add_option("TASK", ca->task, "a built-in task (see list)")->required();
   add_model_option(c, ca->model);
+  add_lora_option(c, ca->lora);
   c->callback([ca] {
     BuiltinTask bt = builtin_task(ca->task);
-    Mind mind(ca->model);
+    Mind mind(ca->model, MindOptions{.lora = ca->lora});
     if (!run_exam(mind, bt.task)) throw Exit{1};
   });
 
@@ -304,7 +310,7 @@ void add_task_commands(CLI::App& app) {
       ->check(CLI::IsMember({"on", "off"}));
   p->callback([pa] {
     BuiltinTask bt = builtin_task(pa->task);  // unknown task: exit 2 before loading a model
-    Mind mind(pa->model);
+    Mind mind(pa->model, MindOptions{.lora = pa->lora});
     if (!play(bt, mind, *pa)) throw Exit{1};
   });
 
@@ -313,6 +319,7 @@ void add_task_commands(CLI::App& app) {
       "bench",
       "decision latency p50/p95 per built-in task, with and without the prefix cache (JSON)");
   add_model_option(b, ba->model);
+  add_lora_option(b, ba->lora);
   b->add_option("--decisions", ba->decisions, "decisions per task and mode")
       ->check(CLI::Range(1, 1000000));
   b->add_option("--threads", ba->threads, "threads (0: the runtime's automatic choice)")

@@ -55,7 +55,7 @@ Mind::Mind(MindOptions opts) : Mind(resolve_model(""), std::move(opts)) {}
 Mind::Mind(const std::string& path, MindOptions opts)
     : opts_(std::move(opts)), mu_(std::make_unique<std::mutex>()) {
   const std::string resolved = resolve_model(path);
-  auto model = model::Model::load(resolved);
+  auto model = model::Model::load(resolved, opts_.lora);
   auto tok = Tokenizer::from_gguf(model.file());
   m_ = std::make_unique<Loaded>(Loaded{resolved, std::move(model), std::move(tok)});
   if (opts_.threads <= 0) opts_.threads = auto_threads(m_->model.config());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "model/lora.hpp"
 #include "tensor/ops.hpp"
 
 namespace meadow::model {
@@ -13,6 +14,7 @@ using tensor::AttnMask;
 // Scratch activations of one pass, sized for n tokens.
 struct Buffers {
   std::vector<float> x, h, q, k, v, att, gate, up, kcat, vcat;
+  std::vector<float> lora;  // the low-rank products of an adapter (model/lora.hpp)
   std::vector<int32_t> pos;
 };
 
@@ -82,9 +84,9 @@ std::vector<float> run_layers(const Config& c, const ModelWeights& w,
     const LayerWeights& lw = w.layers[size_t(l)];
     // Attention block.
     tensor::rmsnorm(b.x.data(), lw.attn_norm.data(), b.h.data(), n, e, c.norm_eps);
-    tensor::matmul(lw.wq, b.h.data(), n, b.q.data(), th);
-    tensor::matmul(lw.wk, b.h.data(), n, b.k.data(), th);
-    tensor::matmul(lw.wv, b.h.data(), n, b.v.data(), th);
+    project(lw.wq, lw.lora[kQ], b.h.data(), n, b.q.data(), th, b.lora);
+    project(lw.wk, lw.lora[kK], b.h.data(), n, b.k.data(), th, b.lora);
+    project(lw.wv, lw.lora[kV], b.h.data(), n, b.v.data(), th, b.lora);
     if (c.qkv_bias) {
       tensor::add_bias(b.q.data(), lw.bq.data(), n, qd);
       tensor::add_bias(b.k.data(), lw.bk.data(), n, kvd);
@@ -99,15 +101,15 @@ std::vector<float> run_layers(const Config& c, const ModelWeights& w,
     for (const Segment& s : segs)
       attend(c, spec, l, b.q.data() + s.start * qd, b.k.data() + s.start * kvd,
              b.v.data() + s.start * kvd, s.len, b.att.data() + s.start * qd, b);
-    tensor::matmul(lw.wo, b.att.data(), n, b.h.data(), th);
+    project(lw.wo, lw.lora[kO], b.att.data(), n, b.h.data(), th, b.lora);
     for (size_t i = 0; i < b.x.size(); ++i) b.x[i] += b.h[i];
 
     // Feed-forward block: down(silu(gate(h)) * up(h)).
     tensor::rmsnorm(b.x.data(), lw.ffn_norm.data(), b.h.data(), n, e, c.norm_eps);
-    tensor::matmul(lw.gate, b.h.data(), n, b.gate.data(), th);
-    tensor::matmul(lw.up, b.h.data(), n, b.up.data(), th);
+    project(lw.gate, lw.lora[kGate], b.h.data(), n, b.gate.data(), th, b.lora);
+    project(lw.up, lw.lora[kUp], b.h.data(), n, b.up.data(), th, b.lora);
     tensor::swiglu(b.gate.data(), b.up.data(), b.gate.data(), n * c.n_ff);
-    tensor::matmul(lw.down, b.gate.data(), n, b.h.data(), th);
+    project(lw.down, lw.lora[kDown], b.gate.data(), n, b.h.data(), th, b.lora);
     for (size_t i = 0; i < b.x.size(); ++i) b.x[i] += b.h[i];
   }
   return std::move(b.x);

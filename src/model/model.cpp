@@ -6,6 +6,7 @@
 #include "meadow/error.hpp"
 #include "meadow/model.hpp"
 #include "model/forward.hpp"
+#include "model/lora.hpp"
 #include "model/weights.hpp"
 #include "tensor/thread_pool.hpp"
 
@@ -93,14 +94,22 @@ std::vector<Logits> run_batch(const Config& c, const ModelWeights& w,
 
 }  // namespace
 
-Model Model::load(const std::string& path) {
-  return Model(gguf::File::open(path));
+Model Model::load(const std::string& path, const std::string& lora_path) {
+  if (lora_path.empty()) return Model(gguf::File::open(path));
+  gguf::File base = gguf::File::open(path);
+  return Model(std::move(base), gguf::File::open(lora_path));
 }
 
 Model::Model(gguf::File file)
     : file_(std::make_unique<gguf::File>(std::move(file))),
       cfg_(read_config(*file_)),
       w_(std::make_unique<ModelWeights>(bind_weights(*file_, cfg_))) {}
+
+// The pairs are copied out of the adapter (as float32), so its mapping ends here.
+Model::Model(gguf::File file, const gguf::File& adapter) : Model(std::move(file)) {
+  attach_lora(adapter, cfg_, *file_, *w_);
+  lora_path_ = adapter.path();
+}
 
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;

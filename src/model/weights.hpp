@@ -2,6 +2,8 @@
 // mapping; 1-D ones (norms, biases) are decoded to float once, since they are tiny.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <vector>
 
 #include "meadow/model.hpp"
@@ -9,11 +11,22 @@
 
 namespace meadow::model {
 
+// The projections a LoRA adapter may change, in llama.cpp's tensor names (model/lora.cpp).
+enum Proj { kQ, kK, kV, kO, kGate, kUp, kDown, kProjCount };
+
+// A LoRA pair of one projection: delta W = B A, kept as float32 (small: rank x (in + out)).
+struct LowRank {
+  int64_t rank = 0;      // 0: the projection is not adapted
+  std::vector<float> a;  // A [rank, n_in]
+  std::vector<float> b;  // (alpha / rank) * B [n_out, rank]: the scale is folded in at load
+};
+
 struct LayerWeights {
   tensor::Weights wq, wk, wv, wo;  // attention projections
   tensor::Weights gate, up, down;  // SwiGLU feed-forward
   std::vector<float> attn_norm, ffn_norm;
-  std::vector<float> bq, bk, bv;  // empty when the arch has no q/k/v biases
+  std::vector<float> bq, bk, bv;         // empty when the arch has no q/k/v biases
+  std::array<LowRank, kProjCount> lora;  // by Proj; rank 0 when no adapter touches it
 };
 
 struct ModelWeights {

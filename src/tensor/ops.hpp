@@ -38,6 +38,11 @@ void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th);
 // Only the listed weight rows (e.g. the option letters' vocab rows): y is [n, k].
 void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,
                  float* y, Threads th);
+// y += (x · Aᵀ) · Bᵀ for float32 A [rank, cols] and B [rows, rank] (a LoRA pair): x is
+// [n, cols], y [n, rows], scratch holds n * rank floats. Single-threaded: at LoRA ranks it is a
+// few % of the matmul it follows.
+void add_low_rank(const float* a, const float* b, int64_t rank, int64_t rows, int64_t cols,
+                  const float* x, int64_t n, float* y, float* scratch);
 // One weight row decoded to float32 (embedding lookup).
 void dequantize_row(const Weights& w, int64_t row, float* out);
 

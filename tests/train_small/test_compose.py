@@ -1,6 +1,6 @@
 """meadow-small's data: the rule composer (train/small/compose.py) and its held-out filter.
 
-    python3 -m unittest discover -s tests/train -p 'test_small_*.py' -v
+    python3 -m unittest discover -s tests/train_small -p 'test_*.py' -v
 """
 from __future__ import annotations
 
