@@ -118,10 +118,11 @@ def _base_info(base_path):
 
 
 def export(state_dict, alpha, rank, out_path, base_gguf_arch="llama", n_head=None,
-           n_head_kv=None, base_shapes=None):
+           n_head_kv=None, base_shapes=None, dtype="f32"):
     """Write the adapter GGUF. rank: every pair's rank must equal it (None: any, per pair).
     n_head / n_head_kv: the base's head counts (needed when q_proj / k_proj are adapted).
-    base_shapes: {tensor name: GGUF ne} of the base, to check every adapted tensor against."""
+    base_shapes: {tensor name: GGUF ne} of the base, to check every adapted tensor against.
+    dtype: "f32" or "f16" (half the bytes; the runtime widens to float32 at load)."""
     import gguf
 
     alpha = float(alpha)
@@ -129,6 +130,8 @@ def export(state_dict, alpha, rank, out_path, base_gguf_arch="llama", n_head=Non
         raise ExportError(f"alpha {alpha} is not finite")
     if base_gguf_arch != "llama":
         raise ExportError(f"architecture {base_gguf_arch}: only llama's q/k layout is known here")
+    if dtype not in ("f32", "f16"):
+        raise ExportError(f"dtype {dtype}: f32 or f16")
     n_head_kv = n_head_kv or n_head
     pairs = collect_pairs(state_dict)
     tensors = []  # everything is checked before the file is opened
@@ -157,8 +160,9 @@ def export(state_dict, alpha, rank, out_path, base_gguf_arch="llama", n_head=Non
             if want != [a.shape[1], b.shape[0]]:
                 raise ExportError(
                     f"{tensor}: base ne {want}, LoRA maps {a.shape[1]} -> {b.shape[0]}")
-        tensors.append((tensor + ".lora_a", np.ascontiguousarray(a)))
-        tensors.append((tensor + ".lora_b", np.ascontiguousarray(b)))
+        cast = np.float16 if dtype == "f16" else np.float32
+        tensors.append((tensor + ".lora_a", np.ascontiguousarray(a, dtype=cast)))
+        tensors.append((tensor + ".lora_b", np.ascontiguousarray(b, dtype=cast)))
     # Written beside the target and renamed onto it: a reader never maps a half-written file.
     tmp = f"{out_path}.partial-{os.getpid()}"
     w = gguf.GGUFWriter(tmp, base_gguf_arch)

@@ -46,16 +46,16 @@ class Config:
     seed: int = 0
     rank: int = 16
     alpha: float = 32.0
-    first_layer: int = 0  # LoRA on layers first_layer..last (the lower ones stay frozen)
+    first_layer: int = 12  # LoRA on layers first_layer..last (the lower ones stay frozen)
     lr: float = 1e-3
-    warmup: int = 30
-    steps: int = 600
-    rules_per_step: int = 8  # packed rows per optimizer step
-    states_per_rule: int = 3
-    eval_rules: int = 150
-    eval_every: int = 100
-    save_every: int = 50
-    threads: int = 2
+    warmup: int = 20
+    steps: int = 400
+    rules_per_step: int = 6  # packed rows per optimizer step
+    states_per_rule: int = 4
+    eval_rules: int = 40
+    eval_every: int = 50
+    save_every: int = 10
+    threads: int = 1
     dev_domains: int = 8  # bank domains kept out of training, for the synthetic dev score
 
 
