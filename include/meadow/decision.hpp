@@ -76,7 +76,11 @@ struct PromptIds {
 struct Decision {
   char letter = 0;
   std::vector<std::pair<char, double>> probs;  // in option order; sums to 1
-  double margin = 0;     // top-1 minus top-2 probability (1 when there is one option)
+  double margin = 0;  // top-1 minus top-2 probability (1 when there is one option)
+  // Entropy of the letter distribution over log(options): 0 = certain, 1 = uniform (0 when
+  // there is one option). With margin, the confidence signal a causal reader has (its one
+  // answer position makes the step-0 draft a single token).
+  double entropy = 0;
   double coherence = 0;  // see the header comment; NaN when not computed
   std::string draft;     // decoded step-0 draft of the answer positions (when coherence is on)
   double lat_ms = 0;     // wall time of tokenize + forward + softmax

@@ -64,8 +64,9 @@ struct DecisionInfo {
   char letter = 0;                             // the chosen option
   std::vector<std::pair<char, double>> probs;  // per letter, option order, sums to 1
   double margin = 0;                           // top-1 − top-2 probability
-  double coherence = 0;                        // Σ coherence (meadow/decision.hpp); NaN if off
-  double lat_ms = 0;  // tokenize + forward + softmax (not the task's one-time prefix encoding)
+  double entropy = 0;    // letter distribution's entropy / log(options), 0 certain .. 1 uniform
+  double coherence = 0;  // Σ coherence (meadow/decision.hpp); NaN if off
+  double lat_ms = 0;     // tokenize + forward + softmax (not the task's one-time prefix encoding)
   double prob(char letter) const;
 };
 

@@ -3,8 +3,8 @@
 //   meadow-mind decide --rule TEXT --option "A=TEXT" ... --state TEXT [--model PATH]
 //                      [--lora FILE] [--json]
 //                      [--no-cache] [--threads N] [--slot N]
-// prints {"letter", "probs": {letter: p}, "lat_ms", "margin", "coherence", "model"} with
-// --json (DESIGN.md's stable hook), else one readable line.
+// prints {"letter", "probs": {letter: p}, "lat_ms", "margin", "entropy", "coherence", "model"}
+// with --json (DESIGN.md's stable hook), else one readable line.
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -68,6 +68,7 @@ void run_decide(const DecideArgs& a) {
         {"probs", probs},
         {"lat_ms", d.lat_ms},
         {"margin", d.margin},
+        {"entropy", d.entropy},
         {"coherence", std::isnan(d.coherence) ? nlohmann::json() : nlohmann::json(d.coherence)},
         {"model", mind.model_path()}};
     std::printf("%s\n", j.dump().c_str());

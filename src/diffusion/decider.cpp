@@ -151,6 +151,9 @@ Decision Decider::run(std::string_view situation, bool use_cache) const {
   for (size_t i = 0; i < pr.size(); ++i)
     if (i != best) second = std::max(second, pr[i]);
   d.margin = pr.size() > 1 ? pr[best] - second : 1.0;
+  for (const double p : pr)
+    if (p > 0) d.entropy -= p * std::log(p);
+  d.entropy = pr.size() > 1 ? d.entropy / std::log(double(pr.size())) : 0.0;
 
   if (opts_.want_coherence) {
     std::vector<int32_t> draft;

@@ -29,6 +29,7 @@ DecisionInfo info_of(std::string_view status, const diffusion::Decision& d) {
   i.letter = d.letter;
   i.probs = d.probs;
   i.margin = d.margin;
+  i.entropy = d.entropy;
   i.coherence = d.coherence;
   i.lat_ms = d.lat_ms;
   return i;

@@ -48,6 +48,12 @@ void expect_consistent(const Decision& d, size_t n) {
   EXPECT_NEAR(sum, 1.0, 1e-12);
   EXPECT_EQ(d.letter, arg);
   EXPECT_NEAR(d.margin, best - second, 1e-12);
+  // Entropy over log(n): 0 certain .. 1 uniform, computed here from the probabilities.
+  double h = 0;
+  for (const auto& [l, p] : d.probs) h -= p * std::log(p);
+  EXPECT_NEAR(d.entropy, n > 1 ? h / std::log(double(n)) : 0.0, 1e-12);
+  EXPECT_GE(d.entropy, 0.0);
+  EXPECT_LE(d.entropy, 1.0 + 1e-12);
   EXPECT_GT(d.lat_ms, 0.0);
 }
 
