@@ -56,6 +56,7 @@ class Config:
     eval_every: int = 50
     save_every: int = 10
     threads: int = 1
+    device: str = "cpu"  # "cuda" on a lent GPU; the recipe's default is the CPU
     dev_domains: int = 8  # bank domains kept out of training, for the synthetic dev score
 
 
@@ -143,10 +144,12 @@ def pack(prompter: Prompter, groups):
 
 
 def answer_logits(model, ids, pos, mask, where):
+    dev = next(model.parameters()).device
+    ids, pos, mask = ids.to(dev), pos.to(dev), mask.to(dev)
     core = model.get_base_model().model if hasattr(model, "get_base_model") else model.model
     hidden = core(input_ids=ids, position_ids=pos, attention_mask=mask).last_hidden_state
-    b = torch.tensor([w[0] for w in where])
-    t = torch.tensor([w[1] for w in where])
+    b = torch.tensor([w[0] for w in where], device=dev)
+    t = torch.tensor([w[1] for w in where], device=dev)
     head = model.get_base_model().lm_head if hasattr(model, "get_base_model") else model.lm_head
     return head(hidden[b, t])
 
@@ -195,14 +198,14 @@ def main(argv=None) -> int:
     dev_stream = groups_stream(dev_domains, 10_000 + cfg.seed, cfg.states_per_rule)
     dev = [next(dev_stream) for _ in range(cfg.eval_rules)]
 
-    model = with_lora(load_model(cfg), cfg)
+    model = with_lora(load_model(cfg), cfg).to(cfg.device)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
     step = 0
     ckpt = os.path.join(cfg.out, "ckpt.pt")
     log_path = os.path.join(cfg.out, "log.jsonl")
     if a.resume and os.path.isfile(ckpt):
-        state = torch.load(ckpt)
+        state = torch.load(ckpt, map_location=cfg.device)
         model.load_state_dict(state["model"], strict=False)
         opt.load_state_dict(state["opt"])
         step = state["step"]
@@ -228,7 +231,7 @@ def main(argv=None) -> int:
         groups = [next(stream) for _ in range(cfg.rules_per_step)]
         ids, pos, mask, where, targets = pack(prompter, groups)
         logits = answer_logits(model, ids, pos, mask, where)
-        loss = torch.nn.functional.cross_entropy(logits.float(), targets)
+        loss = torch.nn.functional.cross_entropy(logits.float(), targets.to(logits.device))
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         for g in opt.param_groups:
