@@ -387,11 +387,11 @@ def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set) -> str:
             [
                 f"{cap(r(d))} unless {cond}; then {r(opt)}.",
                 f"{cap(r(d))}, unless {cond}, in which case {r(opt)}.",
-                f"Unless {cond}, {r(d)}. If it does, {r(opt)}.",
+                f"Unless {cond}, {r(d)}. If that is the case, {r(opt)}.",
                 f"Unless {cond}, {r(d)}; otherwise {r(opt)}.",
                 f"Always {r(d)} unless {cond} - then {r(opt)}.",
             ]
-        ).replace("If it does", "If that is the case")
+        )
 
     layout = rng.choices(["if", "when", "means", "colon", "arrow", "bullets", "table"], [5, 2, 1.5, 2, 1.5, 1.5, 1.5])[0]
     forms.add(layout)

@@ -35,24 +35,6 @@ def load_set(path: str) -> list[list[Item]]:
     return list(groups.values())
 
 
-@torch.no_grad()
-def score(model, prompter: Prompter, groups, batch: int = 6):
-    model.eval()
-    out = []
-    for k in range(0, len(groups), batch):
-        chunk = groups[k : k + batch]
-        ids, pos, mask, where, _ = T.pack(prompter, chunk)
-        logits = T.answer_logits(model, ids, pos, mask, where)
-        for row, it in zip(logits, [it for g in chunk for it in g]):
-            read = [(l, i) for l, _ in it.options for i in prompter.letter_ids(l)]
-            p = torch.softmax(row[[i for _, i in read]], 0).tolist()
-            per: dict = {}
-            for (l, _), q in zip(read, p):
-                per[l] = per.get(l, 0.0) + q
-            out.append((it, max(per, key=per.get)))
-    return out
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sets", nargs="+")
@@ -75,7 +57,7 @@ def main(argv=None) -> int:
         print(f"checkpoint {a.ckpt}: step {state['step']}")
     prompter = Prompter(cfg.base)
     for path in a.sets:
-        res = score(model, prompter, load_set(path))
+        res = T.score(model, prompter, load_set(path))
         right = sum(got == it.answer for it, got in res)
         print(f"{path}: {right / len(res):.3f} ({right}/{len(res)})")
         if a.forms:

@@ -23,11 +23,6 @@ def _strings(reader, key):
     return [bytes(f.parts[i]).decode("utf-8") for i in f.data]
 
 
-def _ints(reader, key):
-    f = reader.fields[key]
-    return [int(f.parts[i][0]) for i in f.data]
-
-
 @functools.lru_cache(maxsize=None)
 def tokenizer(gguf_path: str):
     from gguf import GGUFReader

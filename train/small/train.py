@@ -27,22 +27,27 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 
 import torch  # noqa: E402
 
+from train import cache_dir  # noqa: E402
 from train.small import compose, heldout  # noqa: E402
 from train.small.prompt import Prompter  # noqa: E402
 
-DEFAULT_BASE = os.path.join(
-    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.meadow-mind"),
-    *(["meadow-mind"] if os.environ.get("XDG_CACHE_HOME") else []),
-    "models",
-    "smollm2-135m.gguf",
-)
+
+
+def default_base() -> str:
+    """The pinned base in the model cache: the training cache's sibling (train/cache_dir.py)."""
+    return os.path.join(os.path.dirname(cache_dir.train_cache()), "models", "smollm2-135m.gguf")
+
+
+def default_out() -> str:
+    return os.path.join(cache_dir.train_cache(), "small", "run")
+
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
 
 @dataclasses.dataclass
 class Config:
-    base: str = DEFAULT_BASE
-    out: str = "train/small/run"
+    base: str = dataclasses.field(default_factory=default_base)
+    out: str = dataclasses.field(default_factory=default_out)
     seed: int = 0
     rank: int = 16
     alpha: float = 32.0
@@ -155,35 +160,37 @@ def answer_logits(model, ids, pos, mask, where):
 
 
 @torch.no_grad()
-def evaluate(model, prompter: Prompter, groups, batch: int = 8) -> dict:
-    """Accuracy as the runtime reads it: softmax over the options' letter ids ("A", " A")."""
+def score(model, prompter: Prompter, groups, batch: int = 8) -> list:
+    """(item, chosen letter) for every item, read as the runtime reads: a softmax over the
+    options' letter ids ("A" and " A" summed per letter), the most probable letter."""
+    was_training = model.training
     model.eval()
-    right = n = 0
+    out = []
     for k in range(0, len(groups), batch):
         chunk = groups[k : k + batch]
         ids, pos, mask, where, _ = pack(prompter, chunk)
         logits = answer_logits(model, ids, pos, mask, where)
-        items = [it for g in chunk for it in g]
-        for row, it in zip(logits, items):
-            best, best_p = None, -1.0
-            letters = [l for l, _ in it.options]
-            read = [(l, i) for l in letters for i in prompter.letter_ids(l)]
-            p = torch.softmax(row[[i for _, i in read]], 0)
-            per = {}
-            for (l, _), q in zip(read, p.tolist()):
+        for row, it in zip(logits, [it for g in chunk for it in g]):
+            read = [(l, i) for l, _ in it.options for i in prompter.letter_ids(l)]
+            per: dict = {}
+            for (l, _), q in zip(read, torch.softmax(row[[i for _, i in read]], 0).tolist()):
                 per[l] = per.get(l, 0.0) + q
-            best = max(per, key=per.get)
-            right += best == it.answer
-            n += 1
-    model.train()
-    return {"acc": right / max(n, 1), "n": n}
+            out.append((it, max(per, key=per.get)))
+    model.train(was_training)
+    return out
+
+
+def evaluate(model, prompter: Prompter, groups) -> dict:
+    res = score(model, prompter, groups)
+    return {"acc": sum(got == it.answer for it, got in res) / max(len(res), 1), "n": len(res)}
 
 
 def main(argv=None) -> int:
     cfg = Config()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     for f in dataclasses.fields(Config):
-        ap.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
+        default = getattr(cfg, f.name)
+        ap.add_argument("--" + f.name.replace("_", "-"), type=type(default), default=default)
     ap.add_argument("--resume", action="store_true", help="continue from OUT/ckpt if present")
     a = ap.parse_args(argv)
     cfg = Config(**{f.name: getattr(a, f.name) for f in dataclasses.fields(Config)})
