@@ -1,7 +1,8 @@
 """meadow-small's data: the rule composer (train/small/compose.py) and its held-out filter.
 
-    python3 -m unittest discover -s tests/train_small -p 'test_*.py' -v
+python3 -m unittest discover -s tests/train_small -p 'test_*.py' -v
 """
+
 from __future__ import annotations
 
 import os
@@ -83,15 +84,36 @@ class Items(unittest.TestCase):
 
     def test_generation_is_a_function_of_the_seed(self):
         again = compose.generate(self.domains, 400, seed=7, states_per_rule=4)
-        self.assertEqual([[i.to_json() for i in g] for g in again], [[i.to_json() for i in g] for g in self.groups])
+        self.assertEqual(
+            [[i.to_json() for i in g] for g in again], [[i.to_json() for i in g] for g in self.groups]
+        )
         other = compose.generate(self.domains, 400, seed=8, states_per_rule=4)
         self.assertNotEqual(other[0][0].to_json(), self.groups[0][0].to_json())
 
     def test_forms_people_write_all_occur(self):
         forms = {f for g in self.groups for it in g for f in it.forms}
-        for tag in ("if", "when", "means", "colon", "arrow", "bullets", "table", "parentheses", "named-by-text",
-                    "otherwise-first", "otherwise-middle", "otherwise-last", "and", "or", "not", "unless",
-                    "number-threshold", "distractor", "letters-out-of-order", "default"):
+        for tag in (
+            "if",
+            "when",
+            "means",
+            "colon",
+            "arrow",
+            "bullets",
+            "table",
+            "parentheses",
+            "named-by-text",
+            "otherwise-first",
+            "otherwise-middle",
+            "otherwise-last",
+            "and",
+            "or",
+            "not",
+            "unless",
+            "number-threshold",
+            "distractor",
+            "letters-out-of-order",
+            "default",
+        ):
             self.assertIn(tag, forms)
 
     def test_answers_spread_over_letters(self):
@@ -107,7 +129,9 @@ class HeldOut(unittest.TestCase):
         self.assertGreater(len(texts), 1000)  # natural.jsonl and fresh.jsonl
         rng = random.Random(0)
         for t in rng.sample(texts, 50):
-            item = compose.Item("If it rains, choose A.", [("A", "x"), ("B", "y")], "Padding words. " + t, "A", [], "")
+            item = compose.Item(
+                "If it rains, choose A.", [("A", "x"), ("B", "y")], "Padding words. " + t, "A", [], ""
+            )
             self.assertFalse(heldout.clean(item), t)
         self.assertIsNotNone(h.find("the answer: " + texts[0].upper()))
 

@@ -277,7 +277,7 @@ def answer_of(rule: Rule, world) -> int | None:
     hits = set()
     for lits, join, opt in rule.clauses:
         ok = [holds(l, world) for l in lits]
-        if (all(ok) if join != "or" else any(ok)):
+        if all(ok) if join != "or" else any(ok):
             hits.add(opt)
     if len(hits) > 1:
         return None  # ambiguous world: the rule would need an order of precedence
@@ -379,7 +379,7 @@ def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set) -> str:
     r = lambda i: ref(rng, style, opt_letters[i], opt_texts[i])  # noqa: E731
 
     if rule.unless:
-        (lits, _, opt), = rule.clauses
+        ((lits, _, opt),) = rule.clauses
         cond = lit_clause(rng, dom, lits[0], forms)
         forms.add("unless")
         d = rule.default
@@ -393,7 +393,9 @@ def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set) -> str:
             ]
         )
 
-    layout = rng.choices(["if", "when", "means", "colon", "arrow", "bullets", "table"], [5, 2, 1.5, 2, 1.5, 1.5, 1.5])[0]
+    layout = rng.choices(
+        ["if", "when", "means", "colon", "arrow", "bullets", "table"], [5, 2, 1.5, 2, 1.5, 1.5, 1.5]
+    )[0]
     forms.add(layout)
     lines = []
     for lits, join, opt in rule.clauses:
@@ -421,7 +423,9 @@ def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set) -> str:
         where = rng.choices(["last", "first", "middle"], [6, 2, 1.5 if len(lines) >= 2 else 0])[0]
         forms.add("otherwise-" + where)
         if layout == "table":
-            line = f"{rng.choice(['anything else', 'otherwise', 'all other cases', 'none of these'])} | {r(d)}"
+            line = (
+                f"{rng.choice(['anything else', 'otherwise', 'all other cases', 'none of these'])} | {r(d)}"
+            )
         elif layout in ("bullets",):
             line = f"{rng.choice(['-', '*'])} {rng.choice(['Otherwise', 'Anything else', 'Everything else'])}: {r(d)}"
         elif layout == "arrow":
@@ -454,7 +458,11 @@ def compose_rule(rng, dom):
     n_actions = len(dom["actions"])
     n_opts = rng.choices([2, 3, 4, 5, 6], [2, 4, 4, 2, 1])[0]
     n_opts = min(n_opts, n_actions)
-    made = make_numeric_rule(rng, dom, n_opts) if (dom["numeric"] and rng.random() < 0.3) else make_cat_rule(rng, dom, n_opts)
+    made = (
+        make_numeric_rule(rng, dom, n_opts)
+        if (dom["numeric"] and rng.random() < 0.3)
+        else make_cat_rule(rng, dom, n_opts)
+    )
     if not made:
         return None
     rule, aspects_used = made

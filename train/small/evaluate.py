@@ -30,7 +30,14 @@ def load_set(path: str) -> list[list[Item]]:
             if not line.strip():
                 continue
             d = json.loads(line)
-            it = Item(d["rule"], [tuple(o) for o in d["options"]], d["state"], d["answer"], d.get("forms", []), d.get("domain", ""))
+            it = Item(
+                d["rule"],
+                [tuple(o) for o in d["options"]],
+                d["state"],
+                d["answer"],
+                d.get("forms", []),
+                d.get("domain", ""),
+            )
             groups.setdefault((it.rule, tuple(it.options)), []).append(it)
     return list(groups.values())
 

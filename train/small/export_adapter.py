@@ -21,6 +21,7 @@ Checked on SmolLM2-135M-Instruct: permute(HF q_proj) equals the GGUF's attn_q ex
 With --base, the base GGUF gives the architecture and head counts and every adapted tensor's
 shape is checked against it. Problems exit 2 with one line on stderr.
 """
+
 import argparse
 import json
 import os
@@ -40,9 +41,7 @@ MODULES = {
     "down_proj": "ffn_down",
 }
 # ...layers.N.(self_attn|mlp).MODULE.lora_(A|B)[.adapter_name].weight
-_KEY = re.compile(
-    r"(?:^|\.)layers\.(\d+)\.(?:self_attn|mlp)\.(\w+)\.lora_([AB])(?:\.([\w-]+))?\.weight$"
-)
+_KEY = re.compile(r"(?:^|\.)layers\.(\d+)\.(?:self_attn|mlp)\.(\w+)\.lora_([AB])(?:\.([\w-]+))?\.weight$")
 
 
 class ExportError(ValueError):
@@ -117,8 +116,17 @@ def _base_info(base_path):
     return arch, n_head, n_head_kv, shapes
 
 
-def export(state_dict, alpha, rank, out_path, base_gguf_arch="llama", n_head=None,
-           n_head_kv=None, base_shapes=None, dtype="f32"):
+def export(
+    state_dict,
+    alpha,
+    rank,
+    out_path,
+    base_gguf_arch="llama",
+    n_head=None,
+    n_head_kv=None,
+    base_shapes=None,
+    dtype="f32",
+):
     """Write the adapter GGUF. rank: every pair's rank must equal it (None: any, per pair).
     n_head / n_head_kv: the base's head counts (needed when q_proj / k_proj are adapted).
     base_shapes: {tensor name: GGUF ne} of the base, to check every adapted tensor against.
@@ -158,8 +166,7 @@ def export(state_dict, alpha, rank, out_path, base_gguf_arch="llama", n_head=Non
             if want is None:
                 raise ExportError(f"{tensor}: not in the base model")
             if want != [a.shape[1], b.shape[0]]:
-                raise ExportError(
-                    f"{tensor}: base ne {want}, LoRA maps {a.shape[1]} -> {b.shape[0]}")
+                raise ExportError(f"{tensor}: base ne {want}, LoRA maps {a.shape[1]} -> {b.shape[0]}")
         cast = np.float16 if dtype == "f16" else np.float32
         tensors.append((tensor + ".lora_a", np.ascontiguousarray(a, dtype=cast)))
         tensors.append((tensor + ".lora_b", np.ascontiguousarray(b, dtype=cast)))

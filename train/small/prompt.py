@@ -65,7 +65,14 @@ class Prompter:
     def prefix(self, rule: str, options) -> list[int]:
         opts = "".join(f"{l}) {t}\n" for l, t in options)
         head = f"user\nRule: {rule}\nOptions:\n{opts}"
-        return [self.im_start] + self.enc("system\n" + self.system) + [self.im_end] + self.nl + [self.im_start] + self.enc(head)
+        return (
+            [self.im_start]
+            + self.enc("system\n" + self.system)
+            + [self.im_end]
+            + self.nl
+            + [self.im_start]
+            + self.enc(head)
+        )
 
     def suffix(self, state: str) -> list[int]:
         return self.enc("Situation: " + state) + [self.im_end] + self.nl + [self.im_start] + self.assistant

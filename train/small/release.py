@@ -33,11 +33,15 @@ def main(argv=None) -> int:
     state = torch.load(a.ckpt, map_location="cpu")["model"]
     arch, n_head, n_head_kv, shapes = export_adapter._base_info(cfg.base)
     try:
-        n = export_adapter.export(state, cfg.alpha, cfg.rank, a.out, arch, n_head, n_head_kv, shapes, dtype=a.dtype)
+        n = export_adapter.export(
+            state, cfg.alpha, cfg.rank, a.out, arch, n_head, n_head_kv, shapes, dtype=a.dtype
+        )
     except export_adapter.ExportError as e:
         print(f"release: {e}", file=sys.stderr)
         return 2
-    print(f"{a.out}: {n} adapted projections, rank {cfg.rank}, alpha {cfg.alpha:g}, {os.path.getsize(a.out) / 1e6:.1f} MB")
+    print(
+        f"{a.out}: {n} adapted projections, rank {cfg.rank}, alpha {cfg.alpha:g}, {os.path.getsize(a.out) / 1e6:.1f} MB"
+    )
     return 0
 
 

@@ -32,7 +32,6 @@ from train.small import compose, heldout  # noqa: E402
 from train.small.prompt import Prompter  # noqa: E402
 
 
-
 def default_base() -> str:
     """The pinned base in the model cache: the training cache's sibling (train/cache_dir.py)."""
     return os.path.join(os.path.dirname(cache_dir.train_cache()), "models", "smollm2-135m.gguf")
@@ -40,6 +39,7 @@ def default_base() -> str:
 
 def default_out() -> str:
     return os.path.join(cache_dir.train_cache(), "small", "run")
+
 
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
@@ -227,7 +227,11 @@ def main(argv=None) -> int:
     def lr_at(s):
         if s < cfg.warmup:
             return cfg.lr * (s + 1) / cfg.warmup
-        return cfg.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, (s - cfg.warmup) / max(1, cfg.steps - cfg.warmup))))
+        return (
+            cfg.lr
+            * 0.5
+            * (1 + math.cos(math.pi * min(1.0, (s - cfg.warmup) / max(1, cfg.steps - cfg.warmup))))
+        )
 
     if step == 0:
         r = evaluate(model, prompter, dev)
@@ -246,7 +250,12 @@ def main(argv=None) -> int:
         opt.step()
         opt.zero_grad(set_to_none=True)
         step += 1
-        rec = {"step": step, "loss": round(loss.item(), 4), "tokens": int(ids.numel()), "s": round(time.time() - t0, 1)}
+        rec = {
+            "step": step,
+            "loss": round(loss.item(), 4),
+            "tokens": int(ids.numel()),
+            "s": round(time.time() - t0, 1),
+        }
         if step % cfg.eval_every == 0 or step == cfg.steps:
             rec["dev"] = evaluate(model, prompter, dev)["acc"]
         print(json.dumps(rec), flush=True)
