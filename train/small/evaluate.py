@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import os
 import sys
 
 import torch
@@ -50,6 +51,10 @@ def main(argv=None) -> int:
     ap.add_argument("--forms", action="store_true", help="per-form accuracy too")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
+    for path in [p for p in [a.ckpt] if p] + a.sets:
+        if not os.path.isfile(path):
+            print(f"evaluate: no such file: {path}", file=sys.stderr)
+            return 2
     cfg = T.Config()
     model = T.load_model(cfg)
     if a.ckpt:

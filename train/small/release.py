@@ -28,6 +28,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--dtype", default="f16", choices=["f16", "f32"])
     a = ap.parse_args(argv)
+    if not os.path.isfile(a.ckpt):
+        print(f"release: no checkpoint at {a.ckpt}", file=sys.stderr)
+        return 2
     with open(os.path.join(os.path.dirname(a.ckpt), "config.json")) as f:
         cfg = Config(**{k: v for k, v in json.load(f).items() if k in Config.__dataclass_fields__})
     state = torch.load(a.ckpt, map_location="cpu")["model"]
