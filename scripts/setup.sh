@@ -11,7 +11,7 @@ pkgs=(
   libbox2d-dev libcairo2-dev libgif-dev libpng-dev
   nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libcurl4-openssl-dev libssl-dev
   libpcre2-dev libicu-dev
-  python3 python3-numpy python3-torch python3-regex python3-venv python3-pip
+  python3 python3-dev python3-numpy python3-torch python3-regex python3-venv python3-pip
   clang-format
   clang-14 libclang-rt-14-dev  # libFuzzer targets (fuzz/, scripts/fuzz.sh)
   wamerican wordnet
@@ -30,8 +30,10 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-# The project venv (pinned reference packages) and the pinned pretrained models.
+# The project venv (pinned reference packages), the Python package's venv (nanobind,
+# Gymnasium, pytest) and the pinned pretrained models.
 scripts/setup_python.sh
+scripts/setup_python_package.sh
 scripts/fetch_models.sh
 
 # ccache keys on paths relative to the checkout, so a fresh clone elsewhere (CI) reuses it.
@@ -39,5 +41,7 @@ export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 
 build="${1:-build}"
 shift || true
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+# The Python extension is built with the package's venv; later arguments may turn it off.
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEADOW_PYTHON=ON \
+  -DPython_EXECUTABLE="$PWD/.venv-py/bin/python" "$@"
 cmake --build "$build" -j"$(nproc)"

@@ -13,7 +13,7 @@ if [ -f tests/tokenizer/js/package.json ]; then
 fi
 ctest --test-dir build --output-on-failure -j"$jobs"
 
-scripts/setup.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DMEADOW_SANITIZE=ON
+scripts/setup.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DMEADOW_SANITIZE=ON -DMEADOW_PYTHON=OFF
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE "slow|reference"
 

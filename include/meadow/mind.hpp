@@ -15,8 +15,9 @@
 //      its default.gguf, else its meadow-nano.gguf,
 //   4. the embedded default meadow-nano.gguf, searched in
 //      <dir of /proc/self/exe>/../share/meadow-mind/models (installed layout),
-//      <dir of /proc/self/exe>/models, and MEADOW_MODELS_DIR (compile time: the source
-//      tree's models/ folder, so build trees find it).
+//      <dir of /proc/self/exe>/models, <dir of the shared library holding the mind>/models
+//      (the Python package's extension module), and MEADOW_MODELS_DIR (compile time: the
+//      source tree's models/ folder, so build trees find it).
 //   None found → meadow::Error listing every place tried.
 //
 // Per-task prefix cache: the first decision of a task (keyed by its rule + options text)

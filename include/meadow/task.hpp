@@ -129,6 +129,10 @@ struct Task {
   const std::string& act_text(char letter) const;
 };
 
+// One step of perception with working memory (see the header comment): the memory key, the
+// perceiver, then the visit recorded. Throws meadow::Error for a task without perceiver.
+std::string perceive(Task& task, const Values& obs);
+
 // Throws meadow::Error naming the task and the first problem: empty rule, no options, a letter
 // outside 'A'..'Z', duplicate letters, an option with empty text or no action, an exam letter
 // that is not an option, an empty exam sentence, memory on without mem_key, max_steps < 1.

@@ -109,12 +109,7 @@ DecisionInfo Mind::decide_status_uncached(const Task& task, std::string_view sta
 
 Decided Mind::decide(Task& task, const Values& obs) {
   const auto& decider = decider_for(task);
-  if (!task.perceive) throw Error("task " + task.name + ": no perceiver");
-  std::string key;
-  if (task.memory) key = task.mem_key(obs);
-  // The perceiver sees the visits before this step; then this one is recorded.
-  const std::string status = task.perceive(obs, task);
-  if (task.memory) ++task.visited[key];
+  const std::string status = perceive(task, obs);
   Decided out;
   out.info = info_of(status, decider.decide(status));
   out.action = task.option(out.info.letter).action;

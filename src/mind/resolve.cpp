@@ -1,4 +1,6 @@
 // Model resolution: MEADOW_MIND_MODEL → explicit path → cache dir → embedded default.
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -49,6 +51,14 @@ ModelSearch ModelSearch::from_environment() {
     const fs::path dir = exe.parent_path();
     s.embedded_dirs.push_back((dir / ".." / "share" / "meadow-mind" / "models").lexically_normal());
     s.embedded_dirs.push_back((dir / "models").string());
+  }
+  // The shared object holding this code, when it is not the executable: the Python package's
+  // extension module, whose models/ folder sits beside it in site-packages/meadow_mind/.
+  Dl_info so{};
+  if (dladdr(reinterpret_cast<void*>(&ModelSearch::from_environment), &so) && so.dli_fname) {
+    const fs::path lib = fs::absolute(so.dli_fname, ec);
+    if (!ec && lib.has_parent_path() && lib != exe)
+      s.embedded_dirs.push_back((lib.parent_path() / "models").string());
   }
 #ifdef MEADOW_MODELS_DIR
   s.embedded_dirs.push_back(MEADOW_MODELS_DIR);

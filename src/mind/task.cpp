@@ -13,6 +13,16 @@ int64_t Task::visits(const std::string& key) const {
   return it == visited.end() ? 0 : it->second;
 }
 
+std::string perceive(Task& task, const Values& obs) {
+  if (!task.perceive) throw Error("task " + task.name + ": no perceiver");
+  std::string key;
+  if (task.memory) key = task.mem_key(obs);
+  // The perceiver sees the visits before this step; then this one is recorded.
+  std::string status = task.perceive(obs, task);
+  if (task.memory) ++task.visited[key];
+  return status;
+}
+
 const Option& Task::option(char letter) const {
   for (const auto& o : options)
     if (o.letter == letter) return o;

@@ -1,18 +1,19 @@
-// The meadow-mind command. Exit codes: 0 success, 1 failed exam/check, 2 bad usage or input.
+// The meadow-mind command line (meadow/cli.hpp). Exit codes: 0 success, 1 failed exam or
+// check, 2 bad usage or input.
 #include <cstdio>
 #include <exception>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "meadow/cli.hpp"
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
-#include "tensor/ops.hpp"
 #include "util/printable.hpp"
 
-int main(int argc, char** argv) {
-  // First: may re-exec with the OpenBLAS core this CPU supports (see tensor/ops.hpp).
-  meadow::tensor::ensure_fast_blas(argc, argv);
+namespace meadow {
+
+int run_cli(int argc, char** argv) {
   CLI::App app{"meadow-mind: a language-rule decision mind"};
   app.require_subcommand(1);
   // Each group registers here; keep one line per group.
@@ -49,3 +50,5 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace meadow

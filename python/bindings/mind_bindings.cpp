@@ -1,0 +1,134 @@
+// The mind: decisions and exams run with the GIL released, so Python threads decide in
+// parallel on one loaded model (meadow::Mind is thread-safe).
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.hpp"
+#include "meadow/mind.hpp"
+
+namespace nb = nanobind;
+
+namespace meadow::python {
+namespace {
+
+std::vector<std::pair<std::string, double>> probs_of(const DecisionInfo& d) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& [l, p] : d.probs) out.push_back({std::string(1, l), p});
+  return out;
+}
+
+}  // namespace
+
+void bind_mind(nb::module_& m) {
+  nb::class_<DecisionInfo>(m, "DecisionInfo")
+      .def_ro("status", &DecisionInfo::status)
+      .def_prop_ro("letter", [](const DecisionInfo& d) { return std::string(1, d.letter); })
+      .def_prop_ro("probs", &probs_of)
+      .def_ro("margin", &DecisionInfo::margin)
+      .def_ro("entropy", &DecisionInfo::entropy)
+      .def_ro("coherence", &DecisionInfo::coherence)
+      .def_ro("lat_ms", &DecisionInfo::lat_ms);
+
+  nb::class_<ExamResult>(m, "ExamResult")
+      .def_ro("ok", &ExamResult::ok)
+      .def_ro("n_right", &ExamResult::n_right)
+      .def_ro("n_total", &ExamResult::n_total)
+      .def_ro("max_misses", &ExamResult::max_misses)
+      .def_ro("decisions", &ExamResult::decisions)
+      .def_prop_ro("misses", [](const ExamResult& r) {
+        // (status, expected letter, what the mind decided)
+        std::vector<std::tuple<std::string, std::string, DecisionInfo>> out;
+        for (const auto& x : r.misses)
+          out.emplace_back(x.item.status, std::string(1, x.item.expected), x.got);
+        return out;
+      });
+
+  nb::class_<Mind>(m, "Mind")
+      .def(
+          "__init__",
+          [](Mind* mind, const std::string& path, int threads, int answer_slot, bool prefix_cache,
+             bool want_coherence, int max_misses, std::optional<std::string> system,
+             std::string lora) {
+            MindOptions o;
+            o.threads = threads;
+            o.answer_slot = answer_slot;
+            o.prefix_cache = prefix_cache;
+            o.want_coherence = want_coherence;
+            o.max_misses = max_misses;
+            if (system) o.system = *system;
+            o.lora = std::move(lora);
+            new (mind) Mind(path, std::move(o));
+          },
+          nb::arg("path") = "", nb::arg("threads") = 0, nb::arg("answer_slot") = 3,
+          nb::arg("prefix_cache") = true, nb::arg("want_coherence") = true,
+          nb::arg("max_misses") = 1, nb::arg("system") = nb::none(), nb::arg("lora") = "",
+          nb::call_guard<nb::gil_scoped_release>())
+      .def("decide_status", &Mind::decide_status, nb::arg("task"), nb::arg("status"),
+           nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "decide",
+          [](Mind& mind, Task& task, const Values& obs) {
+            Decided d = mind.decide(task, obs);
+            return std::make_pair(std::move(d.action), std::move(d.info));
+          },
+          nb::arg("task"), nb::arg("obs"), nb::call_guard<nb::gil_scoped_release>(),
+          "Perceive with the task's C++ perceiver (built-in tasks), then decide.")
+      .def("exam", &Mind::exam, nb::arg("task"), nb::arg("max_misses") = nb::none(),
+           nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "check",
+          [](Mind& mind, const Task& task,
+             std::optional<int> max_misses) -> std::pair<ExamResult, std::optional<std::string>> {
+            try {
+              return {mind.check(task, max_misses), std::nullopt};
+            } catch (const ExamFailed& e) {
+              return {e.result, std::string(e.what())};
+            }
+          },
+          nb::arg("task"), nb::arg("max_misses") = nb::none(),
+          nb::call_guard<nb::gil_scoped_release>(),
+          "The exam and, when it fails, the message listing every miss.")
+      .def("exam_table",
+           [](const Mind&, const Task& t, const ExamResult& r) { return exam_table(t, r); })
+      .def(
+          "time_decide_status",
+          [](Mind& mind, const Task& task, const std::vector<std::string>& statuses) {
+            // The C++ side of the Python-overhead bench: mean ms per decision, timed in C++.
+            const auto t0 = std::chrono::steady_clock::now();
+            for (const auto& s : statuses) mind.decide_status(task, s);
+            const std::chrono::duration<double, std::milli> dt =
+                std::chrono::steady_clock::now() - t0;
+            return statuses.empty() ? 0.0 : dt.count() / double(statuses.size());
+          },
+          nb::arg("task"), nb::arg("statuses"), nb::call_guard<nb::gil_scoped_release>())
+      .def_prop_ro("model_path", &Mind::model_path)
+      .def_prop_ro("threads", [](const Mind& mind) { return mind.options().threads; })
+      .def_prop_ro("max_misses", [](const Mind& mind) { return mind.options().max_misses; })
+      .def_prop_ro("arch", [](const Mind& mind) {
+        return std::string(model::arch_name(mind.model().config().arch));
+      });
+
+  m.def(
+      "resolve_model", [](const std::string& p) { return resolve_model(p); }, nb::arg("path") = "");
+  m.def("known_models", [] {
+    std::vector<std::tuple<std::string, std::string, bool, std::string, std::optional<std::string>>>
+        out;
+    for (const auto& l : list_models(ModelSearch::from_environment()))
+      out.emplace_back(l.model.name, l.model.description, l.model.embedded, l.model.source, l.path);
+    return out;
+  });
+  m.def("ai_prompt_cpp", &ai_prompt);
+}
+
+}  // namespace meadow::python

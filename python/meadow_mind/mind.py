@@ -1,0 +1,162 @@
+"""MeadowMind: a language model that reads a task's rule and a status sentence and answers an
+option letter in one forward pass.
+
+    mind = MeadowMind()                    # loads once, runs on this machine's CPU
+    mind.check(task)                       # the exam; raises ExamFailed listing every miss
+    action, info = mind.decide(task, obs)  # obs in, env action out
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _core
+from .task import Task
+
+_OPTIONS = ("threads", "answer_slot", "prefix_cache", "want_coherence", "max_misses", "system", "lora")
+
+
+class Info(dict):
+    """What one decision saw and answered; a dict whose keys are also attributes.
+
+    Keys: ``status`` (the perceiver's sentence), ``letter``, ``probs`` ({letter: probability},
+    option order, sums to 1), ``margin`` (top-1 minus top-2), ``entropy`` (0 certain .. 1
+    uniform), ``coherence`` (Σ of the step-0 draft; NaN when off), ``lat`` (seconds) and
+    ``lat_ms`` (tokenize + forward + softmax).
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @classmethod
+    def from_core(cls, d: Any) -> Info:
+        return cls(
+            status=d.status,
+            letter=d.letter,
+            probs=dict(d.probs),
+            margin=d.margin,
+            entropy=d.entropy,
+            coherence=d.coherence,
+            lat=d.lat_ms / 1000.0,
+            lat_ms=d.lat_ms,
+        )
+
+
+class ExamResult:
+    """Every exam item decided: ``ok``, ``n_right``, ``n_total``, ``max_misses``,
+    ``decisions`` (an Info per item) and ``misses`` ([(status, expected, Info)])."""
+
+    def __init__(self, r: Any, table: str) -> None:
+        self.ok: bool = r.ok
+        self.n_right: int = r.n_right
+        self.n_total: int = r.n_total
+        self.max_misses: int = r.max_misses
+        self.decisions: list[Info] = [Info.from_core(d) for d in r.decisions]
+        self.misses: list[tuple[str, str, Info]] = [(s, e, Info.from_core(d)) for s, e, d in r.misses]
+        self.table = table
+
+    def __repr__(self) -> str:
+        return f"ExamResult(ok={self.ok}, n_right={self.n_right}, n_total={self.n_total})"
+
+
+class ExamFailed(Exception):
+    """The exam failed: more misses than allowed. ``str(e)`` lists every miss (status,
+    expected, chosen, probabilities); ``e.result`` is the ExamResult."""
+
+    def __init__(self, message: str, result: ExamResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class MeadowMind:
+    """The mind, loaded once.
+
+    Args:
+        model_path: a GGUF file or a known model name ("nano", "smollm2-135m"); ``None``
+            resolves as the command line does: $MEADOW_MIND_MODEL, the cache dir's
+            default.gguf, then the embedded meadow-nano.
+        threads: 0 = automatic. answer_slot: mask tokens in the answer slot (1..3).
+        prefix_cache: encode each task's rule and options once (default on).
+        want_coherence: compute Σ coherence (one extra output row per slot position).
+        max_misses: misses the exam allows (default 1). system: the system message.
+        lora: a LoRA adapter GGUF applied on top of the model.
+
+    Decisions release the GIL: one MeadowMind may be used from several threads.
+    """
+
+    def __init__(self, model_path: str | None = None, **options: Any) -> None:
+        unknown = sorted(set(options) - set(_OPTIONS))
+        if unknown:
+            raise TypeError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
+        if model_path is not None and not isinstance(model_path, str):
+            model_path = str(model_path)  # a pathlib.Path
+        try:
+            self._mind = _core.Mind(model_path or "", **options)
+        except _core.MeadowError as e:
+            raise ValueError(str(e)) from None
+
+    @property
+    def model_path(self) -> str:
+        """The GGUF file this mind loaded."""
+        return self._mind.model_path
+
+    @property
+    def arch(self) -> str:
+        return self._mind.arch
+
+    @property
+    def threads(self) -> int:
+        return self._mind.threads
+
+    def decide(self, task: Task, obs: Any) -> tuple[Any, Info]:
+        """One decision: perceive ``obs``, one forward pass, the chosen option's action.
+
+        Returns ``(action, info)``; the action is the option's value (built-in tasks: an int
+        for Discrete, a float32 NumPy array for Box).
+        """
+        _need_task(task)
+        status = task.status(obs)
+        d = self._mind.decide_status(task.core(), status)
+        return task.action(d.letter), Info.from_core(d)
+
+    def decide_status(self, task: Task, status: str) -> Info:
+        """The decision for a status sentence directly (no perceiver)."""
+        _need_task(task)
+        if not isinstance(status, str):
+            raise TypeError(f"status must be a str, got {type(status).__name__}")
+        return Info.from_core(self._mind.decide_status(task.core(), status))
+
+    def exam(self, task: Task, max_misses: int | None = None) -> ExamResult:
+        """Every exam item decided; never raises for a failing exam."""
+        _need_task(task)
+        core = task.core()
+        r = self._mind.exam(core, max_misses)
+        return ExamResult(r, self._mind.exam_table(core, r))
+
+    def check(self, task: Task, max_misses: int | None = None) -> tuple[bool, int]:
+        """The exam. Returns ``(True, n_right)``; raises ExamFailed listing every miss when
+        more than ``max_misses`` items fail."""
+        _need_task(task)
+        core = task.core()
+        if not task.sanity:
+            raise ValueError(f"task {task.name} has no exam (sanity is empty)")
+        r, failure = self._mind.check(core, max_misses)
+        if failure is not None:
+            raise ExamFailed(failure, ExamResult(r, self._mind.exam_table(core, r)))
+        return r.ok, r.n_right
+
+    def __repr__(self) -> str:
+        return f"MeadowMind({self.model_path!r}, arch={self.arch!r}, threads={self.threads})"
+
+
+def _need_task(task: Any) -> None:
+    if not isinstance(task, Task):
+        raise TypeError(f"task must be a meadow_mind.Task, got {type(task).__name__}")
+
+
+__all__ = ["MeadowMind", "Info", "ExamResult", "ExamFailed"]

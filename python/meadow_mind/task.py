@@ -1,0 +1,244 @@
+"""Task: everything the mind needs to play one game, written in Python.
+
+A perceiver turns an observation into one status sentence; the rule (one sentence) and the
+lettered options say which option to take; the exam (``sanity``) proves the wording before
+play. Built-in tasks (``meadow_mind.tasks``) are Tasks whose perceiver and judge are C++.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import string
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any, Union
+
+from . import _convert, _core
+
+Perceive = Union[Callable[[Any], str], Callable[[Any, "Task"], str]]
+Judge = Callable[[Any], Any]
+
+_LETTERS = set(string.ascii_uppercase)
+
+
+def _wants_task(fn: Callable[..., Any]) -> bool:
+    """True when the perceiver takes (obs, task) rather than (obs)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return True
+    return len(positional) >= 2
+
+
+def _letter(letter: Any, field: str) -> str:
+    if not isinstance(letter, str) or letter not in _LETTERS:
+        raise ValueError(f"{field}: letter {letter!r} must be one of 'A'..'Z'")
+    return letter
+
+
+def _pairs(value: Any, field: str) -> list[tuple[Any, Any]]:
+    if isinstance(value, Mapping):
+        return list(value.items())
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise ValueError(f"{field} must be a dict {{letter: ...}} or a list of pairs")
+    out = []
+    for item in value:
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise ValueError(f"{field}: {item!r} is not a (letter, value) pair")
+        out.append((item[0], item[1]))
+    return out
+
+
+class Task:
+    """One game for the mind: perception, a rule with lettered options, an exam.
+
+    Args:
+        perceive: ``perceive(obs) -> str`` or ``perceive(obs, task) -> str`` (the second form
+            can use ``task.seen(key)`` when ``memory`` is on). ``None``: the task can be
+            examined but not played.
+        rule: one sentence saying which option to take when.
+        options: ``{"A": action, "B": action, ...}`` (or a list of pairs); an action is what
+            the env's ``step`` takes. A value may also be ``(text, action)``.
+        option_text: ``{"A": "push the cart to the left", ...}``: what the prompt shows;
+            required for each option not given as ``(text, action)``.
+        act_text: ``{"A": "left", ...}``: short labels for traces (default: the option text).
+        sanity: the exam: ``[(status sentence, expected letter), ...]`` or a dict.
+        memory: working memory on; ``mem_key(obs)`` names the state whose visits are counted.
+        env_id, env_kwargs: the environment (ours via ``meadow_mind.envs`` or Gymnasium's).
+        max_steps: episode cap (default: the env's time limit, else 500).
+        judge: ``judge(episode) -> (ok, text)`` (or a bool) for a played episode.
+        name, summary: for listings and errors.
+
+    Raises:
+        ValueError: naming the field, for anything the mind could not use.
+    """
+
+    def __init__(
+        self,
+        perceive: Perceive | None,
+        rule: str,
+        options: Mapping[str, Any] | Iterable[tuple[str, Any]],
+        option_text: Mapping[str, str] | None = None,
+        act_text: Mapping[str, str] | None = None,
+        sanity: Mapping[str, str] | Iterable[tuple[str, str]] = (),
+        memory: bool = False,
+        mem_key: Callable[[Any], Hashable] | None = None,
+        env_id: str | None = None,
+        env_kwargs: Mapping[str, Any] | None = None,
+        max_steps: int | None = None,
+        judge: Judge | None = None,
+        name: str = "task",
+        summary: str = "",
+    ) -> None:
+        if perceive is not None and not callable(perceive):
+            raise ValueError("perceive must be a callable perceive(obs) or perceive(obs, task)")
+        if not isinstance(rule, str) or not rule.strip():
+            raise ValueError("rule must be a non-empty sentence")
+        if not isinstance(name, str) or not name:
+            raise ValueError("name must be a non-empty string")
+        pairs = _pairs(options, "options")
+        if not pairs:
+            raise ValueError("options must hold at least one option")
+        texts = dict(option_text or {})
+        self.options: dict[str, Any] = {}
+        self.option_text: dict[str, str] = {}
+        for letter, value in pairs:
+            letter = _letter(letter, "options")
+            if letter in self.options:
+                raise ValueError(f"options: letter {letter!r} appears twice")
+            if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+                text, value = value
+            else:
+                text = texts.get(letter)
+            if not isinstance(text, str) or not text.strip():
+                raise ValueError(f"option_text: option {letter} needs a non-empty text")
+            if value is None:
+                raise ValueError(f"options: option {letter} has no action")
+            self.options[letter] = value
+            self.option_text[letter] = text
+        for letter in texts:
+            if letter not in self.options:
+                raise ValueError(f"option_text: {letter!r} is not an option")
+        self.act_text: dict[str, str] = {}
+        for letter, text in dict(act_text or {}).items():
+            if letter not in self.options:
+                raise ValueError(f"act_text: {letter!r} is not an option")
+            if not isinstance(text, str):
+                raise ValueError(f"act_text: the label of {letter} must be a string")
+            self.act_text[letter] = text
+        self.sanity: list[tuple[str, str]] = []
+        for status, letter in _pairs(sanity, "sanity"):
+            if not isinstance(status, str) or not status.strip():
+                raise ValueError(f"sanity: {status!r} is not a status sentence")
+            if letter not in self.options:
+                raise ValueError(f"sanity: expected letter {letter!r} of {status!r} is not an option")
+            self.sanity.append((status, letter))
+        if memory and not callable(mem_key):
+            raise ValueError("mem_key: memory=True needs a callable mem_key(obs)")
+        if mem_key is not None and not callable(mem_key):
+            raise ValueError("mem_key must be callable")
+        if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
+            raise ValueError("env_kwargs must be a dict")
+        if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
+            raise ValueError("max_steps must be a positive int")
+        if judge is not None and not callable(judge):
+            raise ValueError("judge must be callable")
+
+        self.perceive = perceive
+        self.rule = rule
+        self.memory = bool(memory)
+        self.mem_key = mem_key
+        self.env_id = env_id
+        self.env_kwargs: dict[str, Any] = dict(env_kwargs or {})
+        self.max_steps = max_steps
+        self.judge = judge
+        self.name = name
+        self.summary = summary
+        self.visited: dict[Hashable, int] = {}
+        self._with_task = perceive is not None and _wants_task(perceive)
+        self._native: Any = None  # the C++ task of a built-in (meadow_mind.tasks)
+        self._core_key: tuple[Any, ...] | None = None
+        self._core_task: Any = None
+        self.core()  # the C++ validation too, now
+
+    # -- working memory -------------------------------------------------------------------
+    def seen(self, key: Hashable) -> bool:
+        """Whether ``key`` was visited before this step (always False with memory off)."""
+        return self.visits(key) > 0
+
+    def visits(self, key: Hashable) -> int:
+        """How often ``key`` was visited before this step."""
+        if self._native is not None:
+            return self._native.visits(str(key))
+        return self.visited.get(key, 0) if self.memory else 0
+
+    def forget(self) -> None:
+        """Clears working memory (the runner calls it at every reset)."""
+        if self._native is not None:
+            self._native.forget()
+        self.visited.clear()
+
+    # -- what the mind calls ----------------------------------------------------------------
+    def core(self) -> Any:
+        """The C++ view of the table (rule, options, exam), rebuilt when they change."""
+        key = (self.name, self.rule, tuple(self.option_text.items()), tuple(self.sanity))
+        if key != self._core_key:
+            opts = [
+                _core.Option(letter, text, [float(i)], self.act_text.get(letter, ""))
+                for i, (letter, text) in enumerate(self.option_text.items())
+            ]
+            try:
+                t = _core.Task(self.name, self.rule, opts, list(self.sanity))
+                t.validate()
+            except _core.MeadowError as e:
+                raise ValueError(str(e)) from None
+            self._core_task, self._core_key = t, key
+        return self._core_task
+
+    def status(self, obs: Any) -> str:
+        """One step of perception with working memory: key, status sentence, visit recorded."""
+        if self._native is not None:
+            values = _convert.to_values(obs)
+            _convert.check_obs(self._obs_space, self.env_id or self.name, values)
+            out = self._native.perceive(values)
+            if self.memory:
+                self.visited = dict(self._native.visited)
+            return out
+        if self.perceive is None:
+            raise ValueError(f"task {self.name} has no perceive: it can be examined, not played")
+        key = self.mem_key(obs) if self.memory else None
+        status = self.perceive(obs, self) if self._with_task else self.perceive(obs)
+        if not isinstance(status, str):
+            raise TypeError(f"perceive of task {self.name} must return a str, got {type(status).__name__}")
+        if self.memory:
+            self.visited[key] = self.visited.get(key, 0) + 1
+        return status
+
+    def action(self, letter: str) -> Any:
+        """The env action of an option."""
+        return self.options[letter]
+
+    def act_label(self, letter: str) -> str:
+        return self.act_text.get(letter) or self.option_text[letter]
+
+    def __repr__(self) -> str:
+        letters = "".join(self.options)
+        return (
+            f"Task(name={self.name!r}, env_id={self.env_id!r}, options={letters!r}, exam={len(self.sanity)})"
+        )
+
+    def to_json(self) -> str:
+        """The task's words (rule, options, exam) as JSON."""
+        return json.dumps(
+            {
+                "name": self.name,
+                "rule": self.rule,
+                "options": self.option_text,
+                "sanity": self.sanity,
+                "env_id": self.env_id,
+                "env_kwargs": self.env_kwargs,
+            }
+        )

@@ -1,0 +1,114 @@
+"""The package's surface: the original README's snippet, python -m meadow_mind, the AI prompt,
+runs with GIF and trace, and our envs' Gymnasium signatures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import meadow_mind
+from meadow_mind import AI_PROMPT, ai_prompt, envs, run, tasks
+
+
+def test_original_readme_snippet_with_gymnasium(gym):
+    env = gym.make("MountainCar-v0")
+    obs, _ = env.reset(seed=0)
+    from meadow_mind import MeadowMind, tasks  # noqa: F811 (as the snippet reads)
+
+    mind = MeadowMind()  # loads once, runs on-device
+    task = tasks.mountaincar()
+    mind.check(task)  # sanity gate: decision-table exam
+    action, info = mind.decide(task, obs)  # obs in, env action out
+    assert env.action_space.contains(action)
+    env.step(action)
+
+
+def test_python_m_meadow_mind_runs_the_command_line():
+    out = subprocess.run([sys.executable, "-m", "meadow_mind", "list"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    for name in tasks.names():
+        assert name in out.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "meadow_mind", "no-such-command"], capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and bad.stderr
+
+
+def test_ai_prompt():
+    assert ai_prompt() == AI_PROMPT and "mind.check(task)" in AI_PROMPT and "Task(" in AI_PROMPT
+
+
+def test_public_names():
+    for name in meadow_mind.__all__:
+        assert getattr(meadow_mind, name).__doc__, name
+
+
+def test_env_signatures():
+    env = envs.make("CartPole-v1")
+    obs, info = env.reset(seed=1)
+    assert isinstance(obs, np.ndarray) and obs.dtype == np.float32 and obs.shape == (4,)
+    assert isinstance(info, dict)
+    obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    assert isinstance(reward, float) and isinstance(terminated, bool) and isinstance(truncated, bool)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.shape == (400, 600, 3)
+    lake = envs.make("FrozenLake-v1", map_name="8x8")
+    obs, _ = lake.reset(seed=0)
+    assert isinstance(obs, int) and isinstance(lake.observation_space, envs.Discrete)
+    assert "CartPole-v1" in envs.registry() and envs.registry()["CartPole-v1"].max_episode_steps == 500
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: envs.make("NoSuchEnv-v0"), "NoSuchEnv"),
+        (lambda: envs.make("CartPole-v1", no_such_kwarg=1), "no_such_kwarg"),
+        (lambda: envs.make("FrozenLake-v1", map_name=3), "map_name"),
+        (lambda: envs.make("CartPole-v1").step(0), "reset"),
+        (lambda: _reset(envs.make("CartPole-v1")).step(5), "action"),
+        (lambda: _reset(envs.make("CartPole-v1")).step([0, 1]), "action"),
+        (lambda: envs.make("CartPole-v1").reset(seed=-1), "seed"),
+    ],
+)
+def test_env_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def _reset(env):
+    env.reset(seed=0)
+    return env
+
+
+def test_run_writes_gif_and_trace(mind, tmp_path):
+    gif, trace = tmp_path / "lake.gif", tmp_path / "lake.jsonl"
+    eps = run(tasks.frozenlake(), mind=mind, gif=str(gif), trace=str(trace))
+    ep = eps[0]
+    assert eps.verdict.ok and ep.verdict.ok, ep.verdict
+    assert gif.read_bytes()[:6] == b"GIF89a"
+    lines = [json.loads(x) for x in trace.read_text().splitlines()]
+    assert len(lines) == len(ep.steps) and lines[0]["status"] == ep.steps[0].status
+    assert set(lines[0]) >= {"step", "status", "letter", "probs", "action", "reward", "lat_ms"}
+
+
+def test_run_on_gymnasium_env_with_gif(gym, mind, tmp_path):
+    env = gym.make("FrozenLake-v1", map_name="8x8", is_slippery=False, render_mode="rgb_array")
+    gif = tmp_path / "gym.gif"
+    eps = run(tasks.frozenlake(), env=env, mind=mind, gif=str(gif))
+    assert eps.verdict.ok and gif.stat().st_size > 0
+    with pytest.raises(ValueError, match="rgb_array"):
+        run(
+            tasks.frozenlake(),
+            env=gym.make("FrozenLake-v1", map_name="8x8", is_slippery=False),
+            mind=mind,
+            gif=str(tmp_path / "x.gif"),
+        )
+
+
+def test_unwritable_gif_is_a_clear_error(mind, tmp_path):
+    with pytest.raises(ValueError):
+        run(tasks.frozenlake(), mind=mind, gif=str(tmp_path / "no" / "such" / "dir" / "x.gif"))
