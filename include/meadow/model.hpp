@@ -129,6 +129,13 @@ class Model {
   std::vector<Logits> run(const std::vector<Sequence>& batch, const RunOptions& opts,
                           Mask mask = Mask::Natural, int64_t prefix_len = 0) const;
 
+  // Uncached pass with a block-causal mask (bidirectional archs; causal archs: the natural
+  // mask): block i is tokens [block_ends[i-1], block_ends[i]) and sees itself and the blocks
+  // before it. The attention block-wise generation computes with its cache (meadow/generate.hpp),
+  // in one pass: the reference its cached path is tested against.
+  std::vector<Logits> run_block_causal(const std::vector<Sequence>& batch, const RunOptions& opts,
+                                       std::vector<int64_t> block_ends) const;
+
   // Runs the prefix alone (natural mask within it) and keeps every layer's K/V.
   PrefixCache encode_prefix(std::span<const int32_t> tokens, int threads = 1) const;
 
@@ -136,6 +143,11 @@ class Model {
   // and must be >= prefix size (the prefix's own logits are not kept).
   std::vector<Logits> run_cached(const PrefixCache& prefix, const std::vector<Sequence>& batch,
                                  const RunOptions& opts) const;
+
+  // Runs seq.tokens after the cache (as run_cached; an empty cache is no prefix) and appends
+  // their K/V to it, so the next call continues after them: causal generation token by token,
+  // and block diffusion committing a finished block. Returns the logits of seq.positions.
+  Logits extend(PrefixCache& cache, const Sequence& seq, const RunOptions& opts) const;
 
  private:
   std::unique_ptr<gguf::File> file_;

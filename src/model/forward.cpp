@@ -39,6 +39,17 @@ void attend(const Config& c, const PassSpec& spec, int64_t layer, const float* q
                       c.head_dim, natural, out, th);
     return;
   }
+  if (!c.causal && !spec.block_ends.empty()) {
+    int64_t start = 0;
+    for (size_t i = 0; i <= spec.block_ends.size() && start < n; ++i) {
+      const int64_t end = i < spec.block_ends.size() ? std::min(spec.block_ends[i], n) : n;
+      if (end <= start) continue;
+      tensor::attention(q + start * qd, end - start, start, k, v, end, c.n_head, c.n_head_kv,
+                        c.head_dim, AttnMask::Full, out + start * qd, th);
+      start = end;
+    }
+    return;
+  }
   if (!c.causal && spec.block > 0 && spec.block < n) {
     // Block mask: the first `block` rows see only themselves, the rest see everything.
     const int64_t p = spec.block;

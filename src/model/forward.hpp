@@ -22,6 +22,9 @@ struct Segment {
 struct PassSpec {
   const PrefixCache* prefix = nullptr;  // cached run: every segment follows this prefix
   int64_t block = 0;  // >0, bidirectional: rows [0, block) of a segment see only themselves
+  // Bidirectional, uncached: block-causal mask. Block i is rows [ends[i-1], ends[i]) (rows past
+  // the last end form one more block); each block sees itself and every block before it.
+  std::vector<int64_t> block_ends;
   PrefixCache* capture = nullptr;  // keep each layer's K/V (single-segment prefix encoding)
   tensor::Threads threads;         // with a pool: one per pass, so kernels do not start threads
 };

@@ -144,6 +144,43 @@ PrefixCache Model::encode_prefix(std::span<const int32_t> tokens, int threads) c
   return cache;
 }
 
+std::vector<Logits> Model::run_block_causal(const std::vector<Sequence>& batch,
+                                            const RunOptions& opts,
+                                            std::vector<int64_t> block_ends) const {
+  for (size_t i = 0; i < block_ends.size(); ++i)
+    if (block_ends[i] < 1 || (i > 0 && block_ends[i] <= block_ends[i - 1]))
+      throw Error("block ends must be positive and increasing");
+  const PassThreads pool(opts.threads);
+  PassSpec spec;
+  spec.threads = pool.threads();
+  spec.block_ends = std::move(block_ends);
+  return run_batch(cfg_, *w_, batch, opts, spec);
+}
+
+Logits Model::extend(PrefixCache& cache, const Sequence& seq, const RunOptions& opts) const {
+  const bool empty = cache.tokens.empty();
+  if (!empty && (cache.k.size() != size_t(cfg_.n_layer) || cache.v.size() != size_t(cfg_.n_layer)))
+    throw Error("prefix cache does not belong to this model");
+  const PassThreads pool(opts.threads);
+  PassSpec spec;
+  spec.threads = pool.threads();
+  spec.prefix = empty ? nullptr : &cache;
+  PrefixCache added;
+  spec.capture = &added;
+  Logits out = std::move(run_batch(cfg_, *w_, {seq}, opts, spec).front());
+  if (empty) {
+    cache.k = std::move(added.k);
+    cache.v = std::move(added.v);
+  } else {
+    for (size_t l = 0; l < cache.k.size(); ++l) {
+      cache.k[l].insert(cache.k[l].end(), added.k[l].begin(), added.k[l].end());
+      cache.v[l].insert(cache.v[l].end(), added.v[l].begin(), added.v[l].end());
+    }
+  }
+  cache.tokens.insert(cache.tokens.end(), seq.tokens.begin(), seq.tokens.end());
+  return out;
+}
+
 std::vector<Logits> Model::run_cached(const PrefixCache& prefix, const std::vector<Sequence>& batch,
                                       const RunOptions& opts) const {
   if (prefix.k.size() != size_t(cfg_.n_layer) || prefix.v.size() != size_t(cfg_.n_layer))

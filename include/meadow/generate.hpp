@@ -1,0 +1,99 @@
+// Text generation on the loaded model: block-wise masked diffusion with a K/V cache for
+// bidirectional archs (dream, llada), token by token for causal ones (qwen2, llama); and the
+// step-0 draft with its confidence signal Σ.
+//
+// Block diffusion. The answer grows block by block. A block starts as `block_size` mask tokens
+// after everything committed so far; each step runs the block against the cache, predicts
+// every masked position, and unmasks the most confident ones (`steps_per_block` steps, the
+// count spread evenly; or, with `threshold`, every position at least that confident, at least
+// one a step). A finished block's K/V join the cache, so later blocks never recompute it; the
+// prompt's K/V are computed once. The attention this implies is block-causal (a block sees
+// itself and every earlier block); `cache = false` recomputes the whole canvas with that same
+// mask every step (what a cache-less implementation does), so both paths pick the same tokens
+// up to float rounding. Shifted-logit models (dream) read position p from row p - 1; the row
+// before a block is the last committed token's, kept from the pass that committed it.
+//
+// Causal models: one token a step, each appended to the cache (`cache = false`: the whole
+// sequence recomputed every step).
+//
+// Stops at the model's end-of-turn or end-of-text token, at a stop string, or after
+// max_new_tokens. Sampling (temperature > 0, top_p) is reproducible per seed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "meadow/chat_template.hpp"
+#include "meadow/model.hpp"
+#include "meadow/tokenizer.hpp"
+
+namespace meadow::diffusion {
+
+// How a masked position's confidence is scored, to choose which to unmask first.
+enum class Confidence {
+  Probability,  // probability of the chosen token
+  Margin,       // top-1 minus top-2 probability
+  NegEntropy,   // minus the entropy of the position's distribution
+};
+// "probability" | "margin" | "entropy"; throws meadow::Error for anything else.
+Confidence parse_confidence(std::string_view name);
+
+struct GenerateOptions {
+  int max_new_tokens = 128;
+  int block_size = 32;      // diffusion: tokens per block (the last block may be shorter)
+  int steps_per_block = 0;  // diffusion: denoising steps per block; 0 = one token a step
+  double threshold = 0;     // diffusion, > 0: confidence-threshold parallel mode
+  Confidence confidence = Confidence::Probability;
+  double temperature = 0;  // 0 = greedy
+  double top_p = 1;        // nucleus sampling when temperature > 0
+  uint64_t seed = 0;
+  bool cache = true;  // false: recompute everything every step (the reference path)
+  int threads = 1;
+  std::vector<std::string> stop;  // stop strings: the text ends before the first one
+};
+
+struct Generation {
+  std::vector<int32_t> tokens;  // the new tokens (stop token excluded)
+  std::string text;             // decoded, special tokens skipped, cut at a stop string
+  std::string finish_reason;    // "stop" (end token or stop string) or "length"
+  int steps = 0;                // denoising steps (diffusion) or tokens (causal)
+  int passes = 0;               // forward passes, prompt included
+  double prefill_ms = 0;        // encoding the prompt
+  double ms = 0;                // everything after the prompt
+};
+
+// Called after each committed block (diffusion) or token (causal) with the text so far;
+// returning false stops generation (finish_reason "stop").
+using OnCommit = std::function<bool(std::string_view text)>;
+
+// Throws meadow::Error for an empty prompt, a prompt plus max_new_tokens over the context,
+// options out of range, or a bidirectional model without a mask token.
+Generation generate(const model::Model& model, const Tokenizer& tok,
+                    std::span<const int32_t> prompt, const GenerateOptions& opts,
+                    const OnCommit& on_commit = {});
+
+// The model's chat prompt for the messages, ending with the assistant generation prompt.
+std::vector<int32_t> chat_prompt_ids(const Tokenizer& tok,
+                                     const std::vector<ChatMessage>& messages);
+
+// The tokens that end generation: end-of-text, end-of-turn and the template's turn markers.
+std::vector<int32_t> stop_token_ids(const Tokenizer& tok);
+
+// The step-0 draft: one pass over the prompt and an all-mask slot of `length` tokens (causal
+// archs: the single next token). Per position the argmax token and its probability; coherence
+// Σ = their mean (meadow/decision.hpp).
+struct Draft {
+  std::vector<int32_t> tokens;
+  std::string text;                // decoded, special tokens skipped
+  std::vector<double> confidence;  // per position
+  double coherence = 0;
+  double ms = 0;
+};
+Draft draft(const model::Model& model, const Tokenizer& tok, std::span<const int32_t> prompt,
+            int length, int threads = 1);
+
+}  // namespace meadow::diffusion

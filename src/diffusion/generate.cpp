@@ -1,0 +1,293 @@
+// Block-wise diffusion and causal generation (meadow/generate.hpp).
+#include "meadow/generate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <set>
+#include <utility>
+
+#include "diffusion/sampling.hpp"
+#include "diffusion/softmax.hpp"
+#include "meadow/error.hpp"
+
+namespace meadow::diffusion {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+void check_options(const model::Model& m, std::span<const int32_t> prompt,
+                   const GenerateOptions& o) {
+  if (prompt.empty()) throw Error("generate: the prompt has no tokens");
+  if (o.max_new_tokens < 1) throw Error("generate: max_new_tokens must be at least 1");
+  if (o.block_size < 1) throw Error("generate: block_size must be at least 1");
+  if (o.steps_per_block < 0) throw Error("generate: steps_per_block must not be negative");
+  if (!(o.threshold >= 0 && o.threshold <= 1)) throw Error("generate: threshold must be in [0, 1]");
+  if (!(o.temperature >= 0) || !std::isfinite(o.temperature))
+    throw Error("generate: temperature must be a finite number >= 0");
+  if (!(o.top_p > 0 && o.top_p <= 1)) throw Error("generate: top_p must be in (0, 1]");
+  if (o.threads < 1) throw Error("generate: threads must be at least 1");
+  const int64_t ctx = m.config().n_ctx;
+  if (ctx > 0 && int64_t(prompt.size()) + o.max_new_tokens > ctx)
+    throw Error("generate: prompt (" + std::to_string(prompt.size()) +
+                " tokens) + max_new_tokens (" + std::to_string(o.max_new_tokens) +
+                ") exceed the context length " + std::to_string(ctx));
+  if (!m.config().causal && m.config().mask_id < 0)
+    throw Error("generate: this diffusion model has no mask token (tokenizer.ggml.mask_token_id)");
+}
+
+// What ends the answer once committed: the first stop token, then stop strings in the text.
+struct Finisher {
+  const Tokenizer& tok;
+  std::set<int32_t> stops;
+  const std::vector<std::string>& stop_strings;
+
+  // Cuts `out` at the first stop token at or after `from`; true when one was found.
+  bool cut_at_stop_token(Generation& out, size_t from) const {
+    for (size_t i = from; i < out.tokens.size(); ++i)
+      if (stops.count(out.tokens[i])) {
+        out.tokens.resize(i);
+        return true;
+      }
+    return false;
+  }
+  // Decodes; cuts at the first stop string. True when one was found.
+  bool decode(Generation& out) const {
+    out.text = tok.decode(out.tokens, true);
+    size_t cut = std::string::npos;
+    for (const auto& s : stop_strings)
+      if (!s.empty()) cut = std::min(cut, out.text.find(s));
+    if (cut == std::string::npos) return false;
+    out.text.resize(cut);
+    return true;
+  }
+};
+
+Generation generate_causal(const model::Model& m, std::span<const int32_t> prompt,
+                           const GenerateOptions& o, const Finisher& fin, const OnCommit& cb) {
+  Generation out;
+  std::mt19937_64 rng(o.seed);
+  model::RunOptions ro;
+  ro.threads = o.threads;
+  const int64_t n_vocab = m.config().n_vocab;
+  std::vector<int32_t> seq(prompt.begin(), prompt.end());
+  model::PrefixCache cache;
+  auto t0 = Clock::now();
+  model::Logits logits = o.cache ? m.extend(cache, {seq, {int64_t(seq.size()) - 1}}, ro)
+                                 : m.run({{seq, {int64_t(seq.size()) - 1}}}, ro).front();
+  out.passes = 1;
+  out.prefill_ms = ms_since(t0);
+  t0 = Clock::now();
+  out.finish_reason = "length";
+  for (int i = 0; i < o.max_new_tokens; ++i) {
+    const Pick pick = pick_token(logits.row(0), n_vocab, o.temperature, o.top_p, o.confidence, rng);
+    out.tokens.push_back(pick.token);
+    ++out.steps;
+    if (fin.cut_at_stop_token(out, out.tokens.size() - 1)) {
+      out.finish_reason = "stop";
+      break;
+    }
+    const bool stopped = fin.decode(out);
+    if (stopped || (cb && !cb(out.text))) {
+      out.finish_reason = "stop";
+      break;
+    }
+    if (i + 1 == o.max_new_tokens) break;
+    seq.push_back(pick.token);
+    const int64_t last = int64_t(seq.size()) - 1;
+    logits =
+        o.cache ? m.extend(cache, {{pick.token}, {last}}, ro) : m.run({{seq, {last}}}, ro).front();
+    ++out.passes;
+  }
+  fin.decode(out);
+  out.ms = ms_since(t0);
+  return out;
+}
+
+Generation generate_blocks(const model::Model& m, std::span<const int32_t> prompt,
+                           const GenerateOptions& o, const Finisher& fin, const OnCommit& cb) {
+  Generation out;
+  std::mt19937_64 rng(o.seed);
+  model::RunOptions ro;
+  ro.threads = o.threads;
+  const model::Config& c = m.config();
+  const int32_t mask = c.mask_id;
+  const int64_t n_vocab = c.n_vocab;
+  const int64_t p0 = int64_t(prompt.size());
+
+  std::vector<int32_t> canvas(prompt.begin(), prompt.end());  // committed tokens
+  std::vector<int64_t> block_ends{p0};                        // the uncached path's mask
+  model::PrefixCache cache;
+  std::vector<float> carry;  // shifted models: the logits row before the current block
+  auto t0 = Clock::now();
+  if (o.cache) {
+    const std::vector<int64_t> last =
+        c.shift_logits ? std::vector<int64_t>{p0 - 1} : std::vector<int64_t>{};
+    model::Logits l = m.extend(cache, {canvas, last}, ro);
+    carry = std::move(l.data);
+    out.passes = 1;
+  }
+  out.prefill_ms = ms_since(t0);
+  t0 = Clock::now();
+  out.finish_reason = "length";
+
+  int64_t produced = 0;
+  while (produced < o.max_new_tokens) {
+    const int64_t b = std::min<int64_t>(o.block_size, o.max_new_tokens - produced);
+    const int64_t start = p0 + produced;
+    std::vector<int32_t> block(size_t(b), mask);
+    const int64_t steps = o.steps_per_block > 0 ? std::min<int64_t>(o.steps_per_block, b) : b;
+    for (int64_t step = 0;; ++step) {
+      std::vector<int64_t> masked;
+      for (int64_t i = 0; i < b; ++i)
+        if (block[size_t(i)] == mask) masked.push_back(i);
+      if (masked.empty()) break;
+      // Rows to read: position start + i is predicted by row start + i - 1 when shifted.
+      std::vector<int64_t> rows;
+      bool need_carry = false;
+      for (int64_t i : masked) {
+        if (c.shift_logits && i == 0 && o.cache) {
+          need_carry = true;
+          continue;
+        }
+        rows.push_back(c.shift_logits ? start + i - 1 : start + i);
+      }
+      model::Logits logits;
+      if (o.cache) {
+        if (!rows.empty()) logits = std::move(m.run_cached(cache, {{block, rows}}, ro).front());
+      } else {
+        std::vector<int32_t> full = canvas;
+        full.insert(full.end(), block.begin(), block.end());
+        logits = std::move(m.run_block_causal({{full, rows}}, ro, block_ends).front());
+      }
+      ++out.passes;
+      ++out.steps;
+      // Each masked position's pick, in `masked` order.
+      std::vector<Pick> picks;
+      size_t r = 0;
+      for (int64_t i : masked) {
+        const float* row = (need_carry && i == 0) ? carry.data() : logits.row(int64_t(r++));
+        picks.push_back(pick_token(row, n_vocab, o.temperature, o.top_p, o.confidence, rng));
+      }
+      // How many to unmask now: the threshold's count (at least one), else an even share.
+      std::vector<size_t> order(picks.size());
+      std::iota(order.begin(), order.end(), size_t(0));
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t z) {
+        return picks[a].confidence > picks[z].confidence;
+      });
+      size_t k;
+      if (o.threshold > 0) {
+        k = size_t(std::count_if(picks.begin(), picks.end(),
+                                 [&](const Pick& p) { return p.confidence >= o.threshold; }));
+        k = std::max<size_t>(k, 1);
+      } else {
+        const int64_t left = std::max<int64_t>(steps - step, 1);
+        k = size_t((int64_t(masked.size()) + left - 1) / left);
+      }
+      for (size_t j = 0; j < k && j < order.size(); ++j)
+        block[size_t(masked[order[j]])] = picks[order[j]].token;
+    }
+    // The finished block joins the committed tokens (and the cache, keeping its last row).
+    if (o.cache) {
+      const std::vector<int64_t> last =
+          c.shift_logits ? std::vector<int64_t>{start + b - 1} : std::vector<int64_t>{};
+      model::Logits l = m.extend(cache, {block, last}, ro);
+      carry = std::move(l.data);
+      ++out.passes;
+    }
+    canvas.insert(canvas.end(), block.begin(), block.end());
+    block_ends.push_back(start + b);
+    const size_t before = out.tokens.size();
+    out.tokens.insert(out.tokens.end(), block.begin(), block.end());
+    produced += b;
+    if (fin.cut_at_stop_token(out, before)) {
+      out.finish_reason = "stop";
+      break;
+    }
+    const bool stopped = fin.decode(out);
+    if (stopped || (cb && !cb(out.text))) {
+      out.finish_reason = "stop";
+      break;
+    }
+  }
+  fin.decode(out);
+  out.ms = ms_since(t0);
+  return out;
+}
+
+}  // namespace
+
+Confidence parse_confidence(std::string_view name) {
+  if (name == "probability") return Confidence::Probability;
+  if (name == "margin") return Confidence::Margin;
+  if (name == "entropy") return Confidence::NegEntropy;
+  throw Error("unknown confidence \"" + std::string(name) + "\" (probability, margin or entropy)");
+}
+
+std::vector<int32_t> stop_token_ids(const Tokenizer& tok) {
+  std::set<int32_t> ids;
+  for (auto id : {tok.eos_id(), tok.eot_id()})
+    if (id) ids.insert(*id);
+  for (const char* t : {"<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>"})
+    if (auto id = tok.find(t)) ids.insert(*id);
+  if (auto m = tok.mask_id()) ids.erase(*m);
+  return {ids.begin(), ids.end()};
+}
+
+std::vector<int32_t> chat_prompt_ids(const Tokenizer& tok, const std::vector<ChatMessage>& msgs) {
+  return encode_chat(tok, render_chat_pieces(detect_chat_template(tok), msgs, true));
+}
+
+Generation generate(const model::Model& model, const Tokenizer& tok,
+                    std::span<const int32_t> prompt, const GenerateOptions& opts,
+                    const OnCommit& on_commit) {
+  check_options(model, prompt, opts);
+  const std::vector<int32_t> ids = stop_token_ids(tok);
+  const Finisher fin{tok, {ids.begin(), ids.end()}, opts.stop};
+  return model.config().causal ? generate_causal(model, prompt, opts, fin, on_commit)
+                               : generate_blocks(model, prompt, opts, fin, on_commit);
+}
+
+Draft draft(const model::Model& model, const Tokenizer& tok, std::span<const int32_t> prompt,
+            int length, int threads) {
+  const model::Config& c = model.config();
+  if (prompt.empty()) throw Error("draft: the prompt has no tokens");
+  if (length < 1) throw Error("draft: length must be at least 1");
+  if (!c.causal && c.mask_id < 0) throw Error("draft: this diffusion model has no mask token");
+  const auto t0 = Clock::now();
+  model::RunOptions ro;
+  ro.threads = threads;
+  const int64_t p0 = int64_t(prompt.size());
+  std::vector<int32_t> seq(prompt.begin(), prompt.end());
+  std::vector<int64_t> rows;
+  if (c.causal) {
+    rows.push_back(p0 - 1);
+  } else {
+    seq.insert(seq.end(), size_t(length), c.mask_id);
+    for (int64_t i = 0; i < length; ++i) rows.push_back(model.logits_row_for(p0 + i));
+  }
+  if (!c.causal && c.n_ctx > 0 && int64_t(seq.size()) > c.n_ctx)
+    throw Error("draft: prompt + slot exceed the context length " + std::to_string(c.n_ctx));
+  // The prefix attends to itself only, as in a cached decision (meadow/decision.hpp).
+  const model::Logits l = model.run({{seq, rows}}, ro, model::Mask::Prefix, p0).front();
+  Draft d;
+  for (int64_t r = 0; r < l.rows; ++r) {
+    const TopToken t = top_token(l.row(r), l.cols);
+    d.tokens.push_back(t.id);
+    d.confidence.push_back(t.prob);
+  }
+  d.coherence =
+      std::accumulate(d.confidence.begin(), d.confidence.end(), 0.0) / double(d.confidence.size());
+  d.text = tok.decode(d.tokens, true);
+  d.ms = ms_since(t0);
+  return d;
+}
+
+}  // namespace meadow::diffusion
