@@ -96,4 +96,16 @@ struct Draft {
 Draft draft(const model::Model& model, const Tokenizer& tok, std::span<const int32_t> prompt,
             int length, int threads = 1);
 
+// What the draft says about the answer before any generation: which kinds of content it
+// signals (code, html, sql, chart: keyword and markup cues in the draft text), the answer mode
+// they imply, and whether to escalate (Σ below the threshold: the model does not yet see an
+// answer; hand the request to a larger model or generate with more steps).
+struct Route {
+  std::vector<std::string> signals;  // in that order, those present
+  std::string mode;                  // "code" (code, html or sql), "chart", or "text"
+  double coherence = 0;
+  bool escalate = false;
+};
+Route route(const Draft& draft, double escalate_below = 0.5);
+
 }  // namespace meadow::diffusion
