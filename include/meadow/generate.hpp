@@ -54,6 +54,7 @@ struct GenerateOptions {
   bool cache = true;  // false: recompute everything every step (the reference path)
   int threads = 1;
   std::vector<std::string> stop;  // stop strings: the text ends before the first one
+  bool ignore_eos = false;  // run to max_new_tokens through end tokens (benchmarks)
 };
 
 struct Generation {

@@ -3,7 +3,7 @@
 //   meadow-mind generate --prompt TEXT [--raw] [--system TEXT] [--max-tokens N] [--block N]
 //                        [--steps N] [--threshold X] [--confidence probability|margin|entropy]
 //                        [--temperature T] [--top-p P] [--seed S] [--stop S]... [--no-cache]
-//                        [--threads N] [--model M] [--lora F] [--json]
+//                        [--threads N] [--ignore-eos] [--model M] [--lora F] [--json]
 //   meadow-mind draft --prompt TEXT [--length N] [--json]
 //   meadow-mind route --prompt TEXT [--length N] [--escalate-below X] [--json]
 //
@@ -32,7 +32,7 @@ using nlohmann::ordered_json;
 struct TextArgs {
   std::string prompt, system, model, lora, confidence = "probability";
   std::vector<std::string> stop;
-  bool raw = false, json = false, no_cache = false;
+  bool raw = false, json = false, no_cache = false, ignore_eos = false;
   int max_tokens = 128, block = 32, steps = 0, threads = 1, length = 32;
   double threshold = 0, temperature = 0, top_p = 1, escalate_below = 0.5;
   uint64_t seed = 0;
@@ -83,6 +83,7 @@ void run_generate(const TextArgs& a) {
   o.cache = !a.no_cache;
   o.threads = a.threads;
   o.stop = a.stop;
+  o.ignore_eos = a.ignore_eos;
   const Loaded L = load(a);
   // One stderr line rewritten per committed block or token, only on a terminal.
   const bool progress = !a.json && isatty(fileno(stderr));
@@ -177,6 +178,7 @@ void add_text_commands(CLI::App& app) {
   gen->add_option("--seed", g->seed, "sampling seed");
   gen->add_option("--stop", g->stop, "a stop string (repeat)");
   gen->add_flag("--no-cache", g->no_cache, "recompute everything every step (reference path)");
+  gen->add_flag("--ignore-eos", g->ignore_eos, "run to --max-tokens through end tokens (benches)");
   gen->callback([g] { run_generate(*g); });
 
   for (const bool routing : {false, true}) {

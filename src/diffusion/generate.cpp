@@ -250,7 +250,8 @@ Generation generate(const model::Model& model, const Tokenizer& tok,
                     const OnCommit& on_commit) {
   check_options(model, prompt, opts);
   const std::vector<int32_t> ids = stop_token_ids(tok);
-  const Finisher fin{tok, {ids.begin(), ids.end()}, opts.stop};
+  Finisher fin{tok, {ids.begin(), ids.end()}, opts.stop};
+  if (opts.ignore_eos) fin.stops.clear();
   return model.config().causal ? generate_causal(model, prompt, opts, fin, on_commit)
                                : generate_blocks(model, prompt, opts, fin, on_commit);
 }
