@@ -11,9 +11,9 @@ import random
 
 import torch
 
-from corpus import marks
-from tokenizer.bpe import CONTROL, Tokenizer
-from tokenizer.byte_unicode import decode_chars
+from .corpus import marks
+from .tokenizer.bpe import CONTROL, Tokenizer
+from .tokenizer.byte_unicode import decode_chars
 
 LETTERS = "ABCDEF"
 

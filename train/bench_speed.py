@@ -1,6 +1,6 @@
 """Training-step speed of candidate model sizes on this CPU (1 thread by default).
 
-    OPENBLAS_CORETYPE=SkylakeX python3 train/bench_speed.py --stage 0 --batch 16
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.bench_speed --stage 0 --batch 16
 
 Reports steps per CPU-second (process time: robust when other jobs share the cores) and
 per wall-second, plus the corpus+packing cost per step, for each size in --sizes; with
@@ -12,8 +12,8 @@ bfloat16 autocast, train.py --bf16).
 
 On a lent GPU (whose machine has no word lists): pack here, time there.
 
-    python3 train/bench_speed.py --stage 67 --steps 200 --save-batches .dev/b67.pt
-    python3 train/bench_speed.py --load-batches .dev/b67.pt --device cuda --sizes 192x3 --paths targets+bf16
+    python3 -m train.bench_speed --stage 67 --steps 200 --save-batches .dev/b67.pt
+    python3 -m train.bench_speed --load-batches .dev/b67.pt --device cuda --sizes 192x3 --paths targets+bf16
 """
 from __future__ import annotations
 
@@ -23,17 +23,15 @@ import random
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
+import torch.nn.functional as F
 
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from batching import Packer  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from heap import keep_heap  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
-from train import on  # noqa: E402
+from .batching import Packer
+from .corpus.generate import example
+from .heap import keep_heap
+from .model import Config, DreamModel
+from .tokenizer.bpe import Tokenizer
+from .train import on
 
 
 def pack(tok, stage: int, batch: int, count: int):

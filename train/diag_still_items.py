@@ -1,6 +1,6 @@
 """Where the answer row looks, and what one head writes, for mountaincar's still items.
 
-    python3 train/diag_still_items.py --ckpt train/runs/R/ckpt.pt [--head 7]
+    python3 -m train.diag_still_items --ckpt train/runs/R/ckpt.pt [--head 7]
 
 For each still situation (and one moving one): per layer, the three heads with the most
 attention mass from the answer-reading row (the last suffix token) on the rule's two still
@@ -19,13 +19,12 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
 
-import torch  # noqa: E402
-
-from corpus import layout, templates as T  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
+from .corpus import layout
+from .corpus import templates as T
+from .model import Config, DreamModel
+from .tokenizer.bpe import Tokenizer
 
 RULE = ("Push in the same direction the car is moving, to pump energy like a swing. If the car is still left of the "
         "middle, push right. If the car is still right of the middle, do nothing.")

@@ -1,6 +1,6 @@
 """Issue 4's evaluation table: one markdown table (and --json) of the quality targets.
 
-    python3 train/eval_table.py --ckpt train/runs/NAME/ckpt.pt --gguf models/meadow-nano.gguf \
+    python3 -m train.eval_table --ckpt train/runs/NAME/ckpt.pt --gguf models/meadow-nano.gguf \
         [--cli build/meadow-mind] [--tables 200] [--json table.json]
 
 Rows (name | n | accuracy | target; n counts decisions):
@@ -38,14 +38,14 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from .corpus import layout, marks
+from .corpus import templates as T
+from .corpus import wordlists as W
+from .corpus.curriculum import STAGES
+from .corpus.curriculum import stage as get_stage
+from .corpus.generate import draw_table
 
-from corpus import layout, marks  # noqa: E402
-from corpus import templates as T  # noqa: E402
-from corpus import wordlists as W  # noqa: E402
-from corpus.curriculum import STAGES, stage as get_stage  # noqa: E402
-from corpus.generate import draw_table  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 REPHRASED = os.path.join(HERE, "heldout", "rephrased.txt")
 BUILTIN = ("cartpole", "mountaincar", "frozenlake", "lunarlander", "maze")
@@ -166,8 +166,9 @@ class TorchDecider:
 
     def __init__(self, ckpt: str, threads: int = 1):
         import torch
-        from model import Config, DreamModel
-        from tokenizer.bpe import Tokenizer
+
+        from .model import Config, DreamModel
+        from .tokenizer.bpe import Tokenizer
         self.torch = torch
         torch.set_num_threads(threads)
         st = torch.load(ckpt, map_location="cpu")

@@ -1,6 +1,6 @@
 """Accuracy table of a checkpoint on fresh synthetic tables (the eval stream training never reads).
 
-    python3 train/evaluate.py --ckpt train/runs/NAME/ckpt.pt [--tables 300]
+    python3 -m train.evaluate --ckpt train/runs/NAME/ckpt.pt [--tables 300]
 
 Prints, per curriculum stage and per rule kind (match / bucket / relational), the accuracy
 of the argmax over the table's option letters at the first answer slot (what the runtime's
@@ -10,21 +10,18 @@ built-in exams, relabelling invariance, hand rephrasings) is train/eval_table.py
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
 
-import torch  # noqa: E402
-
-from batching import Packer  # noqa: E402
-from corpus.curriculum import STAGES  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
-from train import EVAL_SEED_OFFSET, letter_accuracy  # noqa: E402
+from .batching import Packer
+from .corpus.curriculum import STAGES
+from .corpus.generate import example
+from .model import Config, DreamModel
+from .tokenizer.bpe import Tokenizer
+from .train import EVAL_SEED_OFFSET, letter_accuracy
 
 
 def main(argv=None) -> int:

@@ -3,7 +3,7 @@ letters (in the rule and the options, which keep their listing order) must move 
 the option. A sharper check than the eval table's one derangement per item: it found that jq1
 chose lunarlander's default by its text, not by "Otherwise choose L" (train/README.md, session 24).
 
-    python3 train/exam_letterings.py --ckpt train/runs/NAME/ckpt.pt [--tasks lunarlander,maze] [--show 10]
+    python3 -m train.exam_letterings --ckpt train/runs/NAME/ckpt.pt [--tasks lunarlander,maze] [--show 10]
 
 Exit 0 when every lettering is right, 1 when some are wrong, 2 on bad arguments.
 """
@@ -16,10 +16,9 @@ import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from . import eval_table as E
 
-import eval_table as E  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main(argv=None) -> int:

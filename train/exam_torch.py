@@ -1,8 +1,8 @@
 """The built-in tasks' exams decided by a PyTorch checkpoint (fast feedback while training).
 
-    python3 train/exam_torch.py --ckpt train/runs/NAME/ckpt.pt [--tasks tasks.json] [--verbose]
-    python3 train/exam_torch.py --ckpt C --all     # + relabelled exams, rephrasings, relational
-    python3 train/exam_torch.py --ckpt C --skills  # + binding by phrase count, still-clause lookup
+    python3 -m train.exam_torch --ckpt train/runs/NAME/ckpt.pt [--tasks tasks.json] [--verbose]
+    python3 -m train.exam_torch --ckpt C --all     # + relabelled exams, rephrasings, relational
+    python3 -m train.exam_torch --ckpt C --skills  # + binding by phrase count, still-clause lookup
 
 Builds each prompt exactly as the runtime does (eval_table.TorchDecider: chat layout, prefix
 and suffix tokenized apart, a slot of 3 <|mask|>) and prints, per task, the misses with the
@@ -16,14 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import eval_table as E  # noqa: E402
+from . import eval_table as E
 
 # the mountaincar items whose margin every fine-tune since session 7 has had to keep
 WATCH = ("mountaincar", "still")
@@ -113,7 +110,7 @@ def binding(dec: E.TorchDecider, tables: int, stage: int = 13) -> dict[int, tupl
 def lookup(dec: E.TorchDecider, tables: int, level: int = 6) -> dict[tuple[str, str], tuple[int, int]]:
     """Scene still clauses ("If the S is still D of the N, <option>") decided alone, by what
     the clause names: (neutral | same direction | other direction, by text | by letter)."""
-    from corpus.scenes import NEUTRAL, relational_table
+    from .corpus.scenes import NEUTRAL, relational_table
     batch, kinds = [], []
     for k in range(tables):
         t = relational_table(random.Random(f"lookup:{k}"), 0.8, level)

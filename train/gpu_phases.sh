@@ -27,19 +27,19 @@ run=(--device "$DEVICE" --minutes "$MINUTES" --workers "$WORKERS")
 limit=$(awk -v m="$MINUTES" 'BEGIN { print int(m * 60 + 60) }')  # the phase's minutes and its last eval
 
 scenes() {  # make_scenes.sh's first line
-  timeout "$limit" "$PY" train/train.py --run "$tmp/scenes" "${run[@]}" --seed 0 --stage 9 --max-stage 12 \
+  timeout "$limit" "$PY" -m train.train --run "$tmp/scenes" "${run[@]}" --seed 0 --stage 9 --max-stage 12 \
     --dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3 --lr2 1e-3 --lr2-acc 0.8 \
     --promote 0.9 --mix-prev 0.2 --replay-from 9 --eval-every 200 --eval-tables 60 > "$out/scenes.log" 2>&1
 }
 words() {  # make_words.sh's first line, at the recipe's three layers
-  timeout "$limit" "$PY" train/train.py --run "$tmp/words" "${run[@]}" --seed 0 --path 0,1,16 --stop-at-end \
+  timeout "$limit" "$PY" -m train.train --run "$tmp/words" "${run[@]}" --seed 0 --path 0,1,16 --stop-at-end \
     --dim 64 --layers 3 --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3 --lr2 1e-3 --lr2-acc 0.75 \
     --promote 0.88 --mix-prev 0.2 --eval-every 200 --eval-tables 60 > "$out/words.log" 2>&1
 }
 polish() {  # phases.sh's run_phase line for CYCLE74's first phase, from ka (what kb ran)
   mkdir -p "$tmp/polish" && cp "$KA" "$tmp/polish/ckpt.pt"
   local replay=9,10,11,12,13,14,14,30,22,23,24,47,53,62,51,37,61,61,61,65,66,74,74,74,74,74,74
-  timeout "$limit" "$PY" train/train.py --run "$tmp/polish" "${run[@]}" --total-minutes 1e9 --steps 130000 \
+  timeout "$limit" "$PY" -m train.train --run "$tmp/polish" "${run[@]}" --total-minutes 1e9 --steps 130000 \
     --set-stage 25 --max-stage 25 --lr 2e-4 --warmup 100 --replay "$replay" --mix-prev 0.5 --promote 2 \
     --anneal 129000 130000 --eval-every 200 --eval-tables 60 --bf16 --threads 2 > "$out/polish.log" 2>&1
 }

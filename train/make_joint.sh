@@ -46,11 +46,11 @@ SOUP="${SOUP-}"
 check_phases "$PHASES
 $SOUP"
 
-[ -f "$RUN/ckpt.pt" ] || $PY train/stitch.py --a "$SCENES" --b "$WORDS" --out "$RUN/ckpt.pt"
+[ -f "$RUN/ckpt.pt" ] || $PY -m train.stitch --a "$SCENES" --b "$WORDS" --out "$RUN/ckpt.pt"
 step() { ckpt_step "$RUN/ckpt.pt"; }
 [ -f "$RUN/start_step" ] || step > "$RUN/start_step"
 s0=$(cat "$RUN/start_step")
-$PY train/train.py --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --set-stage "$STAGE" --max-stage "$STAGE" --path '' \
+$PY -m train.train --run "$RUN" --minutes "$MINUTES" --steps $((s0 + STEPS)) --set-stage "$STAGE" --max-stage "$STAGE" --path '' \
   --lr 1e-3 --lr2 0 --warmup 200 --replay "$REPLAY" --mix-prev 0.4 --promote 2 \
   --anneal $((s0 + STEPS - ANNEAL)) $((s0 + STEPS)) --eval-every 200 --eval-tables 60 "$PRECISION" --threads "$THREADS"
 # Why these phases (train/README.md, sessions 10-22; the 17-phase, 47,000-step joint that
@@ -111,5 +111,5 @@ if [ -n "$SOUP" ] && [ ! -f "$RUN/last.pt" ]; then
   done <<< "$SOUP"
   for p in "${pids[@]}"; do wait "$p"; done
   cp "$RUN/ckpt.pt" "$RUN/last.pt"
-  $PY train/average.py --out "$RUN/ckpt.pt" "$RUN/last.pt" $(for k in $(seq 1 "$i"); do echo "$RUN-soup$k/ckpt.pt"; done)
+  $PY -m train.average --out "$RUN/ckpt.pt" "$RUN/last.pt" $(for k in $(seq 1 "$i"); do echo "$RUN-soup$k/ckpt.pt"; done)
 fi

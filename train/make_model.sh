@@ -26,8 +26,8 @@ wait $words || { echo "word branch failed: $RUN/words.out"; exit 1; }
 SCENES="$RUN-scenes/ckpt.pt" WORDS="$RUN-words/ckpt.pt" RUN="$RUN" MINUTES=1000000 train/make_joint.sh
 # the embeddings of tokens no training text holds take the read tokens' spread (spread_unread.py),
 # then the polish re-learns the word tables with the read softmax, which keeps them spread
-[ -f "$RUN-spread/ckpt.pt" ] || /usr/bin/python3 train/spread_unread.py --ckpt "$RUN/ckpt.pt" --out "$RUN-spread/ckpt.pt"
+[ -f "$RUN-spread/ckpt.pt" ] || /usr/bin/python3 -m train.spread_unread --ckpt "$RUN/ckpt.pt" --out "$RUN-spread/ckpt.pt"
 # then the event cycles after the polish's soup (make_polish.sh POST=events, session 32)
 POST="${POST-events}" RUN="$RUN-spread" train/make_polish.sh
-/usr/bin/python3 train/export_gguf.py --ckpt "$RUN-spread/ckpt.pt" --out "$OUT"
+/usr/bin/python3 -m train.export_gguf --ckpt "$RUN-spread/ckpt.pt" --out "$OUT"
 train/measure_model.sh "$RUN-spread" "$OUT"

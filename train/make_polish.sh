@@ -87,7 +87,7 @@ else
   if [ -n "$SOUP_STEPS" ]; then
     # the last kept step first: the mean takes its step, optimizer state and counters
     # shellcheck disable=SC2046  # one path per step
-    $PY train/average.py --out "$RUN/ckpt.pt" $(for s in $(tr ' ' '\n' <<< "$SOUP_STEPS" | sort -n -r); do echo "$RUN/keep-$s.pt"; done)
+    $PY -m train.average --out "$RUN/ckpt.pt" $(for s in $(tr ' ' '\n' <<< "$SOUP_STEPS" | sort -n -r); do echo "$RUN/keep-$s.pt"; done)
     echo "polish steps $SOUP_STEPS" > "$RUN/polish_soup"
   fi
 fi

@@ -28,18 +28,18 @@ THREADS_LATER="${THREADS_LATER:-}"  # "FILE N": N threads once FILE exists (trai
 end=$(($(date +%s) + ${MINUTES%.*} * 60))
 left() { echo $(((end - $(date +%s)) / 60)); }
 
-$PY train/train.py --run "$RUN-narrow" --minutes "$(left)" --seed 0 --path 0,1,16 --stop-at-end --tokenizer "$TOKENIZER" \
+$PY -m train.train --run "$RUN-narrow" --minutes "$(left)" --seed 0 --path 0,1,16 --stop-at-end --tokenizer "$TOKENIZER" \
   --dim 64 --layers "$LAYERS" --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3 --lr2 1e-3 --lr2-acc 0.75 \
   --promote 0.88 --mix-prev 0.2 --eval-every 200 --eval-tables 60
 at_end() { $PY -c "import sys, torch; sys.exit(0 if torch.load('$1', weights_only=False).get('at_end') else 1)"; }
 if ! at_end "$RUN-narrow/ckpt.pt"; then
   echo "phase 1 not finished (stage 16 below 0.88); rerun to continue"; exit 0
 fi
-[ -f "$RUN/ckpt.pt" ] || $PY train/grow.py --ckpt "$RUN-narrow/ckpt.pt" --out "$RUN/ckpt.pt" --widen 2
+[ -f "$RUN/ckpt.pt" ] || $PY -m train.grow --ckpt "$RUN-narrow/ckpt.pt" --out "$RUN/ckpt.pt" --widen 2
 [ "$(left)" -gt 0 ] || exit 0
 if [ ! -f "$RUN/anneal_from" ]; then  # phase 4 not begun
   # shellcheck disable=SC2086  # THREADS_LATER is two words
-  $PY train/train.py --run "$RUN" --minutes "$(left)" --steps "$STEPS" --path 16,17,18,19,20,21,22,23,24,26,27,25 --stop-at-end --tokenizer "$TOKENIZER" \
+  $PY -m train.train --run "$RUN" --minutes "$(left)" --steps "$STEPS" --path 16,17,18,19,20,21,22,23,24,26,27,25 --stop-at-end --tokenizer "$TOKENIZER" \
     --lr 1e-3 --lr2 0 --warmup 200 --promote 0.9 --mix-prev 0.2 "$PRECISION" --threads "$THREADS" \
     ${THREADS_LATER:+--threads-later $THREADS_LATER}
 fi
@@ -54,6 +54,6 @@ print(st['step'] if st.get('at_end') or st['step'] >= $STEPS else '')")
 fi
 [ "$(left)" -gt 0 ] || exit 0
 s0=$(cat "$RUN/anneal_from")
-$PY train/train.py --run "$RUN" --minutes "$(left)" --steps $((s0 + ANNEAL)) --set-stage 25 --max-stage 25 --path '' \
+$PY -m train.train --run "$RUN" --minutes "$(left)" --steps $((s0 + ANNEAL)) --set-stage 25 --max-stage 25 --path '' \
   --replay 22,23,24,26,27 --mix-prev 0.2 --promote 2 --lr 1e-3 --lr2 0 --anneal "$s0" $((s0 + ANNEAL)) \
   "$PRECISION" --threads "$THREADS"

@@ -19,7 +19,7 @@ EVAL_TABLES="${EVAL_TABLES:-600}"
 PY=/usr/bin/python3
 . train/blas_env.sh  # OpenBLAS kernels pinned: the float32 eval rows retrace
 
-$PY train/eval_table.py --ckpt "$RUN/ckpt.pt" --gguf "$GGUF" --cli "$CLI" --stage "$EVAL_STAGE" --tables "$EVAL_TABLES" --threads 2 --json "$RUN/eval.json"
+$PY -m train.eval_table --ckpt "$RUN/ckpt.pt" --gguf "$GGUF" --cli "$CLI" --stage "$EVAL_STAGE" --tables "$EVAL_TABLES" --threads 2 --json "$RUN/eval.json"
 : > "$RUN/plays.txt"
 for t in cartpole mountaincar frozenlake lunarlander maze; do
   n=$("$CLI" list --json | $PY -c "import json,sys; print(len([x for x in json.load(sys.stdin) if x['name']=='$t'][0]['seeds']))")
@@ -32,5 +32,5 @@ done
 MEADOW_TEST_ALL_TARGETS=1 MEADOW_TEST_TRAINED_MODEL="$GGUF" build/tests/test_mind \
   --gtest_filter='TrainedModel.*' > "$RUN/relabelling.txt" 2>&1 || true
 "$CLI" bench --model "$GGUF" --threads 2 --decisions 200 > "$RUN/bench.json"
-$PY train/model_card.py --ckpt "$RUN/ckpt.pt" --gguf "$GGUF" --eval "$RUN/eval.json" --bench "$RUN/bench.json" \
+$PY -m train.model_card --ckpt "$RUN/ckpt.pt" --gguf "$GGUF" --eval "$RUN/eval.json" --bench "$RUN/bench.json" \
   --plays "$RUN/plays.txt" --relabelling "$RUN/relabelling.txt" --lineage "$LINEAGE"

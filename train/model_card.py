@@ -3,7 +3,7 @@ hand: models/MODEL_CARD.md (`--card`: what, trained how, measured how well, limi
 screens) and docs/meadow-nano-record.md (`--out`: the data, every stage's tables, every training
 phase, the whole evaluation and bench tables).
 
-    python3 train/model_card.py --ckpt RUN/ckpt.pt --gguf models/meadow-nano.gguf \
+    python3 -m train.model_card --ckpt RUN/ckpt.pt --gguf models/meadow-nano.gguf \
         --eval RUN/eval.json --bench RUN/bench.json --plays RUN/plays.txt
 
 `--card` defaults to models/MODEL_CARD.md when `--out` is left at its default, else no card is
@@ -22,10 +22,9 @@ import json
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from .tokenizer.bpe import Tokenizer
 
-from tokenizer.bpe import Tokenizer  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 TASKS = ("cartpole", "mountaincar", "frozenlake", "lunarlander", "maze")
 CARD = "models/MODEL_CARD.md"
@@ -245,7 +244,7 @@ def main(argv=None) -> int:
     import torch
     st = torch.load(a.ckpt, map_location="cpu")
     c = st["config"]
-    from model import Config, DreamModel
+    from .model import Config, DreamModel
     n_params = DreamModel(Config(**c)).n_params()
     ev = json.load(open(a.eval))
     bench = json.load(open(a.bench))

@@ -29,7 +29,7 @@ ckpt_step() { $PY -c "import torch; print(torch.load('$1', weights_only=False)['
 run_phase() {
   local run=$1 end=$2 every=$3 threads=$4 stage=$5 lr=$7 replay=$8 mix=$9 anneal=${10}
   shift 10
-  $PY train/train.py --run "$run" --total-minutes 1e9 --steps "$end" --set-stage "$stage" --max-stage "$stage" \
+  $PY -m train.train --run "$run" --total-minutes 1e9 --steps "$end" --set-stage "$stage" --max-stage "$stage" \
     --lr "$lr" --warmup 100 --replay "$replay" --mix-prev "$mix" --promote 2 \
     --anneal $((end - anneal)) "$end" --eval-every "$every" --eval-tables 60 "$PRECISION" --threads "$threads" "$@" < /dev/null
 }

@@ -1,8 +1,8 @@
 """Minimal binding probe: can a direction word be bound to its noun, and what makes it learnable?
 
-    OPENBLAS_CORETYPE=SkylakeX python3 train/probe_binding.py                 # chance (0.693) throughout
-    OPENBLAS_CORETYPE=SkylakeX python3 train/probe_binding.py --aux 1         # crosses at ~1,000-2,500 steps
-    python3 train/probe_binding.py --aux 1 --pieces 40 --others 2 --verbs 3 --rel both
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.probe_binding                 # chance (0.693) throughout
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.probe_binding --aux 1         # crosses at ~1,000-2,500 steps
+    python3 -m train.probe_binding --aux 1 --pieces 40 --others 2 --verbs 3 --rel both
 
 Synthetic token ids, no corpus. Prefix: [rule, same|opposite, <noun>, A, push, <dir>, B, push,
 <dir>]; situation: phrases "the <noun> <verb...> <dir>" joined by "and" (the subject's and
@@ -14,16 +14,13 @@ evidence probes of train.py --aux-binding: "this token is the subject noun" on l
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
+import torch.nn.functional as F
 
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from model import Config, DreamModel  # noqa: E402
+from .model import Config, DreamModel
 
 
 class Vocab:

@@ -1,6 +1,6 @@
 """Minimal matching probe: is the "which rule word is in the situation" skill learnable?
 
-    OPENBLAS_CORETYPE=SkylakeX python3 train/probe_matching.py --init scaled --steps 1500
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.probe_matching --init scaled --steps 1500
 
 Synthetic token ids, no corpus: prefix [w0, A, w1, B]; each of 8 packed situations is
 [w_t, distractor(s)] in random order + one <|mask|>; the answer is the letter after w_t. Uses
@@ -15,13 +15,11 @@ import random
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
 
-import torch  # noqa: E402
-import torch.nn as nn  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from model import Config, DreamModel  # noqa: E402
+from .model import Config, DreamModel
 
 
 def main(argv=None) -> int:

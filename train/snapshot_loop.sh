@@ -23,17 +23,17 @@ step_of() { $PY -c "import torch,sys; print(torch.load(sys.argv[1], map_location
 while :; do
   cur=$(step_of "$RUN/ckpt.pt")
   [ "$cur" -ge "$UNTIL" ] && break
-  $PY train/train.py --run "$RUN" --steps $((cur + CHUNK)) "$@" >>"$RUN/train.out" 2>&1
+  $PY -m train.train --run "$RUN" --steps $((cur + CHUNK)) "$@" >>"$RUN/train.out" 2>&1
   step=$(step_of "$RUN/ckpt.pt")
   if [ "$step" -le "$cur" ]; then  # e.g. a sticky --total-minutes reached: pass --total-minutes 1e9
     echo "no progress past step $cur (see $RUN/train.out); stopping" >&2
     exit 1
   fi
   cp "$RUN/ckpt.pt" "$RUN/snap/$step.pt"
-  $PY train/export_gguf.py --ckpt "$RUN/snap/$step.pt" --out "$RUN/snap/$step.gguf" >/dev/null
+  $PY -m train.export_gguf --ckpt "$RUN/snap/$step.pt" --out "$RUN/snap/$step.gguf" >/dev/null
   {
     echo "== step $step"
-    $PY train/exam_torch.py --ckpt "$RUN/snap/$step.pt" --tasks "$TASKS"
+    $PY -m train.exam_torch --ckpt "$RUN/snap/$step.pt" --tasks "$TASKS"
     for t in cartpole mountaincar lunarlander; do
       "$CLI" play "$t" --model "$RUN/snap/$step.gguf" --episodes 10 2>&1 | grep '^verdict' | sed "s/^/$t /" || true
     done

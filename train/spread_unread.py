@@ -1,6 +1,6 @@
 """Spread the embeddings of tokens the training never reads, so an unseen word stays tellable.
 
-    python3 train/spread_unread.py --ckpt R/ckpt.pt --out R2/ckpt.pt [--per-stage 400] [--min-read 0]
+    python3 -m train.spread_unread --ckpt R/ckpt.pt --out R2/ckpt.pt [--per-stage 400] [--min-read 0]
 
 Why: with tied embeddings every token is a negative of every output softmax, so a token that
 is never read (no training text holds it) only ever gets that one push, the same for all such
@@ -27,11 +27,9 @@ from collections import Counter
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from corpus import marks  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from tokenizer.bpe import CONTROL, Tokenizer  # noqa: E402
+from .corpus import marks
+from .corpus.generate import example
+from .tokenizer.bpe import CONTROL, Tokenizer
 
 READ_WELL = 20  # a token read this often in the sample is one the training has shaped
 SAMPLE_SEED = 7  # the sample's stream seed (any; the training streams use seed 0 upwards)

@@ -1,6 +1,6 @@
 """Stitch two checkpoints side by side into one wider model that starts with both skills.
 
-    python3 train/stitch.py --a ~/.meadow-mind/train/checkpoints/nano/ckpt.pt --b train/runs/w2/ckpt.pt \
+    python3 -m train.stitch --a ~/.meadow-mind/train/checkpoints/nano/ckpt.pt --b train/runs/w2/ckpt.pt \
         --out train/runs/S/ckpt.pt
 
 Two models of the same vocabulary and head size, trained on different curricula (the
@@ -31,15 +31,13 @@ import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
 
-import torch  # noqa: E402
-
-from batching import Packer  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from grow import deepen, save  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
+from .batching import Packer
+from .corpus.generate import example
+from .grow import deepen, save
+from .model import Config, DreamModel
+from .tokenizer.bpe import Tokenizer
 
 
 def _check(ca: Config, cb: Config) -> None:

@@ -16,7 +16,7 @@ from collections import deque
 import numpy as np
 import torch
 
-from corpus.generate import example
+from .corpus.generate import example
 
 
 def path_of(a) -> list[int] | None:

@@ -1,6 +1,6 @@
 """Train the embedded mind: masked-diffusion on the answer slot, curriculum, checkpoint/resume.
 
-    OPENBLAS_CORETYPE=SkylakeX python3 train/train.py --run train/runs/probe --minutes 10 \
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.train --run train/runs/probe --minutes 10 \
         --dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3
 
 Reproducible: the model init comes from torch.manual_seed(seed); example i of stage s is
@@ -20,19 +20,17 @@ import signal
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
+import torch.nn.functional as F
 
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from batching import LETTERS, Packer  # noqa: E402
-from corpus import marks  # noqa: E402
-from corpus.curriculum import STAGES  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from heap import keep_heap  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from stream import Ahead, path_of, path_replay, step_batch  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
+from .batching import LETTERS, Packer
+from .corpus import marks
+from .corpus.curriculum import STAGES
+from .corpus.generate import example
+from .heap import keep_heap
+from .model import Config, DreamModel
+from .stream import Ahead, path_of, path_replay, step_batch
+from .tokenizer.bpe import Tokenizer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import unittest
 from unittest import mock
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
+from train import cache_dir
 
-import cache_dir  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def shell(env: dict) -> tuple[str, str]:

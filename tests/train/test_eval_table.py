@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import os
 import random
-import sys
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
+from train import eval_table as E
+from train.corpus import tables as T
+from train.corpus import wordlists as W
+from train.corpus.curriculum import STAGES
+from train.heldout import filter as heldout
 
-import eval_table as E  # noqa: E402
-from corpus import tables as T  # noqa: E402
-from corpus import wordlists as W  # noqa: E402
-from corpus.curriculum import STAGES  # noqa: E402
-from heldout import filter as heldout  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class RephrasedTest(unittest.TestCase):
@@ -115,7 +113,7 @@ class WordSplitTest(unittest.TestCase):
     def test_marked_stages_are_evaluated_on_plain_text(self):
         # stages 47-59 hold probe marks (private-use characters) that the packer strips in
         # training; the eval rows must read the same plain text (they were at chance with the marks)
-        from corpus import marks
+        from train.corpus import marks
         for st in (52, 56, 57, 59):
             cases = E.synthetic_cases(1, st, 12)
             texts = [c.rule for c in cases] + [t for c in cases for _, t in c.options] + [x for c in cases for x in c.situations]

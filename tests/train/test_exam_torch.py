@@ -10,22 +10,17 @@ import io
 import json
 import os
 import re
-import sys
 import tempfile
 import unittest
 
+import torch
+
+from train import diag_match, exam_letterings, exam_torch, probe_events
+from train import eval_table as E
+from train.model import Config, DreamModel
+from train.tokenizer.bpe import Tokenizer
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
-
-import torch  # noqa: E402
-
-import eval_table as E  # noqa: E402
-import exam_letterings  # noqa: E402
-import diag_match  # noqa: E402
-import exam_torch  # noqa: E402
-import probe_events  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
 
 VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
 

@@ -7,20 +7,18 @@ import io
 import json
 import os
 import random
-import sys
 import tempfile
 import unittest
 
+import torch
+
+from train.batching import Packer
+from train.corpus import marks
+from train.corpus.curriculum import stage
+from train.corpus.generate import draw_table, example, make_example
+from train.tokenizer.bpe import Tokenizer, fold_case
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
-
-import torch  # noqa: E402
-
-from batching import Packer  # noqa: E402
-from corpus import marks  # noqa: E402
-from corpus.curriculum import stage  # noqa: E402
-from corpus.generate import draw_table, example, make_example  # noqa: E402
-from tokenizer.bpe import Tokenizer, fold_case  # noqa: E402
 
 VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
 
@@ -123,7 +121,7 @@ class MarksTest(unittest.TestCase):
     def test_match_table_situations_mark_condition_words(self):
         # stages 57 / 58: a situation word of a condition carries that option's letter (57: any
         # condition, partial matches too; 58: the answering one only); unmarked stage 25 reads the same
-        from corpus.tables import match_table
+        from train.corpus.tables import match_table
         partial = 0
         for st in (57, 58):
             for i in range(80):
@@ -174,7 +172,7 @@ class MarksTest(unittest.TestCase):
         self.assertTrue(torch.all(b["aux_lab"].sum(-1) <= b["aux_m"] * marks.KINDS))
 
     def test_train_with_probes_and_resume(self):
-        import train
+        from train import train
         with tempfile.TemporaryDirectory() as d:
             args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
                     "--stage", "47", "--max-stage", "47", "--aux-binding", "1", "--aux-letter", "1", "--eval-every", "2",
@@ -204,7 +202,7 @@ class MarksTest(unittest.TestCase):
             self.assertEqual(len(torch.load(path)["opt"]["param_groups"]), 2)
 
     def test_train_with_the_clause_probe(self):
-        import train
+        from train import train
         with tempfile.TemporaryDirectory() as d:
             args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
                     "--stage", "53", "--max-stage", "53", "--aux-clause", "1", "--aux-point", "1",
@@ -231,7 +229,7 @@ class MarksTest(unittest.TestCase):
         self.assertIn("heads 0..1", err.getvalue())
 
     def test_bad_aux_layers_is_a_usage_error(self):
-        import train
+        from train import train
         for bad in ("0", "a,b", "0,1,2", "-1,0"):
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
                 train.parse(["--run", "x", "--aux-layers", bad])

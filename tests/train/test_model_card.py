@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import copy
 import os
-import sys
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
+from train import model_card
 
-import model_card  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def facts() -> dict:

@@ -8,19 +8,17 @@ from __future__ import annotations
 import io
 import json
 import os
-import sys
 import tempfile
 import unittest
 from contextlib import redirect_stderr
 
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+from train import recipe_cost as RC
+from train.model import Config, DreamModel
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
-
-import torch  # noqa: E402
-from torch.profiler import ProfilerActivity, profile  # noqa: E402
-
-import recipe_cost as RC  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
 
 PRODUCTS = ("aten::mm", "aten::addmm", "aten::bmm")
 

@@ -13,22 +13,20 @@ import json
 import os
 import random
 import subprocess
-import sys
 import tempfile
 import unittest
 
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from train.batching import Packer
+from train.corpus.generate import example
+from train.export_gguf import export
+from train.model import Config, DreamModel
+from train.tokenizer.bpe import Tokenizer
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from batching import Packer  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from export_gguf import export  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
 
 CLI = os.environ.get("MEADOW_CLI", os.path.join(ROOT, "build", "meadow-mind"))
 

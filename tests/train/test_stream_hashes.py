@@ -14,17 +14,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
 import sys
 import unittest
 
+import torch
+
+from train.corpus.curriculum import STAGES
+from train.corpus.generate import example
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
-
-import torch  # noqa: E402
-
-from corpus.curriculum import STAGES  # noqa: E402
-from corpus.generate import example  # noqa: E402
 
 EXAMPLES = 30  # per stage and seed
 EVAL_SEED = 1_000_003  # train.py's EVAL_SEED_OFFSET over seed 0
@@ -1433,10 +1431,10 @@ def stage_digest(stage: int) -> str:
 def call_digests(argv: list[str]) -> tuple[str, str]:
     """(its configuration, its batches): train.py's parsed arguments (wall-time budgets and the
     tokenizer's absolute path aside) and one packed batch per stage it trains at, at its last step."""
-    import train
-    from batching import Packer
-    from stream import path_of, step_batch
-    from tokenizer.bpe import Tokenizer
+    from train import train
+    from train.batching import Packer
+    from train.stream import path_of, step_batch
+    from train.tokenizer.bpe import Tokenizer
 
     a = train.parse(["--run", "x", *argv])
     conf = {k: v for k, v in vars(a).items() if k not in ("run", "minutes", "total_minutes")}

@@ -15,18 +15,17 @@ import sys
 import tempfile
 import unittest
 
+import numpy as np
+import torch
+
+from train.corpus.curriculum import STAGES
+from train.corpus.generate import example
+from train.corpus.scenes import OPPOSITE
+from train.heldout.filter import HeldOut
+from train.heldout.filter import default as default_heldout
+from train.tokenizer.bpe import Tokenizer
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from corpus.curriculum import STAGES  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from corpus.scenes import OPPOSITE  # noqa: E402
-from heldout.filter import HeldOut, default as default_heldout  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
 
 VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
 
@@ -66,7 +65,7 @@ class CorpusTest(unittest.TestCase):
     def test_mixed_clause_tables_answer_by_the_clause_letter(self):
         # stage 13: the answer is the letter written in the clause the situation opens with,
         # whatever the option texts say; the default is the letter of the "otherwise" sentence
-        from corpus.scenes import NEUTRAL, mixed_clause_table
+        from train.corpus.scenes import NEUTRAL, mixed_clause_table
         disagree = 0
         for i in range(200):
             rng = random.Random(f"mixed:{i}")
@@ -97,7 +96,8 @@ class CorpusTest(unittest.TestCase):
         # repeated part of another condition appears in two phrases; the answer's condition is
         # still in the situation whole. At 0 the knobs draw nothing: stage 25's stream is as before.
         from dataclasses import replace
-        from corpus.tables import match_table
+
+        from train.corpus.tables import match_table
         st = replace(STAGES[63], letter_first=1.0, partial=1.0, partial_repeat=1.0, case=0.0, article=0.0)
         repeats = 0
         for k in range(100):
@@ -121,8 +121,9 @@ class CorpusTest(unittest.TestCase):
         # stage 68: about a third of the content words are no dictionary word (spliced from two),
         # the situation still holds its answer's condition whole; at 0 the stream is stage 25's
         from dataclasses import replace
-        from corpus import wordlists as W
-        from corpus.tables import match_table
+
+        from train.corpus import wordlists as W
+        from train.corpus.tables import match_table
         known = set(W.dictionary_words())
         made = total = 0
         for k in range(60):
@@ -143,7 +144,8 @@ class CorpusTest(unittest.TestCase):
         # several distractors, never add up to all of its words, so the situation states exactly
         # one condition. At True (every training stage) they can: the eval had such items.
         from dataclasses import replace
-        from corpus.tables import match_table
+
+        from train.corpus.tables import match_table
 
         def second_answers(st) -> int:
             n = 0
@@ -165,7 +167,8 @@ class CorpusTest(unittest.TestCase):
         # NEUTRAL, are never a clause's option text, and a default situation still answers the
         # default's letter. At 0 the knob draws nothing: stage 65's stream is as before.
         from dataclasses import replace
-        from corpus import scenes as S
+
+        from train.corpus import scenes as S
         default_re = re.compile(r"(?:Otherwise,? (?:choose|pick|answer)|In any other case choose|Else choose) ([A-F])\.")
         wide = defaults = hits = 0
         for k in range(200):
@@ -194,7 +197,7 @@ class CorpusTest(unittest.TestCase):
     def test_event_tables_state_exactly_one_condition(self):
         # stage 67's event tables: a situation holds the answering clause's noun and predicate
         # together and no other clause's pair; a default situation holds none
-        from corpus.events import event_table
+        from train.corpus.events import event_table
         after = re.compile(r"(?:if|when) the (\w+) (is \w+|\w+),? (?:then )?(?:(?:choose|pick|answer) )?([A-F])\b", re.I)
         before = re.compile(r"(?:choose|pick) ([A-F]) (?:if|when) the (\w+) (is \w+|\w+)", re.I)
         default_re = re.compile(r"(?:otherwise|else|in any other case)(?: choose| pick| answer)? ([A-F])\b", re.I)
@@ -221,7 +224,7 @@ class CorpusTest(unittest.TestCase):
     def test_event_shared_knob(self):
         # stage 69 raises how often clauses share a noun; at the default the draws (and so stage
         # 67's stream) are as before
-        from corpus.events import EventKnobs, event_table
+        from train.corpus.events import EventKnobs, event_table
         noun = re.compile(r"the (\w+) (?:is \w+|\w+),? (?:then )?(?:choose|pick|answer)?", re.I)
 
         def shared_nouns(p: float) -> int:
@@ -239,7 +242,7 @@ class CorpusTest(unittest.TestCase):
         self.assertEqual(STAGES[69].events, 1.0)
         # stage 70's tails: at 0 the situations are as before; at 1 every stated condition ends in
         # a place, right after its predicate (and adverb), so the condition stays whole
-        from corpus.events import PREPS
+        from train.corpus.events import PREPS
         placed = {0.0: 0, 1.0: 0}
         for k in range(30):
             base = event_table(random.Random(k), 0.6)
@@ -258,8 +261,8 @@ class CorpusTest(unittest.TestCase):
     def test_event_uniform_knob(self):
         # stage 71: at 1 every clause's predicate takes one form ("is V-ing" / "V-s" / "is A"),
         # so only the stems tell clauses apart; at 0 the draws (stage 67's stream) are as before
-        from corpus import wordlists as W
-        from corpus.events import EventKnobs, _forms, event_table
+        from train.corpus import wordlists as W
+        from train.corpus.events import EventKnobs, _forms, event_table
         forms = [set(f) for f in _forms(W.current_split())]
         pred = re.compile(r"the \w+ (is \w+|\w+)(?=[,.;]| choose| pick| then|$)")
 
@@ -296,7 +299,7 @@ class CorpusTest(unittest.TestCase):
     def test_event_same_end_knob(self):
         # stage 74: every clause's predicate ends in one BPE token ("is burning" / "is barking" both
         # in "ing"); at 0 the draws are as before
-        from corpus.events import EventKnobs, event_table
+        from train.corpus.events import EventKnobs, event_table
         tok = Tokenizer.load(VOCAB)
         pred = re.compile(r"the \w+ (is \w+|\w+)(?=[,.;]| choose| pick| then|$)")
 
@@ -318,8 +321,8 @@ class CorpusTest(unittest.TestCase):
     def test_event_clause_marks(self):
         # stage 72: the marks wrap each clause's condition and letter with that letter and draw
         # nothing (the text is the unmarked table's); stage 67 leaves event tables unmarked
-        from corpus import marks
-        from corpus.events import EventKnobs, event_table
+        from train.corpus import marks
+        from train.corpus.events import EventKnobs, event_table
         for k in range(40):
             plain = event_table(random.Random(k), 0.6, 0.0, EventKnobs(shared=0.6, uniform=0.5))
             t = event_table(random.Random(k), 0.6, 0.0, EventKnobs(shared=0.6, uniform=0.5, marked=2))
@@ -341,7 +344,7 @@ class CorpusTest(unittest.TestCase):
 def changed_keeping_letters(test: unittest.TestCase, knob: str) -> int:
     """Scene tables with a rewording knob at 0 and at 1: same rule, same letter for the same
     situation draw; returns how many of the 150 situations the knob changed."""
-    from corpus import scenes as S
+    from train.corpus import scenes as S
     changed = 0
     for k in range(30):
         plain, varied = (S.scene_table(random.Random(k), level=3, **{knob: p}) for p in (0.0, 1.0))
@@ -358,8 +361,8 @@ class RewordTest(unittest.TestCase):
     a synonym never collides with another verb of the rule, and the letter is unchanged."""
 
     def test_reword(self):
-        from corpus import reword as R
-        from corpus import scenes as S
+        from train.corpus import reword as R
+        from train.corpus import scenes as S
         motion = {v0 for v0, _ in S.MOTION}
         for v, syns in R.SYNONYMS.items():
             self.assertIn(v, motion)
@@ -390,8 +393,8 @@ class RewordLevel2Test(unittest.TestCase):
     a whole distractor clause sometimes first; what the situation says is unchanged."""
 
     def test_reword_level2(self):
-        from corpus import reword as R
-        from corpus import scenes as S
+        from train.corpus import reword as R
+        from train.corpus import scenes as S
         motion = {v0 for v0, _ in S.MOTION}
         for v, syns in R.SYNONYMS2.items():
             self.assertIn(v, motion)
@@ -422,7 +425,7 @@ class FrontTest(unittest.TestCase):
     """Stage 32's fronting moves one phrase before the subject and keeps every other word."""
 
     def test_front(self):
-        from corpus import reword as R
+        from train.corpus import reword as R
         r = random.Random(0)
         self.assertEqual(R.front(r, "the fox is moving left, is high above the barn"),
                          "high above the barn, the fox is moving left")
@@ -436,7 +439,8 @@ class PlacePoolTest(unittest.TestCase):
 
     def test_place_nouns(self):
         import re
-        from corpus import scenes as S
+
+        from train.corpus import scenes as S
         common = set(S._nouns())
         place = re.compile(r"(?:up|above|in|near|to|from|on|under|of) (?:the|a) ([a-z]+)")
         for pool, rare_share in ((0.0, (0.0, 0.0)), (1.0, (0.6, 1.0))):
@@ -473,8 +477,8 @@ class PlacePoolTest(unittest.TestCase):
     def test_two_pair_relational_tables(self):
         # stage 56 = stage 52 with most relational word tables in two direction pairs (4 options,
         # each answer's pair partner and the other pair's words all present); 52 keeps 0.3
-        from corpus.curriculum import stage
-        from corpus.tables import sample_table
+        from train.corpus.curriculum import stage
+        from train.corpus.tables import sample_table
 
         def four_options(st):
             ts = [t for t in (sample_table(random.Random(k), stage(st)) for k in range(600)) if t.kind == "relational"]
@@ -487,8 +491,8 @@ class PlacePoolTest(unittest.TestCase):
 
     def test_more_place_phrases(self):
         # stage 59 = stage 56 with scenes.MORE_PLACES ("along the bottom of the N"); 56 never has them
-        from corpus import scenes
-        from corpus.generate import example
+        from train.corpus import scenes
+        from train.corpus.generate import example
 
         def share(st):
             sits = [s for i in range(150) for s in example(0, st, i).suffixes]
@@ -501,7 +505,7 @@ class PlacePoolTest(unittest.TestCase):
         # time they have one (the goal's phrase, marked, comes later); the older scenes rarely do
         import re
 
-        from corpus import marks, scenes
+        from train.corpus import marks, scenes
 
         def share(hazard_first):
             first = with_hazard = 0
@@ -532,7 +536,7 @@ class PlacePoolTest(unittest.TestCase):
         # below"), always a form of the answer's direction; stage 60 never does
         import re
 
-        from corpus import marks, scenes
+        from train.corpus import scenes
         found = 0
         for i in range(300):
             for pf in (0.0, 0.5):
@@ -551,8 +555,8 @@ class PlacePoolTest(unittest.TestCase):
 
     def test_scene_letters_out_of_order(self):
         # stage 39 lists most scene tables' letters out of order; stage 37 keeps 65 % in order
-        from corpus.curriculum import stage
-        from corpus.tables import sample_table
+        from train.corpus.curriculum import stage
+        from train.corpus.tables import sample_table
 
         def in_order(st):
             ts = [t for t in (sample_table(random.Random(k), stage(st)) for k in range(300)) if t.kind == "scene"]
@@ -563,8 +567,8 @@ class PlacePoolTest(unittest.TestCase):
     def test_still_place_clauses(self):
         # stage 37: "the X is still D of the N" picks the option its clause names, which holds
         # D, the opposite direction or "wait" alike (no "still -> wait" shortcut); stage 34 has none
-        from corpus.curriculum import stage
-        from corpus.tables import relational_table
+        from train.corpus.curriculum import stage
+        from train.corpus.tables import relational_table
         holds, other = 0, 0
         for k in range(200):
             t = relational_table(random.Random(k), stage(37))
@@ -584,7 +588,7 @@ class PlacePoolTest(unittest.TestCase):
     def test_level5_scene_still_clauses_name_options_by_text(self):
         # scene level 4 names a still clause's option by its letter half the time; level 5
         # always by its text, and the situation answers with that option's letter
-        from corpus.scenes import relational_table
+        from train.corpus.scenes import relational_table
 
         def clauses(level):
             by_letter = by_text = 0
@@ -610,7 +614,7 @@ class PlacePoolTest(unittest.TestCase):
 
 
     def test_level6_one_still_clause_names_the_neutral_option(self):
-        from corpus.scenes import NEUTRAL, relational_table
+        from train.corpus.scenes import NEUTRAL, relational_table
         neutral_named = tables = 0
         for k in range(300):
             t = relational_table(random.Random(k), 0.35, 6)
@@ -626,7 +630,7 @@ class PlacePoolTest(unittest.TestCase):
     def test_level8_lookup_drill_names_by_letter_half_the_time(self):
         # stage 62's drill: every table has two still clauses, about half naming their option
         # by letter, and a still situation answers with the letter its own clause names
-        from corpus.scenes import relational_table
+        from train.corpus.scenes import relational_table
         by_letter = clauses_n = checked = 0
         for k in range(200):
             t = relational_table(random.Random(k), 0.35, 8)
@@ -656,8 +660,8 @@ class PlacePoolTest(unittest.TestCase):
     def test_binding_drill_other_thing_never_shares_the_direction(self):
         # stage 44: two options, one other thing, always in the other direction word, so
         # reading either phrase at random scores 0.5, not 0.75
-        from corpus.curriculum import stage
-        from corpus.tables import relational_table
+        from train.corpus.curriculum import stage
+        from train.corpus.tables import relational_table
         n = 0
         for k in range(100):
             t = relational_table(random.Random(k), stage(44))
@@ -674,7 +678,7 @@ class PlacePoolTest(unittest.TestCase):
 
 class ReplayTest(unittest.TestCase):
     def test_stage_draws(self):
-        from stream import pick_stage
+        from train.stream import pick_stage
 
         def draws(*args, **kw):
             rng = random.Random("r")
@@ -695,7 +699,7 @@ class ReplayTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train import parse
+        from train.train import parse
         for bad in ("a,b", "15,99", "16,"):
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()) as err:
                 parse(["--run", "x", "--replay", bad])
@@ -719,10 +723,10 @@ class SignalTest(unittest.TestCase):
         import subprocess
         import time
         with tempfile.TemporaryDirectory() as d:
-            cmd = [sys.executable, os.path.join(ROOT, "train", "train.py"), "--run", d, "--dim", "16", "--heads", "2",
+            cmd = [sys.executable, "-m", "train.train", "--run", d, "--dim", "16", "--heads", "2",
                    "--kv-heads", "1", "--ffn", "32", "--batch", "2", "--stage", "16", "--max-stage", "16",
                    "--eval-every", "2", "--eval-tables", "2", "--steps", "1000000"]
-            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
                                  env={**os.environ, "OMP_NUM_THREADS": "1"})
             log = os.path.join(d, "log.jsonl")
             deadline = time.time() + 120
@@ -743,7 +747,7 @@ class ThreadsLaterTest(unittest.TestCase):
         import contextlib
         import io
 
-        import train
+        from train import train
         before = torch.get_num_threads()
         try:
             with tempfile.TemporaryDirectory() as d:
@@ -773,7 +777,7 @@ class DeviceTest(unittest.TestCase):
         import contextlib
         import io
 
-        import train
+        from train import train
         with tempfile.TemporaryDirectory() as d:
             err = io.StringIO()
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
@@ -794,7 +798,7 @@ class DeviceTest(unittest.TestCase):
         import contextlib
         import io
 
-        import train
+        from train import train
         with tempfile.TemporaryDirectory() as d:
             small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
                      "--eval-every", "2", "--eval-tables", "2"]
@@ -814,7 +818,7 @@ class DeviceTest(unittest.TestCase):
         import io
         import json
 
-        import train
+        from train import train
         small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
                  "--eval-every", "4", "--eval-tables", "2", "--promote", "0", "--max-stage", "2"]
         with tempfile.TemporaryDirectory() as d:
@@ -839,10 +843,11 @@ class DeviceTest(unittest.TestCase):
         import subprocess
         import sys
         with tempfile.TemporaryDirectory() as d:
-            cmd = [sys.executable, os.path.join(ROOT, "train", "train.py"), "--run", f"{d}/r", "--workers", "2",
+            cmd = [sys.executable, "-m", "train.train", "--run", f"{d}/r", "--workers", "2",
                    "--minutes", "0.05", "--steps", "100000", "--eval-every", "100000", "--eval-tables", "2",
                    "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2"]
-            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                 cwd=ROOT)
             try:
                 out, err = p.communicate(timeout=120)
             except subprocess.TimeoutExpired:
@@ -877,9 +882,7 @@ class MakeJointTest(unittest.TestCase):
         import json
         import subprocess
 
-        import model_card
-        import spread_unread
-        import train
+        from train import model_card, spread_unread, train
         small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
                  "--eval-every", "2", "--eval-tables", "2"]
         with tempfile.TemporaryDirectory() as d:
@@ -974,8 +977,8 @@ class PathTest(unittest.TestCase):
         import contextlib
         import io
 
-        from stream import path_replay
-        from train import next_stage, parse, replay_note
+        from train.stream import path_replay
+        from train.train import next_stage, parse, replay_note
         a = parse(["--run", "x", "--path", "0,1,16", "--mix-prev", "0.2"])
         self.assertEqual([next_stage(a, s) for s in (0, 1, 16)], [1, 16, None])
         self.assertEqual((path_replay(a, 0), path_replay(a, 16)), (None, "0,1"))
@@ -986,7 +989,7 @@ class PathTest(unittest.TestCase):
             with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
                 parse(["--run", "x", "--path", bad])
         self.assertIsNone(parse(["--run", "x", "--path", ""]).path)  # clears a resumed run's path
-        import evaluate
+        from train import evaluate
         for bad in ("x", "99"):  # checked before any checkpoint is read
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
                 evaluate.main(["--ckpt", "/nonexistent.pt", "--stages", bad])
@@ -996,7 +999,7 @@ class PathTest(unittest.TestCase):
         import contextlib
         import io
 
-        import train
+        from train import train
         with tempfile.TemporaryDirectory() as d:
             args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
                     "--path", "16,17", "--promote", "0", "--stop-at-end", "--eval-every", "2",
@@ -1037,7 +1040,7 @@ class TokenizerTest(unittest.TestCase):
             self.assertEqual(len(tok.encode(L)), 1)
 
     def test_folded_tokenizer(self):
-        from tokenizer.bpe import fold_case
+        from train.tokenizer.bpe import fold_case
         self.assertEqual(fold_case("Rule: Part means C. I go, AI ok, xY, B2, Ab\u00e9C"),
                          "rule: part means C. I go, ai ok, xy, B2, ab\u00e9C")
         tok = Tokenizer(Tokenizer.load(VOCAB).merges, fold=True)
@@ -1053,7 +1056,8 @@ class TokenizerTest(unittest.TestCase):
         # a run started folded resumes folded without --tokenizer (its checkpoint names it)
         import contextlib
         import io
-        import train
+
+        from train import train
         with tempfile.TemporaryDirectory() as d:
             folded_path = os.path.join(ROOT, "train", "tokenizer", "vocab-folded.json")
             args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
@@ -1073,7 +1077,7 @@ class TokenizerTest(unittest.TestCase):
 
 class PackingTest(unittest.TestCase):
     def test_slot_targets_and_reveal(self):
-        from batching import Packer
+        from train.batching import Packer
         tok = Tokenizer.load(VOCAB)
         ex = example(2, 0, 4)
         b = Packer(tok).batch([ex], random.Random(0))
@@ -1141,8 +1145,8 @@ class TargetRowsTest(unittest.TestCase):
     gradients as reading them out of the full pass (train.py's fast path)."""
 
     def test_targets_equal_the_full_pass(self):
-        from batching import Packer
-        from model import Config, DreamModel
+        from train.batching import Packer
+        from train.model import Config, DreamModel
         torch.manual_seed(3)
         tok = Tokenizer.load(VOCAB)
         m = DreamModel(Config(vocab=len(tok), dim=32, layers=3, heads=4, kv_heads=2, ffn=64)).double()
@@ -1167,7 +1171,8 @@ class TargetRowsTest(unittest.TestCase):
     def test_bench_rejects_an_unknown_path(self):
         import contextlib
         import io
-        import bench_speed
+
+        from train import bench_speed
         err = io.StringIO()
         with self.assertRaises(SystemExit) as cm, contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             bench_speed.main(["--paths", "full,fast", "--steps", "1", "--sizes", "16x1", "--heap", "default"])
@@ -1179,7 +1184,8 @@ class TargetRowsTest(unittest.TestCase):
         loaded run reports the saved stage, batch size and corpus cost, and times every batch."""
         import contextlib
         import io
-        import bench_speed
+
+        from train import bench_speed
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "b.pt")
             with contextlib.redirect_stdout(io.StringIO()):
@@ -1199,7 +1205,7 @@ class GrowTest(unittest.TestCase):
     """A grown checkpoint keeps what the old model computed, so a learned circuit survives."""
 
     def _logp(self, st, b):
-        from model import Config, DreamModel
+        from train.model import Config, DreamModel
         m = DreamModel(Config(**st["config"]))
         m.load_state_dict(st["model"])
         m.double()  # so "exact" means exact, not float32 rounding of large logits
@@ -1207,9 +1213,9 @@ class GrowTest(unittest.TestCase):
             return m.head(m.hidden(b["ids"], b["pos"], b["seg"])[b["t_batch"], b["t_pos"]]).log_softmax(-1)
 
     def test_widen_and_deepen(self):
-        import grow
-        from batching import Packer
-        from model import Config, DreamModel
+        from train import grow
+        from train.batching import Packer
+        from train.model import Config, DreamModel
         torch.manual_seed(1)
         cfg = Config(vocab=len(Tokenizer.load(VOCAB)), dim=32, layers=2, heads=2, kv_heads=1, ffn=96)
         m = DreamModel(cfg)
@@ -1245,7 +1251,7 @@ class StitchTest(unittest.TestCase):
     streams have equal rms, and closer with the rms plan than without it otherwise."""
 
     def _model(self, seed, dim, heads, kv, ffn, scale):
-        from model import Config, DreamModel
+        from train.model import Config, DreamModel
         torch.manual_seed(seed)
         m = DreamModel(Config(vocab=len(Tokenizer.load(VOCAB)), dim=dim, layers=2, heads=heads, kv_heads=kv, ffn=ffn))
         with torch.no_grad():
@@ -1255,15 +1261,15 @@ class StitchTest(unittest.TestCase):
         return m.double().eval()
 
     def _logits(self, st, b):
-        from model import Config, DreamModel
+        from train.model import Config, DreamModel
         m = DreamModel(Config(**st["config"]))
         m.load_state_dict(st["model"])
         with torch.no_grad():
             return m.double().head(m.hidden(b["ids"], b["pos"], b["seg"]))
 
     def test_stitch(self):
-        import stitch
-        from batching import Packer
+        from train import stitch
+        from train.batching import Packer
         a, b_ = self._model(1, 32, 4, 2, 64, 1.0), self._model(2, 48, 6, 3, 96, 3.0)
         sa = {"model": a.state_dict(), "config": a.c.to_dict(), "seed": 0, "step": 1}
         sb = {"model": b_.state_dict(), "config": b_.c.to_dict(), "seed": 0, "step": 9, "stage": 4}
@@ -1272,7 +1278,7 @@ class StitchTest(unittest.TestCase):
             za, zb = (m.head(m.hidden(batch["ids"], batch["pos"], batch["seg"])) for m in (a, b_))
         self_st = stitch.stitch(sa, sa)  # equal halves: equal rms, so the sum is exact
         self.assertLess((self._logits(self_st, batch) - 2 * za).abs().max().item(), 1e-6)
-        from grow import deepen  # a deeper B: A gets blocks that compute nothing, still exact
+        from train.grow import deepen  # a deeper B: A gets blocks that compute nothing, still exact
         deep = stitch.stitch(sa, deepen(deepen(sa)))  # (blocks appended, as stitch appends them)
         self.assertEqual(deep["config"]["layers"], 4)
         self.assertLess((self._logits(deep, batch) - 2 * za).abs().max().item(), 1e-6)
@@ -1306,9 +1312,7 @@ class JoinedCardTest(unittest.TestCase):
         import io
         import json
 
-        import model_card
-        import stitch
-        import train
+        from train import model_card, stitch, train
         with tempfile.TemporaryDirectory() as d:
             small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
                      "--eval-every", "2", "--eval-tables", "2"]
@@ -1358,8 +1362,9 @@ class JoinedCardTest(unittest.TestCase):
             self.assertNotIn("Soup", card)
 
             # a soup (make_joint.sh SOUP): two fine-tunes of j, averaged with it (train/average.py)
-            import average
             import shutil
+
+            from train import average
             for k in (1, 2):
                 shutil.copytree(f"{d}/j", f"{d}/j{k}")
                 with contextlib.redirect_stdout(io.StringIO()):
@@ -1394,7 +1399,7 @@ class SpreadUnreadTest(unittest.TestCase):
     mean and spread; every other weight, and every read token, stays as it was."""
 
     def test_spread_math(self):
-        from spread_unread import spread
+        from train.spread_unread import spread
         g = torch.Generator().manual_seed(0)
         e = torch.randn(40, 8, generator=g)
         e[20:] = e[20:] * 0.1 + 3.0  # a collapsed cluster far from the rest
@@ -1412,8 +1417,7 @@ class SpreadUnreadTest(unittest.TestCase):
         import contextlib
         import io
 
-        import spread_unread
-        import train
+        from train import spread_unread, train
         with tempfile.TemporaryDirectory() as d:
             args = ["--run", f"{d}/r", "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
                     "--stage", "16", "--max-stage", "16", "--eval-every", "2", "--eval-tables", "2", "--steps", "2"]
@@ -1464,9 +1468,9 @@ class ReadSoftmaxTest(unittest.TestCase):
         import contextlib
         import io
 
-        import train
-        from batching import Packer
-        from model import Config, DreamModel
+        from train import train
+        from train.batching import Packer
+        from train.model import Config, DreamModel
         tok = Tokenizer.load(VOCAB)
         torch.manual_seed(0)
         m = DreamModel(Config(vocab=len(tok), dim=16, layers=1, heads=2, kv_heads=1, ffn=32))
@@ -1492,10 +1496,10 @@ class ReadSoftmaxTest(unittest.TestCase):
 
 class ExportTest(unittest.TestCase):
     def test_gguf_matches_torch_and_packing_equals_cache(self):
-        from batching import Packer
-        from export_gguf import export
-        from gguf_py import gguf_file as gf
-        from model import Config, DreamModel
+        from tools.gguf_py import gguf_file as gf
+        from train.batching import Packer
+        from train.export_gguf import export
+        from train.model import Config, DreamModel
 
         tok = Tokenizer.load(VOCAB)
         torch.manual_seed(0)

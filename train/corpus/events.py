@@ -70,7 +70,7 @@ def _same_end(split: str) -> tuple[tuple[str, ...], ...]:
     and "is barking" end in "ing", "is eating" in "ating"); the groups of eight or more."""
     import os
 
-    from tokenizer.bpe import Tokenizer  # (train/ is on sys.path, as for heldout in generate.py)
+    from ..tokenizer.bpe import Tokenizer
     tok = Tokenizer.load(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tokenizer",
                                       "vocab.json"))
     groups: dict[tuple[int, int], list[str]] = {}

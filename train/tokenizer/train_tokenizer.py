@@ -1,6 +1,6 @@
 """Train the byte-level BPE on a sample of the corpus (every curriculum stage).
 
-    python3 train/tokenizer/train_tokenizer.py --vocab 4096 --examples 1500 --out train/tokenizer/vocab.json
+    python3 -m train.tokenizer.train_tokenizer --vocab 4096 --examples 1500 --out train/tokenizer/vocab.json
 """
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from corpus.curriculum import STAGES  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from tokenizer.bpe import SPECIALS, Tokenizer, train_merges  # noqa: E402
+from ..corpus.curriculum import STAGES
+from ..corpus.generate import example
+from .bpe import SPECIALS, Tokenizer, train_merges
 
 
 def main(argv=None) -> int:
