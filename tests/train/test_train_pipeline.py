@@ -440,8 +440,9 @@ class PlacePoolTest(unittest.TestCase):
     def test_place_nouns(self):
         import re
 
+        from train.corpus import phrases as P
         from train.corpus import scenes as S
-        common = set(S._nouns())
+        common = set(P._nouns())
         place = re.compile(r"(?:up|above|in|near|to|from|on|under|of) (?:the|a) ([a-z]+)")
         for pool, rare_share in ((0.0, (0.0, 0.0)), (1.0, (0.6, 1.0))):
             found = rare = 0
@@ -450,7 +451,7 @@ class PlacePoolTest(unittest.TestCase):
                 for j in range(6):
                     s, _ = t.situation(random.Random(j))
                     for noun in place.findall(s):
-                        self.assertNotIn(noun, S.TASK_NOUNS)
+                        self.assertNotIn(noun, P.TASK_NOUNS)
                         found += 1
                         rare += noun not in common and noun not in t.rule
             self.assertGreater(found, 40)
@@ -490,13 +491,13 @@ class PlacePoolTest(unittest.TestCase):
         self.assertGreater(n56, n52)
 
     def test_more_place_phrases(self):
-        # stage 59 = stage 56 with scenes.MORE_PLACES ("along the bottom of the N"); 56 never has them
-        from train.corpus import scenes
+        # stage 59 = stage 56 with phrases.MORE_PLACES ("along the bottom of the N"); 56 never has them
+        from train.corpus import phrases
         from train.corpus.generate import example
 
         def share(st):
             sits = [s for i in range(150) for s in example(0, st, i).suffixes]
-            return sum(any(f" the {p} of the " in s for p in scenes.PLACE_PARTS) for s in sits) / len(sits)
+            return sum(any(f" the {p} of the " in s for p in phrases.PLACE_PARTS) for s in sits) / len(sits)
         self.assertEqual(share(56), 0)
         self.assertGreater(share(59), 0.01)
 

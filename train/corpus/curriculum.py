@@ -44,7 +44,7 @@ class Stage:
     rephrase: float = 0.0                    # prob. a scene situation is reworded (corpus/reword.py)
     reword_level: int = 1                    # 2: more verb synonyms, modifiers, distractor directions
     place_pool: float = 0.0                  # prob. a scene place's noun is any dictionary word (rare tokens)
-    more_places: bool = False                # scene place phrases from scenes.MORE_PLACES (part nouns: "the bottom of")
+    more_places: bool = False                # scene place phrases from phrases.MORE_PLACES (part nouns: "the bottom of")
     hazard_first: float = 0.0                # prob. a toward / away scene situation opens with the hazard's phrase
     place_forms: float = 0.0                 # prob. its phrases say the direction in other words ("9 steps below")
     front: float = 0.0                       # prob. a scene situation's first tail phrase moves before the subject

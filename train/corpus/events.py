@@ -11,12 +11,15 @@ of them the rule's nouns doing something else or the rule's predicates said of o
 from __future__ import annotations
 
 import functools
+import os
 import random
 from dataclasses import dataclass
 
+from ..tokenizer.bpe import Tokenizer
 from . import marks as M
 from . import wordlists as W
-from .scenes import ACTIONS, IDLE, _cap, _letters, _place, _Words, wordnet_lemmas
+from .phrases import ACTIONS, IDLE, _cap, _letters, _place, _Words, wordnet_lemmas
+from .table import Option, Table
 
 TEMPLATES = ("If the {N} {P}, choose {L}", "When the {N} {P}, choose {L}", "If the {N} {P}, pick {L}",
              "When the {N} {P} choose {L}", "If the {N} {P} then answer {L}", "Choose {L} if the {N} {P}",
@@ -68,9 +71,6 @@ def _forms(split: str) -> tuple[tuple[str, ...], ...]:
 def _same_end(split: str) -> tuple[tuple[str, ...], ...]:
     """The predicates grouped by form and by the last BPE token of their last word ("is burning"
     and "is barking" end in "ing", "is eating" in "ating"); the groups of eight or more."""
-    import os
-
-    from ..tokenizer.bpe import Tokenizer
     tok = Tokenizer.load(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tokenizer",
                                       "vocab.json"))
     groups: dict[tuple[int, int], list[str]] = {}
@@ -98,7 +98,6 @@ class EventKnobs:
 
 def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, knobs: EventKnobs = EventKnobs()):
     """The marks (knobs.marked, for train.py --aux-clause) draw nothing: the text is the unmarked one."""
-    from .tables import Option, Table
     shared, tails, uniform, near = knobs.shared, knobs.tails, knobs.uniform, knobs.near
     words = _Words(rng, place_pool)
     preds = _predicates(W.current_split())

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 import re
 
-from . import scenes as S
+from .phrases import MOTION, _join
 
 # participle -> [(participle, third person)] of verbs (or phrasal verbs) that mean the same
 SYNONYMS = {
@@ -67,8 +67,8 @@ MOD_SYNONYMS = {
 }
 _MOD_RE = re.compile(r"\b(" + "|".join(sorted(MOD_SYNONYMS, key=len, reverse=True)) + r")\b")
 _FILLER = {"too", "a", "at", "only"}
-_THIRD = {v0: v3 for v0, v3 in S.MOTION}
-_FROM_THIRD = {v3: v0 for v0, v3 in S.MOTION}
+_THIRD = {v0: v3 for v0, v3 in MOTION}
+_FROM_THIRD = {v3: v0 for v0, v3 in MOTION}
 
 # direction word -> other ways to write it after a verb or a modifier
 _DIR_FORMS = {
@@ -154,7 +154,7 @@ def front(r: random.Random, sentence: str) -> str:
     ("high on a N, the S is moving left"); the words of every phrase stay as they were."""
     head, tails = _split(sentence)
     p = _participle(tails[0]) if tails else None
-    return f"{p}, {S._join(r, head, tails[1:])}" if p else sentence
+    return f"{p}, {_join(r, head, tails[1:])}" if p else sentence
 
 
 def reword(r: random.Random, sentence: str, rule: str, level: int = 1) -> str:
@@ -186,7 +186,7 @@ def reword(r: random.Random, sentence: str, rule: str, level: int = 1) -> str:
         first = tails[i].split(" ", 1)[0]
         if first not in _FROM_THIRD and first != "is":  # a bare verb phrase needs its subject after it
             whole, tails = tails[i], tails[:i] + tails[i + 1:]
-    out = S._join(r, head, tails)
+    out = _join(r, head, tails)
     if whole:
         full = whole.split(" ", 1)[0] in ("the", "a")  # a clause of its own may take "and"
         out = whole + r.choice(("; ", ", and ", ", ") if full else ("; ", ", ")) + out

@@ -12,66 +12,41 @@ here, and every text still passes the held-out 6-gram filter.
 """
 from __future__ import annotations
 
-import functools
 import random
 
 from . import marks
+from . import reword as R
 from . import wordlists as W
+from .events import EventKnobs, event_table
+from .phrases import (
+    ACTIONS,
+    ADJECTIVES,
+    DIR_SETS2,
+    DIR_SETS4,
+    IDLE,
+    MODS,
+    MOTION,
+    NEUTRAL,
+    OPPOSITE,
+    PLACE_DIR_FORMS,
+    PLACE_VERBS,
+    STATES,
+    TOO,
+    UNITS,
+    _cap,
+    _join,
+    _letters,
+    _place,
+    _rare_nouns,
+    _Words,
+)
+from .table import Option, Table
 
-# nouns of the built-in tasks: kept out of scene subjects/things so their exams test new words
-TASK_NOUNS = {"pole", "cart", "car", "lander", "pad", "goal", "hole", "path", "exit", "cell", "valley",
-              "hill", "middle", "engine", "ground", "legs", "ice", "lake", "maze"}
-
-DIR_SETS2 = (("left", "right"), ("up", "down"), ("north", "south"), ("east", "west"),
-             ("forward", "backward"), ("inward", "outward"))
-DIR_SETS4 = (("left", "down", "right", "up"), ("north", "south", "east", "west"))
-OPPOSITE = {a: b for p in DIR_SETS2 for a, b in (p, p[::-1])}
-
-# (participle, third person) of verbs a status uses for a direction
-MOTION = (("moving", "moves"), ("falling", "falls"), ("drifting", "drifts"), ("rolling", "rolls"),
-          ("sliding", "slides"), ("turning", "turns"), ("tilting", "tilts"), ("leaning", "leans"),
-          ("heading", "heads"), ("swinging", "swings"), ("spinning", "spins"), ("sinking", "sinks"),
-          ("floating", "floats"), ("pointing", "points"), ("tipping", "tips"), ("veering", "veers"),
-          ("wobbling", "wobbles"), ("creeping", "creeps"), ("flowing", "flows"), ("bending", "bends"),
-          ("sagging", "sags"), ("swerving", "swerves"), ("running", "runs"), ("flying", "flies"),
-          ("walking", "walks"), ("gliding", "glides"), ("climbing", "climbs"), ("shifting", "shifts"))
-ACTIONS = ("push", "pull", "steer", "turn", "walk", "go", "move", "roll", "lean", "tilt", "swing", "nudge",
-           "drive", "jump", "paddle", "row", "shift", "slide", "kick", "fly", "swim", "step", "run", "press",
-           "throw", "aim", "crawl", "hop", "dash", "glide")
-MODS = ("slightly", "a bit", "far", "fast", "slowly", "quickly", "very fast", "hard", "gently", "a little",
-        "sharply", "barely", "strongly")
-TOO = ("too fast", "too slowly", "too far {D}", "too much", "too hard", "too high", "too low", "too early")
-STATES = ("is nearly upright", "is steady", "is level", "is calm", "is at rest", "is still", "is low",
-          "is high", "is idle", "is balanced", "is safe", "is quiet", "stays put", "is resting")
-PLACES = ("high above the {N}", "low above the {N}", "near the {N}", "close to the {N}", "far from the {N}",
-          "halfway up the {N}", "deep in the {N}", "next to the {N}", "on the {N}", "under the {N}",
-          "high up a {N}", "low in the {N}", "{K} {U} away", "{K} {U} from the {N}", "at the edge of the {N}")
-# Stage.more_places: more place phrases, with part nouns ("along the bottom of the N"): a place
-# phrase the tables never wrote tipped mountaincar's rephrased "moving right" items to "push left"
-PLACE_PARTS = ("bottom", "top", "foot", "middle", "side", "end", "rim", "floor", "center", "far end", "base")
-MORE_PLACES = PLACES + ("at the {P} of the {N}", "along the {P} of the {N}", "on the {P} of the {N}",
-                        "down at the {P} of the {N}", "up at the {P} of the {N}", "across the {P} of the {N}",
-                        "over the {N}", "by the {N}",
-                        "through the {N}", "above the {N}", "below the {N}")
-# Stage.place_forms: a place's direction in other words (scene direction sets never hold above / below)
-PLACE_DIR_FORMS = {"down": ("below", "downward", "beneath", "underneath", "down below", "further down"),
-                   "up": ("above", "upward", "overhead", "up above", "further up"),
-                   "left": ("to the left", "on the left", "off to the left", "on the left side", "leftward"),
-                   "right": ("to the right", "on the right", "off to the right", "on the right side", "rightward"),
-                   "north": ("to the north", "northward"), "south": ("to the south", "southward"),
-                   "east": ("to the east", "eastward"), "west": ("to the west", "westward"),
-                   "forward": ("ahead", "in front"), "backward": ("behind", "at the back"),
-                   "inward": ("inside", "further in"), "outward": ("outside", "further out")}
-UNITS = ("steps", "meters", "cells", "feet", "tiles", "blocks", "yards", "squares")
-PLACE_VERBS = ("lies", "is", "sits", "waits", "stands", "shows", "appears", "remains")
-SEPS = (", ", " and ", ", ", "; ", ", and ")
 CLAUSE_T = ("If the {S} {P}, choose {L}.", "When the {S} {P}, choose {L}.", "If the {S} {P}, pick {L}.",
             "If the {S} {P}, answer {L}.", "Choose {L} when the {S} {P}.", "If the {S} {P}, take {L}.",
             "When the {S} {P}, answer {L}.", "If the {S} {P} then choose {L}.")
 ACTION_CLAUSE_T = ("If the {S} {P}, {T}.", "When the {S} {P}, {T}.", "If the {S} {P} then {T}.",
                    "{Tc} when the {S} {P}.", "{Tc} if the {S} {P}.")
-ADJECTIVES = ("open", "small", "big", "old", "red", "blue", "green", "little", "long", "main", "dark", "bright",
-              "heavy", "light", "narrow", "wide", "empty", "full", "round", "flat", "top", "front", "back", "lower")
 DEFAULT_T = ("Otherwise choose {L}.", "Otherwise, choose {L}.", "Otherwise pick {L}.", "In any other case choose {L}.",
              "Otherwise answer {L}.", "Else choose {L}.")
 SAME_T = ("{Ac} in the same direction the {S} is {V}.", "{Ac} the same way the {S} is {V}.",
@@ -85,19 +60,6 @@ TOWARD_T = ("{Ac} toward the {G}.", "{Ac} toward the {G} and never {A2} into the
             "{Ac} toward the {G} and stay away from the {H}.", "Head for the {G}.", "{Ac} to the {G}.",
             "{Ac} toward the {G} over safe {N} and never {A2} into a {H}.", "Always {A} toward the {G}.")
 AWAY_T = ("{Ac} away from the {G}.", "Keep away from the {G}: {A} the other way.", "{Ac} away from the {G}, never toward it.")
-NEUTRAL = ("do nothing", "wait", "stay still", "hold still", "rest")
-# Stage.default_text: an "otherwise" option's text need not be idle. With NEUTRAL's four
-# trainable phrases ("do nothing" is a built-in option text, held out) the model found the
-# default by its text: any other idle text ("do nothing", "coast", "no action") was answered
-# with another letter, which failed lunarlander's exam relabelled (session 24). These texts
-# share no word with STATES, so a default situation never names its option.
-IDLE = ("keep going", "carry on", "coast", "hover", "pause", "hold on", "stand by", "sit tight",
-        "hold position", "freeze", "let it be", "leave it", "stay the course", "no change", "skip",
-        "pass", "ignore it", "no action", "keep on", "go on", "hang on", "hold back", "stop")
-
-
-def _cap(s: str) -> str:
-    return s[:1].upper() + s[1:]
 
 
 # clause_marked: 0 no clause marks, 1 the option a clause names (stages 52-53), 2 its condition
@@ -110,81 +72,6 @@ def _named(on: int, text: str, letter: str) -> str:
 def _cond(on: int, text: str, letter: str) -> str:
     """A rule clause's condition, clause-marked too at level 2 (stages 54-55)."""
     return marks.clause(text, letter) if on > 1 else text
-
-
-_NOUNS: list[str] | None = None
-
-
-def _nouns() -> list[str]:
-    """Common nouns (WordNet noun lemmas among the 1,500 most frequent words), task nouns out."""
-    global _NOUNS
-    if _NOUNS is None:
-        nouns = _wordnet_nouns()
-        skip = TASK_NOUNS | {d for s in DIR_SETS2 for d in s} | {"still", "steady", "way", "direction", "thing"}
-        _NOUNS = sorted(w for w in W.common_words(3000) if w in nouns and w not in skip and len(w) >= 3)
-    return _NOUNS
-
-
-@functools.lru_cache(maxsize=None)
-def wordnet_lemmas(pos: str) -> frozenset[str]:
-    """Every lemma of WordNet's index for one part of speech ("noun", "verb", "adj")."""
-    lemmas = set()
-    with open(f"{W.WORDNET_DIR}/index.{pos}", encoding="latin-1") as f:
-        for line in f:
-            if not line.startswith(" "):
-                lemmas.add(line.split(" ", 1)[0])
-    return frozenset(lemmas)
-
-
-def _wordnet_nouns() -> frozenset[str]:
-    return wordnet_lemmas("noun")
-
-
-@functools.lru_cache(maxsize=None)
-def _rare_nouns(split: str) -> tuple[str, ...]:
-    """Every WordNet noun among the dictionary words of one side of the split (~16k), task nouns out."""
-    nouns = _wordnet_nouns()
-    return tuple(w for w in W.split_words(split) if w in nouns and w not in TASK_NOUNS)
-
-
-class _Words:
-    """Distinct nouns for one table; `place_pool`: the share of place nouns drawn from every
-    dictionary word of the split instead (mostly rare words with barely trained tokens)."""
-
-    def __init__(self, rng: random.Random, place_pool: float = 0.0, more_places: bool = False):
-        self.rng, self.used, self.place_pool, self.more_places = rng, set(), place_pool, more_places
-
-    def subject(self) -> str:
-        """A noun, sometimes with an adjective in front ("the open door")."""
-        n = self.noun()
-        return f"{self.rng.choice(ADJECTIVES)} {n}" if self.rng.random() < 0.25 else n
-
-    def noun(self) -> str:
-        while True:
-            w = self.rng.choice(_nouns())
-            if w not in self.used:
-                self.used.add(w)
-                return w
-
-
-def _letters(rng: random.Random, n: int, shuffled: float) -> list[str]:
-    if rng.random() < shuffled:
-        ls = sorted(rng.sample("ABCDEF", n))
-        if rng.random() < 0.5:
-            rng.shuffle(ls)
-        return ls
-    return list("ABCDEF"[:n])
-
-
-def _place(rng: random.Random, words: _Words) -> str:
-    p = rng.choice(MORE_PLACES if words.more_places else PLACES)
-    if "{P}" in p:
-        p = p.replace("{P}", rng.choice(PLACE_PARTS))
-    # a rare noun teaches that a place's noun never decides ("high up a hill" once read as
-    # "push right"); drawn only when asked, so the other stages keep their streams
-    rare = words.place_pool and rng.random() < words.place_pool
-    noun = rng.choice(_rare_nouns(W.current_split())) if rare else words.noun()
-    return p.replace("{N}", noun).replace("{K}", str(rng.randint(1, 20))).replace("{U}", rng.choice(UNITS))
 
 
 def _tail_phrases(rng: random.Random, words: _Words, dirs, skip_verb: str, k: int,
@@ -222,13 +109,6 @@ def _aside(rng: random.Random, words: _Words) -> str:
     return rng.choice(MEMORY).replace("{N}", words.noun()).replace("{K}", str(rng.randint(3, 9)))
 
 
-def _join(rng: random.Random, head: str, tail: list[str]) -> str:
-    s = head
-    for t in tail:
-        s += rng.choice(SEPS) + t
-    return s
-
-
 def _default_text(rng: random.Random, default_text: float, act: str, texts: list[str]) -> str:
     """The "otherwise" option's text: one of NEUTRAL's, or with prob. `default_text` an action
     like the clauses' own, another idle phrase or an action on a dictionary noun (rare tokens),
@@ -252,7 +132,6 @@ def _slot_options(rng: random.Random, letters: list[str], texts: list[str], defa
     """Puts clause i's option text (and a default last) into lettered slots, in a random order
     when `shuffle`, so neither a clause's place nor "the default is the last option" can stand
     in for reading the letter. -> (options by letter slot, options by clause)."""
-    from .tables import Option
     n = len(texts) + (1 if default else 0)
     slots = list(range(n))
     if shuffle:
@@ -271,7 +150,6 @@ def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, c
     """'If the S is V-ing D1, choose A. If the S is V-ing D2, choose B.' (optionally a default):
     the clauses can differ only in the direction after the verb, and situations add
     distractor phrases holding the other directions."""
-    from .tables import Table
     words = _Words(rng, place_pool, more_places)
     subj = words.subject()
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
@@ -349,7 +227,6 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
     """Same way / opposite way as the subject moves, or toward / away from a named thing; the
     answer is the option whose text holds the direction. Optional extra clauses name an
     option by its text for a state with no motion ('If the S is still left of the N, push right.')."""
-    from .tables import Option, Table
     words = _Words(rng, place_pool, more_places)
     if level == 0:
         mode = rng.choice(("same", "toward"))
@@ -489,7 +366,6 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
     right"), often a default in any slot, and option texts that name directions the clauses
     do not map to by their words ("leans too far left" -> "fire the right thruster"), so the
     letter after the clause must decide, never a word shared with an option's text."""
-    from .tables import Table
     words = _Words(rng, place_pool, more_places)
     subj = words.subject()
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
@@ -551,14 +427,11 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
                 place_forms: float = 0.0, default_text: float = 0.0, events: float = 0.0, event_knobs=None):
     """event_knobs: events.EventKnobs for the share `events` of event tables (default: stage 67's)."""
     if events and rng.random() < events:  # (drawn only when asked: the other stages keep their streams)
-        from .events import EventKnobs, event_table
         return event_table(rng, shuffled, place_pool, event_knobs or EventKnobs())
     t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places, hazard_first, place_forms,
                      default_text)
     if not rephrase and not front:
         return t  # (no extra draws: the stages without rewording keep their streams)
-    from . import reword as R
-    from .tables import Table
 
     def situation(r: random.Random):
         s, letter = t.situation(r)

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import functools
 import random
-from dataclasses import dataclass, field
-from typing import Callable
 
 from . import marks
 from . import templates as T
 from . import wordlists as W
 from .curriculum import Stage
+from .events import EventKnobs
+from .scenes import scene_table
+from .table import Option, Table
 
 LETTERS = "ABCDEF"
 
@@ -130,21 +131,6 @@ def _stem_variants(w: str) -> list[str]:
         if w.endswith(suf) and len(w) - len(suf) >= 3 and not w.endswith("ss"):
             return [w[:-len(suf)]]
     return []
-
-
-@dataclass
-class Option:
-    letter: str
-    text: str
-    conds: list[list[str]] = field(default_factory=list)
-
-
-@dataclass
-class Table:
-    kind: str
-    rule: str
-    options: list[Option]                                 # listing order
-    situation: Callable[[random.Random], tuple[str, str]]  # -> (sentence, letter)
 
 
 def choose_letters(rng: random.Random, n: int, stage: Stage) -> list[str]:
@@ -397,8 +383,6 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
 
 def sample_table(rng: random.Random, stage: Stage) -> Table:
     if stage.scene and rng.random() < stage.scene:
-        from .events import EventKnobs
-        from .scenes import scene_table
         clause_marked = (2 if stage.clause_conditions else 1) if stage.clause_marks else 0
         knobs = EventKnobs(stage.event_shared, stage.event_tails, stage.event_uniform,
                            clause_marked if stage.event_marks else 0, stage.event_near, stage.event_same_end)
