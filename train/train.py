@@ -8,10 +8,10 @@ corpus.generate.example(seed, s, i); per-step choices use random.Random(f"{seed}
 So a run resumed from its checkpoint (same --run dir, automatic) continues the same stream.
 Curriculum: start at --stage; when the eval accuracy on fresh tables of the current stage
 reaches --promote, move to the next stage; --mix-prev of each batch replays earlier stages.
+Every flag is a field of train/config.py's TrainConfig (its default and help beside it).
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 
 from .batching import LETTERS, Packer
+from .config import STICKY, TrainConfig, argparser
 from .corpus import marks
 from .corpus.curriculum import STAGES
 from .corpus.generate import example
@@ -32,117 +33,15 @@ from .model import Config, DreamModel
 from .stream import Ahead, path_of, path_replay, step_batch
 from .tokenizer.bpe import Tokenizer
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("bf16", "read_softmax", "aux_binding", "aux_letter", "aux_layers", "aux_clause", "aux_clause_layer", "aux_clause_tied", "aux_point",
-          "aux_point_layer", "aux_point_head", "aux_point_letter", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
-          "anneal", "eval_every", "eval_tables", "ckpt_every", "path")
-DEFAULTS: dict = {}
 # logged aux losses: one per mark kind, then the answer letter, clause, pointer and pointer-write losses
 AUX_SLOTS = marks.KINDS + 4
 
 
-def parse(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--run", required=True, help="run directory (checkpoint, log); resumes if it holds one")
-    ap.add_argument("--tokenizer", default=os.path.join(HERE, "tokenizer", "vocab.json"))
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--dim", type=int, default=64)
-    ap.add_argument("--layers", type=int, default=2)
-    ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--kv-heads", type=int, default=2)
-    ap.add_argument("--ffn", type=int, default=192)
-    ap.add_argument("--untied", action="store_true")
-    ap.add_argument("--mimetic", type=float, default=0.0,
-                    help="new runs: mimetic init strength for W_q ~ W_k (0: plain scaled init)")
-    ap.add_argument("--batch", type=int, default=16, help="rule tables per step (each packs several situations)")
-    ap.add_argument("--max-len", type=int, default=256)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--lr2", type=float, default=0.0,
-                    help="once an eval reaches --lr2-acc, train on at this lr (0: never). Measured: the stage-0/1 "
-                         "plateau at 0.81 with lr 3e-3 rose to 0.90 within 500 steps at 1e-3")
-    ap.add_argument("--lr2-acc", type=float, default=0.75)
-    ap.add_argument("--warmup", type=int, default=100)
-    ap.add_argument("--anneal", type=int, nargs=2, default=None, metavar=("FROM", "TO"),
-                    help="lr falls linearly from its base at step FROM to 5%% of it at step TO (and stays): "
-                         "the annealed end of a run is steadier than any snapshot at a constant lr")
-    ap.add_argument("--wd", type=float, default=0.01)
-    ap.add_argument("--read-softmax", action=argparse.BooleanOptionalAction, default=False,
-                    help="the loss's softmax only over the tokens the batch reads (and the letters and "
-                         "specials): a token no text holds is then never pushed, and its embedding keeps "
-                         "its own direction instead of collapsing with the other unread ones (session 26)")
-    ap.add_argument("--aux-mask", type=float, default=0.0, help="also mask this share of situation tokens")
-    ap.add_argument("--prefix-mask", type=float, default=0.0,
-                    help="also mask this share of rule/option tokens (dense masked-diffusion signal)")
-    ap.add_argument("--aux-binding", type=float, default=0.0,
-                    help="weight of the evidence-mark probes (corpus/marks.py) on marked stages' situations")
-    ap.add_argument("--aux-letter", type=float, default=0.0,
-                    help="weight of a probe reading the answer letter at the subject's direction word "
-                         "(on the direction mark's layer)")
-    ap.add_argument("--aux-layers", default="0,1",
-                    help="layer whose output each mark kind is probed on (noun, direction)")
-    ap.add_argument("--aux-clause", type=float, default=0.0,
-                    help="weight of a probe reading, at a rule clause's named option (clause marks, "
-                         "stages 52-53), that option's letter")
-    ap.add_argument("--aux-clause-layer", type=int, default=1,
-                    help="layer whose output the clause probe reads (the prefix's lookup by text)")
-    ap.add_argument("--aux-clause-tied", action=argparse.BooleanOptionalAction, default=False,
-                    help="read the clause letter with the model's own output head (final norm, tied letter "
-                         "embeddings) instead of a separate probe: the letter then sits where a letter token's "
-                         "own embedding does, what the answer already copies from clauses naming a letter")
-    ap.add_argument("--aux-point", type=float, default=0.0,
-                    help="weight of a loss making one head of --aux-point-layer attend, from the answer row of a "
-                         "situation a clause answers, to that clause's marked tokens (stages 52-53)")
-    ap.add_argument("--aux-point-layer", type=int, default=-1, help="layer of --aux-point (-1: the last)")
-    ap.add_argument("--aux-point-letter", type=float, default=0.0,
-                    help="weight of a loss making what the --aux-point head writes, read by the tied letter "
-                         "embeddings, name the answer (session 15: the head pointed right but wrote < 0.1 logit)")
-    ap.add_argument("--aux-point-head", type=int, default=0,
-                    help="the head of --aux-point (one fixed head: the best of several is gamed by two heads "
-                         "that always attend to the first and the second clause)")
-    ap.add_argument("--reveal", type=float, default=0.0,
-                    help="share of situations trained in reverse: answer shown, situation tokens masked")
-    ap.add_argument("--stage", type=int, default=0, help="starting curriculum stage")
-    ap.add_argument("--set-stage", type=int, default=None,
-                    help="on resume: continue at this stage (e.g. after stages were inserted into the curriculum)")
-    ap.add_argument("--max-stage", type=int, default=len(STAGES) - 1)
-    ap.add_argument("--promote", type=float, default=0.9, help="eval accuracy that moves to the next stage")
-    ap.add_argument("--path", default=None,
-                    help="comma list: the stages to walk, in this order (promotion moves to the next one; "
-                         "without --replay, --mix-prev replays the path's earlier stages)")
-    ap.add_argument("--stop-at-end", action="store_true",
-                    help="save and exit once an eval at the last stage (of --path, else --max-stage) reaches --promote")
-    ap.add_argument("--mix-prev", type=float, default=0.2)
-    ap.add_argument("--replay-from", type=int, default=0,
-                    help="--mix-prev replays stages replay-from .. current-1 (the scene recipe: 9)")
-    ap.add_argument("--replay-to", type=int, default=None,
-                    help="last stage --mix-prev replays (default: current-1; skips unused stages in between)")
-    ap.add_argument("--replay", default=None,
-                    help="comma list: --mix-prev replays these stages instead of replay-from..to (any order, "
-                         "e.g. word-table stages under the scene curriculum; '' clears a resumed run's list)")
-    ap.add_argument("--steps", type=int, default=10**9)
-    ap.add_argument("--minutes", type=float, default=1e9, help="stop after this wall time (this invocation)")
-    ap.add_argument("--total-minutes", type=float, default=1e9,
-                    help="stop when the run's wall time summed over all resumed invocations reaches this")
-    ap.add_argument("--eval-every", type=int, default=250)
-    ap.add_argument("--eval-tables", type=int, default=150)
-    ap.add_argument("--ckpt-every", type=int, default=500)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--threads-later", nargs=2, default=None, metavar=("FILE", "N"),
-                    help="use N threads once FILE exists (checked at each eval), e.g. a word branch taking the "
-                         "scene branch's core when that finishes (bf16 steps do not depend on threads)")
-    ap.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=False,
-                    help="training forward under bfloat16 autocast (evals stay float32). Measured: 1.4x per "
-                         "step at 128 x 2 (AMX/AVX-512 CPU); gradient cosine to float32 0.986-0.999 (README)")
-    ap.add_argument("--workers", type=int, default=0,
-                    help="pack the batches up to the next eval in N worker processes (0: inline). The same "
-                         "batches; for a GPU, whose step is faster than the corpus (on 2 CPU cores it only competes)")
-    ap.add_argument("--device", default="cpu",
-                    help="torch device of the model and its steps (cuda: a lent GPU); the corpus is packed on the "
-                         "CPU and checkpoints are saved with CPU tensors, so a run moves between machines")
-    global DEFAULTS
-    DEFAULTS = {k: ap.get_default(k) for k in STICKY}
-    a = ap.parse_args(argv)
+def parse(argv=None) -> TrainConfig:
+    """The command line as a TrainConfig (train/config.py: one field per flag), checked."""
+    ap = argparser(__doc__)
+    a = TrainConfig(**vars(ap.parse_args(argv)))
     if a.threads_later and not (a.threads_later[1].isdigit() and int(a.threads_later[1]) > 0):
         ap.error(f"--threads-later: N must be a positive integer, got '{a.threads_later[1]}'")
     if a.workers < 0:
