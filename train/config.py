@@ -237,6 +237,10 @@ def argparser(description: str = "") -> argparse.ArgumentParser:
     return ap
 
 
+def _text(value) -> str:
+    return format(value, "g") if isinstance(value, float) else str(value)
+
+
 def argv(flags: dict) -> list[str]:
     """TrainConfig fields as train.py flags: {"set_stage": 13, "bf16": True, "anneal": (1, 2)} ->
     ["--set-stage", "13", "--bf16", "--anneal", "1", "2"]. A switch is given only when True; a
@@ -253,7 +257,7 @@ def argv(flags: dict) -> list[str]:
         elif kind == "toggle":
             out.append(flag(name) if value else "--no-" + flag(name)[2:])
         elif isinstance(value, (list, tuple)):
-            out += [flag(name), *(str(v) for v in value)]
+            out += [flag(name), *(_text(v) for v in value)]
         else:
-            out += [flag(name), str(value)]
+            out += [flag(name), _text(value)]
     return out

@@ -270,7 +270,7 @@ def main(argv=None) -> int:
     aux_losses = [[] for _ in range(AUX_SLOTS)]
 
     # SIGTERM / SIGINT: finish the step, save the checkpoint, exit 128 + the signal's number, so a
-    # recipe script under `set -e` stops too instead of starting its next phase on this checkpoint
+    # recipe runner (train/run_recipe.py) stops too instead of starting its next stage on this checkpoint
     stop = []
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda signum, _: stop.append(signum))

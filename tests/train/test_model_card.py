@@ -30,7 +30,7 @@ def facts() -> dict:
             "phases": [("scene branch", 100, 1.0), ("word branch", 200, 2.0), ("joint fine-tune", 300, 3.0),
                        ("polish", 400, 4.0)],
             "wall_min": 9.0, "all_min": 10.0, "how": "2 CPU threads, bfloat16 autocast", "spread": True,
-            "recipe": "train/make_model.sh", "eval": {"info": {"stage": 13, "tables": 600, "seconds": 1}, "rows": rows},
+            "recipe": "train/recipe.py", "eval": {"info": {"stage": 13, "tables": 600, "seconds": 1}, "rows": rows},
             "plays": {name: "PASS done" for name in model_card.TASKS},
             "met": {name: True for name in model_card.TASKS},
             "bench": {"threads": 2, "machine": "m", "decisions_per_task": 200,

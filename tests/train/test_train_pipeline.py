@@ -718,8 +718,8 @@ class ReplayTest(unittest.TestCase):
 
 class SignalTest(unittest.TestCase):
     def test_sigterm_saves_and_exits_nonzero(self):
-        """A stopped run saves its checkpoint and exits 143, so a recipe script under `set -e` does
-        not go on to its next phase (make_scenes.sh once resumed stage 30 on a half-done stage 13)."""
+        """A stopped run saves its checkpoint and exits 143, so the recipe's runner does
+        not go on to its next stage (the scene branch once resumed stage 30 on a half-done stage 13)."""
         import signal
         import subprocess
         import time
@@ -857,117 +857,6 @@ class DeviceTest(unittest.TestCase):
                 self.fail("train.py --workers did not end after its time was up")
             self.assertEqual(p.returncode, 0, err[-2000:])
             self.assertIn("stopped at step", out)
-
-
-class MakeJointTest(unittest.TestCase):
-    def test_bad_phases_line_stops_before_training(self):
-        import subprocess
-        script = os.path.join(ROOT, "train", "make_joint.sh")
-        for which in ("PHASES", "SOUP"):
-            for bad in ("34 x 5e-4 9 0.3 10", "34 3000 5e-4 9", "34 100 5e-4 9 0.3 1500", "47 100 5e-4 9 0.3 10 aux 1"):
-                with tempfile.TemporaryDirectory() as d:
-                    env = dict(os.environ, PHASES="", SOUP="", RUN=os.path.join(d, "run"))
-                    env[which] = bad
-                    r = subprocess.run(["bash", script], env=env, capture_output=True, text=True, timeout=60)
-                    self.assertEqual(r.returncode, 2, r.stderr)
-                    self.assertIn("bad PHASES or SOUP line", r.stderr)
-                    self.assertFalse(os.path.exists(os.path.join(d, "run")))
-
-
-    def test_joint_then_spread_then_polish(self):
-        """The recipe's tail on tiny branches: make_joint.sh (stitch, stage-13 steps, PHASES with a
-        sticky flag, a SOUP), spread_unread.py, make_polish.sh (resumable, refuses an unspread
-        checkpoint), and the card telling the polish's steps apart from the joint's."""
-        import contextlib
-        import io
-        import json
-        import subprocess
-
-        from train import model_card, spread_unread, train
-        small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                 "--eval-every", "2", "--eval-tables", "2"]
-        with tempfile.TemporaryDirectory() as d:
-            with contextlib.redirect_stdout(io.StringIO()):
-                train.main(["--run", f"{d}/a", "--stage", "9", "--max-stage", "9", "--steps", "2"] + small)
-                train.main(["--run", f"{d}/b", "--layers", "3", "--stage", "16", "--max-stage", "16",
-                            "--steps", "3"] + small)
-            env = dict(os.environ, SCENES=f"{d}/a/ckpt.pt", WORDS=f"{d}/b/ckpt.pt", RUN=f"{d}/j", STEPS="2",
-                       ANNEAL="1", MINUTES="5", PRECISION="--no-bf16", THREADS="1", OMP_NUM_THREADS="1",
-                       PHASES="9 2 1e-3 9 0.3 1\n16 2 1e-3 9 0.3 1 --read-softmax",
-                       SOUP="9 1 1e-3 9 0.3 1")
-            sh = lambda name, e: subprocess.run(["bash", os.path.join(ROOT, "train", name)], env=e,
-                                                capture_output=True, text=True, timeout=600)
-            r = sh("make_joint.sh", env)
-            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
-            j = torch.load(f"{d}/j/ckpt.pt")
-            # stitch at 3, stage 13 to 5, the phases to 7 and 9, then the soup (its mean)
-            self.assertEqual((j["step"], j["stage"], j["args"]["read_softmax"]), (9, 16, True))
-            self.assertEqual([b["steps"] for b in j["soup"]["branches"]], [1])
-            polish = dict(env, RUN=f"{d}/s", POLISH="9 2 1e-3 9 0.3 1 --read-softmax\n16 1 1e-3 9 0.3 1",
-                          SOUP_STEPS="2 3")
-            r = sh("make_polish.sh", dict(polish, RUN=f"{d}/j"))
-            self.assertEqual(r.returncode, 2)
-            self.assertIn("not a readable spread checkpoint", r.stderr)
-            with contextlib.redirect_stdout(io.StringIO()):
-                self.assertEqual(spread_unread.main(["--ckpt", f"{d}/j/ckpt.pt", "--out", f"{d}/s/ckpt.pt",
-                                                     "--per-stage", "20"]), 0)
-            r = sh("make_polish.sh", dict(polish, SOUP_STEPS="1"))  # not the end of a line
-            self.assertEqual(r.returncode, 2)
-            self.assertIn("SOUP_STEPS: 1 is not the end of a POLISH line", r.stderr)
-            r = sh("make_polish.sh", polish)
-            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
-            s = torch.load(f"{d}/s/ckpt.pt")
-            self.assertEqual((s["step"], s["stage"], s["spread"]["step"]), (12, 16, 9))
-            # the model is the mean of the two phases' last checkpoints, kept beside it
-            k2, k3 = (torch.load(f"{d}/s/keep-{n}.pt") for n in (2, 3))
-            self.assertEqual((k2["step"], k3["step"], s["soup"]["steps"]), (11, 12, [12, 11]))
-            for name, w in s["model"].items():
-                torch.testing.assert_close(w, (k2["model"][name] + k3["model"][name]) / 2)
-            # a rerun finds every phase done and trains nothing
-            r = sh("make_polish.sh", polish)
-            self.assertEqual((r.returncode, torch.load(f"{d}/s/ckpt.pt")["step"]), (0, 12))
-            self.assertNotIn("resuming", r.stdout)
-            self.assertIn("the polish is done (the mean of polish steps 2 3)", r.stdout)
-            # POST phases train on from the mean with a fresh optimizer, resumably (in a copy: the
-            # card below reads the mean)
-            import shutil
-            shutil.copytree(f"{d}/s", f"{d}/p")
-            post = dict(polish, RUN=f"{d}/p", POST="16 1 1e-3 9 0.3 1")
-            r = sh("make_polish.sh", post)
-            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
-            self.assertEqual(open(f"{d}/p/post_start").read().strip(), "12")
-            self.assertEqual(torch.load(f"{d}/p/ckpt.pt")["step"], 13)
-            self.assertEqual(torch.load(f"{d}/p/ckpt.pt")["soup"]["steps"], [12, 11])  # kept for the card
-            r = sh("make_polish.sh", post)
-            self.assertEqual((r.returncode, torch.load(f"{d}/p/ckpt.pt")["step"]), (0, 13))
-            self.assertNotIn("resuming", r.stdout)
-            r = sh("make_polish.sh", dict(post, POST="16 x 1e-3 9 0.3 1"))
-            self.assertEqual(r.returncode, 2)
-            self.assertIn("bad PHASES or SOUP line", r.stderr)
-            r = sh("make_polish.sh", dict(post, RUN=f"{d}/none", POST="events"))  # the preset's lines check out
-            self.assertEqual(r.returncode, 2)
-            self.assertIn("no checkpoint", r.stderr)
-            for name, v in {"eval.json": {"rows": [], "info": {"stage": 13, "tables": 1, "seconds": 1}},
-                            "bench.json": {"threads": 2, "machine": "m", "decisions_per_task": 1, "tasks": {}}}.items():
-                with open(f"{d}/{name}", "w") as f:
-                    json.dump(v, f)
-            open(f"{d}/plays.txt", "w").close()
-            open(f"{d}/m.gguf", "wb").write(b"x" * 10)
-            with contextlib.redirect_stdout(io.StringIO()):
-                model_card.main(["--ckpt", f"{d}/s/ckpt.pt", "--gguf", f"{d}/m.gguf", "--eval", f"{d}/eval.json",
-                                 "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
-                                 "--out", f"{d}/card.md", "--targets", f"{d}/t.json"])
-            card = open(f"{d}/card.md").read()
-            self.assertIn("Joint fine-tune (`train/make_joint.sh`): 6 steps", card)
-            self.assertIn("Then the polish (`train/make_polish.sh`): 3 steps with the read softmax", card)
-            self.assertIn("the mean of the polish's checkpoints at steps 2, 3 after the spread", card)
-            self.assertNotIn("POST's phases", card)
-            with contextlib.redirect_stdout(io.StringIO()):  # the POST run: the mean, then its phases
-                model_card.main(["--ckpt", f"{d}/p/ckpt.pt", "--gguf", f"{d}/m.gguf", "--eval", f"{d}/eval.json",
-                                 "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
-                                 "--out", f"{d}/card-post.md", "--targets", f"{d}/t.json"])
-            self.assertIn("at steps 2, 3 after the spread (`make_polish.sh` SOUP_STEPS, `train/average.py`), "
-                          "then `make_polish.sh` POST's phases from that mean to step 13.", open(f"{d}/card-post.md").read())
 
 
 class PathTest(unittest.TestCase):
@@ -1347,13 +1236,13 @@ class JoinedCardTest(unittest.TestCase):
                                  "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
                                  "--out", f"{d}/card.md", "--targets", f"{d}/t.json"])
             card = open(f"{d}/card.md").read()
-            self.assertIn("Scene branch (`train/make_scenes.sh`): 16 x 2, 2 steps", card)
-            self.assertIn("Word branch (`train/make_words.sh`): 16 x 3, 3 steps", card)
-            self.assertIn("Joint fine-tune (`train/make_joint.sh`): 2 steps", card)
+            self.assertIn("Scene branch (phase `scenes`): 16 x 2, 2 steps", card)
+            self.assertIn("Word branch (phase `words`): 16 x 3, 3 steps", card)
+            self.assertIn("Joint fine-tune (phase `joint`): 2 steps", card)
             # the joint's precision and threads come from its checkpoint (float32, one thread here)
             self.assertIn("the joint fine-tune on one CPU thread, float32", card)
             self.assertIn("The scene branch on one CPU thread, float32; the word branch on one CPU thread, float32", card)
-            # make_model.sh's word branch: bf16, a second thread once the scene branch is done
+            # a word branch in bf16 that takes a second thread once the scene branch is done
             self.assertEqual(model_card._how({"threads": 1, "bf16": True, "threads_later": ["r/scenes.done", "2"]}),
                              "one CPU thread, 2 CPU threads once `scenes.done` existed, bfloat16 autocast")
             import re
@@ -1362,7 +1251,7 @@ class JoinedCardTest(unittest.TestCase):
             self.assertIn(f"stage 16: {pb['counters']['16']} tables; joint fine-tune: ", card)
             self.assertNotIn("Soup", card)
 
-            # a soup (make_joint.sh SOUP): two fine-tunes of j, averaged with it (train/average.py)
+            # a soup: two fine-tunes of j, averaged with it (train/average.py)
             import shutil
 
             from train import average
@@ -1386,7 +1275,7 @@ class JoinedCardTest(unittest.TestCase):
                 model_card.main(["--ckpt", f"{d}/soup.pt", "--gguf", gguf, "--eval", f"{d}/eval.json",
                                  "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
                                  "--out", f"{d}/card.md", "--targets", f"{d}/t.json"])
-            self.assertIn("Soup (`make_joint.sh` SOUP): 2 fine-tunes of the joint's last step (stage 59, 1 steps, "
+            self.assertIn("Soup: 2 fine-tunes of the joint's last step (stage 59, 1 steps, "
                           "stage 59, 2 steps)", open(f"{d}/card.md").read())
             # different architectures are an error, not a partial mean
             with contextlib.redirect_stderr(io.StringIO()) as err:
@@ -1450,7 +1339,7 @@ class SpreadUnreadTest(unittest.TestCase):
             self.assertIn("cannot read", err.getvalue())
             self.assertFalse(os.path.exists(f"{d}/t.pt"))
             self.assertEqual((b["spread"]["step"], b["spread"]["elapsed_s"]), (2, a["elapsed_s"]))
-            # training on after the spread (make_polish.sh) keeps its record: the card tells the
+            # training on after the spread (the polish) keeps its record: the card tells the
             # polish apart, and a second spread is still refused
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(train.main(["--run", f"{d}/s", "--steps", "3", "--eval-every", "2",

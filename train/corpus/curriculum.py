@@ -173,7 +173,7 @@ STAGES: tuple[Stage, ...] = (
     # 25: the word tables of stages 12-13 alone (1-2 words per condition, rare words, partial
     # matches in distractors, the first 8 templates with option-text clauses, case variation)
     _WORD_TABLES,
-    # 26-27 split the step from 24 to 25 (make_words.sh walks 24 -> 26 -> 27 -> 25):
+    # 26-27 split the step from 24 to 25 (the recipe's word ladder walks 24 -> 26 -> 27 -> 25):
     # 26: stage 24 with 1-2 words per condition, half of them rare (split into subwords)
     Stage(options=(2, 4), cond_words=(1, 2), pool=0.5, distractors=(1, 2), situations=(6, 10),
           template_set=(16, 6, 2, 1, 0, 3, 5, 7, 12), shuffled_letters=0.3, chat=1.0),
