@@ -358,14 +358,14 @@ def main(argv=None) -> int:
         a.stage = dec.stage if dec and dec.stage is not None else len(STAGES) - 1
     info: dict = {"stage": a.stage, "tables": a.tables, "cli": a.cli}
     if dec:
-        import train as trainer  # torch is loaded by now anyway
+        from . import train as trainer  # torch is loaded by now anyway
         assert trainer.EVAL_SEED_OFFSET == EVAL_SEED_OFFSET
         info.update(ckpt=a.ckpt, step=dec.step, ckpt_stage=dec.stage)
     seed = a.seed if a.seed is not None else (dec.seed if dec else 0)
     info["seed"] = seed
     gguf = a.gguf
     if a.ckpt and not gguf:
-        import export_gguf
+        from . import export_gguf
         tmp = tempfile.TemporaryDirectory()
         gguf = os.path.join(tmp.name, "model.gguf")
         with open(os.devnull, "w") as devnull:
