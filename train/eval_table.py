@@ -136,7 +136,7 @@ def synthetic_cases(seed: int, stage: int, n: int, split: str = "train", relatio
     """n tables of the stream (seed, stage): draws i use random.Random(f"{seed}:{stage}:{i}"),
     as corpus.generate.example does, except that the layout is the runtime's and (one_condition)
     no situation holds a second whole condition; `knobs` overrides fields of the stage (a probe
-    forcing one table shape, as train/probe_events.py does)."""
+    forcing one table shape, as train/diag/probe_events.py does)."""
     # a situation states exactly one condition: parts of other conditions never add up to a
     # whole one (in the training streams they can, a second answer in ~5 % of match situations)
     st = replace(get_stage(stage), partial_whole=not one_condition, **(knobs or {}))

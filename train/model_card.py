@@ -443,7 +443,7 @@ def main(argv=None) -> int:
              "name. The model is at its best in the scene register it was trained on (directions, \"too "
              f"fast\", \"toward the X\"); {reworded}. A clause that "
              "names its option by the option's text (\"If X, push right.\") is read less surely than one that "
-             "names its letter (\"If X, choose C.\"; `train/exam_torch.py --skills` measures both lookups), "
+             "names its letter (\"If X, choose C.\"; `train/diag/exam_torch.py --skills` measures both lookups), "
              "so the built-in tasks' clauses name letters.\n")
     at_chance = sorted({f"{kind} tables ({r['name']}: {k['accuracy']:.3f}, chance {k['chance']:.3f})"
                         for r in rows for kind, k in r.get("by_kind", {}).items()

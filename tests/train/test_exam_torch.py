@@ -1,4 +1,4 @@
-"""train/exam_torch.py (and exam_letterings.py, diag_match.py, probe_events.py) on a tiny random checkpoint: the misses it reports are the decider's own,
+"""train/diag/exam_torch.py (and exam_letterings.py, match.py, probe_events.py) on a tiny random checkpoint: the misses it reports are the decider's own,
 the relabelled and rephrased rows count every item, and a missing task file exits 2.
 
     python3 -m unittest discover -s tests/train -p 'test_exam_torch.py' -v
@@ -15,8 +15,9 @@ import unittest
 
 import torch
 
-from train import diag_match, exam_letterings, exam_torch, probe_events
 from train import eval_table as E
+from train.diag import exam_letterings, exam_torch, probe_events
+from train.diag import match as diag_match
 from train.model import Config, DreamModel
 from train.tokenizer.bpe import Tokenizer
 

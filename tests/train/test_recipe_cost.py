@@ -15,7 +15,7 @@ from contextlib import redirect_stderr
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from train import recipe_cost as RC
+from train.diag import recipe_cost as RC
 from train.model import Config, DreamModel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -879,7 +879,7 @@ class PathTest(unittest.TestCase):
             with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
                 parse(["--run", "x", "--path", bad])
         self.assertIsNone(parse(["--run", "x", "--path", ""]).path)  # clears a resumed run's path
-        from train import evaluate
+        from train.diag import evaluate
         for bad in ("x", "99"):  # checked before any checkpoint is read
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
                 evaluate.main(["--ckpt", "/nonexistent.pt", "--stages", bad])
@@ -1062,7 +1062,7 @@ class TargetRowsTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train import bench_speed
+        from train.diag import bench_speed
         err = io.StringIO()
         with self.assertRaises(SystemExit) as cm, contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             bench_speed.main(["--paths", "full,fast", "--steps", "1", "--sizes", "16x1", "--heap", "default"])
@@ -1075,7 +1075,7 @@ class TargetRowsTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train import bench_speed
+        from train.diag import bench_speed
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "b.pt")
             with contextlib.redirect_stdout(io.StringIO()):

@@ -39,7 +39,7 @@ CLAUSE_JOINERS = (" ", " ", "\n", "; ")
 OPTION_LINES = ("{L}) {T}", "{L}) {T}", "{L}: {T}", "{L}. {T}", "({L}) {T}", "{L} - {T}")
 
 # Option texts of the earliest stages: a small fixed set, so the prefix holds no content words
-# besides the conditions (probe_matching.py --noise: content-word noise in the prefix stalls
+# besides the conditions (diag/probe_matching.py --noise: content-word noise in the prefix stalls
 # the matching skill; noise from a few fixed ids does not).
 FIXED_ACTIONS = ("hop", "slide", "roll", "dash", "hold", "rest", "duck", "spin", "lean",
                  "hop left", "hop right", "roll left", "roll right", "slide up", "slide down")

@@ -1,6 +1,6 @@
 """Accuracy table of a checkpoint on fresh synthetic tables (the eval stream training never reads).
 
-    python3 -m train.evaluate --ckpt train/runs/NAME/ckpt.pt [--tables 300]
+    python3 -m train.diag.evaluate --ckpt train/runs/NAME/ckpt.pt [--tables 300]
 
 Prints, per curriculum stage and per rule kind (match / bucket / relational), the accuracy
 of the argmax over the table's option letters at the first answer slot (what the runtime's
@@ -16,12 +16,12 @@ from collections import defaultdict
 
 import torch
 
-from .batching import Packer
-from .corpus.curriculum import STAGES
-from .corpus.generate import example
-from .model import Config, DreamModel
-from .tokenizer.bpe import Tokenizer
-from .train import EVAL_SEED_OFFSET, letter_accuracy
+from ..batching import Packer
+from ..corpus.curriculum import STAGES
+from ..corpus.generate import example
+from ..model import Config, DreamModel
+from ..tokenizer.bpe import Tokenizer
+from ..train import EVAL_SEED_OFFSET, letter_accuracy
 
 
 def main(argv=None) -> int:

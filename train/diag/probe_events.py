@@ -1,6 +1,6 @@
 """Event tables through a checkpoint (train/README.md, sessions 31-32).
 
-    OMP_NUM_THREADS=2 python3 -m train.probe_events --ckpt ~/.meadow-mind/train/checkpoints/events/ckpt.pt
+    OMP_NUM_THREADS=2 python3 -m train.diag.probe_events --ckpt ~/.meadow-mind/train/checkpoints/events/ckpt.pt
 
 (the shipped model's checkpoint in the training cache: train/checkpoints.md)
 
@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from . import eval_table as E
+from .. import eval_table as E
 
 ROWS = (  # name, stage, split, forced stage fields, share of --tables
     ("stage 67", 67, "train", {}, 1.0),

@@ -1,8 +1,8 @@
 """The built-in tasks' exams decided by a PyTorch checkpoint (fast feedback while training).
 
-    python3 -m train.exam_torch --ckpt train/runs/NAME/ckpt.pt [--tasks tasks.json] [--verbose]
-    python3 -m train.exam_torch --ckpt C --all     # + relabelled exams, rephrasings, relational
-    python3 -m train.exam_torch --ckpt C --skills  # + binding by phrase count, still-clause lookup
+    python3 -m train.diag.exam_torch --ckpt train/runs/NAME/ckpt.pt [--tasks tasks.json] [--verbose]
+    python3 -m train.diag.exam_torch --ckpt C --all     # + relabelled exams, rephrasings, relational
+    python3 -m train.diag.exam_torch --ckpt C --skills  # + binding by phrase count, still-clause lookup
 
 Builds each prompt exactly as the runtime does (eval_table.TorchDecider: chat layout, prefix
 and suffix tokenized apart, a slot of 3 <|mask|>) and prints, per task, the misses with the
@@ -20,7 +20,7 @@ import random
 import re
 import sys
 
-from . import eval_table as E
+from .. import eval_table as E
 
 # the mountaincar items whose margin every fine-tune since session 7 has had to keep
 WATCH = ("mountaincar", "still")
@@ -110,7 +110,7 @@ def binding(dec: E.TorchDecider, tables: int, stage: int = 13) -> dict[int, tupl
 def lookup(dec: E.TorchDecider, tables: int, level: int = 6) -> dict[tuple[str, str], tuple[int, int]]:
     """Scene still clauses ("If the S is still D of the N, <option>") decided alone, by what
     the clause names: (neutral | same direction | other direction, by text | by letter)."""
-    from .corpus.scenes import NEUTRAL, relational_table
+    from ..corpus.scenes import NEUTRAL, relational_table
     batch, kinds = [], []
     for k in range(tables):
         t = relational_table(random.Random(f"lookup:{k}"), 0.8, level)

@@ -1,6 +1,6 @@
 """Where the answer row looks, and what one head writes, for mountaincar's still items.
 
-    python3 -m train.diag_still_items --ckpt train/runs/R/ckpt.pt [--head 7]
+    python3 -m train.diag.still_items --ckpt train/runs/R/ckpt.pt [--head 7]
 
 For each still situation (and one moving one): per layer, the three heads with the most
 attention mass from the answer-reading row (the last suffix token) on the rule's two still
@@ -21,10 +21,12 @@ import sys
 
 import torch
 
-from .corpus import layout
-from .corpus import templates as T
-from .model import Config, DreamModel
-from .tokenizer.bpe import Tokenizer
+from ..corpus import layout
+from ..corpus import templates as T
+from ..model import Config, DreamModel
+from ..tokenizer.bpe import Tokenizer
+
+TRAIN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 RULE = ("Push in the same direction the car is moving, to pump energy like a swing. If the car is still left of the "
         "middle, push right. If the car is still right of the middle, do nothing.")
@@ -37,7 +39,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ckpt", required=True)
     ap.add_argument("--head", type=int, default=7)
-    ap.add_argument("--tokenizer", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "tokenizer", "vocab.json"))
+    ap.add_argument("--tokenizer", default=os.path.join(TRAIN, "tokenizer", "vocab.json"))
     a = ap.parse_args(argv)
     st = torch.load(a.ckpt, weights_only=False)
     m = DreamModel(Config(**st["config"]))

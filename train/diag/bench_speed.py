@@ -1,6 +1,6 @@
 """Training-step speed of candidate model sizes on this CPU (1 thread by default).
 
-    OPENBLAS_CORETYPE=SkylakeX python3 -m train.bench_speed --stage 0 --batch 16
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.diag.bench_speed --stage 0 --batch 16
 
 Reports steps per CPU-second (process time: robust when other jobs share the cores) and
 per wall-second, plus the corpus+packing cost per step, for each size in --sizes; with
@@ -12,8 +12,8 @@ bfloat16 autocast, train.py --bf16).
 
 On a lent GPU (whose machine has no word lists): pack here, time there.
 
-    python3 -m train.bench_speed --stage 67 --steps 200 --save-batches .dev/b67.pt
-    python3 -m train.bench_speed --load-batches .dev/b67.pt --device cuda --sizes 192x3 --paths targets+bf16
+    python3 -m train.diag.bench_speed --stage 67 --steps 200 --save-batches .dev/b67.pt
+    python3 -m train.diag.bench_speed --load-batches .dev/b67.pt --device cuda --sizes 192x3 --paths targets+bf16
 """
 from __future__ import annotations
 
@@ -26,12 +26,14 @@ import time
 import torch
 import torch.nn.functional as F
 
-from .batching import Packer
-from .corpus.generate import example
-from .heap import keep_heap
-from .model import Config, DreamModel
-from .tokenizer.bpe import Tokenizer
-from .train import on
+from ..batching import Packer
+from ..corpus.generate import example
+from ..heap import keep_heap
+from ..model import Config, DreamModel
+from ..tokenizer.bpe import Tokenizer
+from ..train import on
+
+TRAIN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def pack(tok, stage: int, batch: int, count: int):
@@ -69,7 +71,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(a.threads)
     dev = torch.device(a.device)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)  # time the work, not its launch
-    tok = Tokenizer.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tokenizer", "vocab.json"))
+    tok = Tokenizer.load(os.path.join(TRAIN, "tokenizer", "vocab.json"))
     if a.load_batches:
         saved = torch.load(a.load_batches)
         a.stage, a.batch, data_ms = saved["stage"], saved["batch"], saved["data_ms"]

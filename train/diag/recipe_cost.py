@@ -1,7 +1,7 @@
 """What the recipe costs in arithmetic, and how fast this CPU does it.
 
-    python3 -m train.recipe_cost                 # the shipped lineage's logs (the training cache's checkpoints/)
-    python3 -m train.recipe_cost --peak --threads 2   # and the matmul peak of this CPU, side by side
+    python3 -m train.diag.recipe_cost                 # the shipped lineage's logs (the training cache's checkpoints/)
+    python3 -m train.diag.recipe_cost --peak --threads 2   # and the matmul peak of this CPU, side by side
 
 For each part (a training log and the model size that wrote it) it integrates the training
 step's matrix-product FLOPs over the log's intervals (steps x rows x the logged row length) and
@@ -24,9 +24,9 @@ import sys
 import time
 from dataclasses import dataclass
 
-from . import cache_dir
+from .. import cache_dir
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+TRAIN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def lineage() -> tuple:
@@ -134,10 +134,10 @@ def targets_per_row(stage: int, batch: int = 16, batches: int = 8) -> float:
     """Mean answer-slot targets per row of the corpus at `stage` (the packer's own count)."""
     import random
 
-    from .batching import Packer
-    from .corpus.generate import example
-    from .tokenizer.bpe import Tokenizer
-    pk = Packer(Tokenizer.load(os.path.join(HERE, "tokenizer", "vocab.json")))
+    from ..batching import Packer
+    from ..corpus.generate import example
+    from ..tokenizer.bpe import Tokenizer
+    pk = Packer(Tokenizer.load(os.path.join(TRAIN, "tokenizer", "vocab.json")))
     n = 0
     for k in range(batches):
         b = pk.batch([example(0, stage, k * batch + i) for i in range(batch)], random.Random(k))
@@ -149,7 +149,7 @@ def matmul_peak(threads: int, bf16: bool, m: int = 4096, k: int = 192, n: int = 
     """GFLOP/s of torch's matmul on [m,k] @ [k,n] (a layer's shape) for about `seconds`."""
     import torch
 
-    from .heap import keep_heap
+    from ..heap import keep_heap
     keep_heap()  # as train.py: large products' outputs would be mmapped and page-faulted each call
     torch.set_num_threads(threads)
     a, b = torch.randn(m, k), torch.randn(k, n)
