@@ -142,7 +142,7 @@ class TrainConfig:
         "on resume: continue at this stage (e.g. after stages were inserted into the curriculum)",
         kind=int,
     )
-    max_stage: int = _flag(len(STAGES) - 1, sticky=True, kind=int)
+    max_stage: int = _flag(max(STAGES), sticky=True, kind=int)
     promote: float = _flag(0.9, "eval accuracy that moves to the next stage", True, float)
     path: str | None = _flag(
         None,

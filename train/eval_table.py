@@ -355,7 +355,7 @@ def main(argv=None) -> int:
     if a.ckpt:
         dec = TorchDecider(a.ckpt, a.threads)
     if a.stage is None:  # the stage the model last trained on: a later, untrained stage would mislead
-        a.stage = dec.stage if dec and dec.stage is not None else len(STAGES) - 1
+        a.stage = dec.stage if dec and dec.stage is not None else max(STAGES)
     info: dict = {"stage": a.stage, "tables": a.tables, "cli": a.cli}
     if dec:
         from . import train as trainer  # torch is loaded by now anyway

@@ -16,6 +16,7 @@ from collections import deque
 import numpy as np
 import torch
 
+from .corpus.curriculum import STAGES
 from .corpus.generate import example
 
 
@@ -33,14 +34,18 @@ def path_replay(a, stage: int) -> str | None:
 
 def pick_stage(rng: random.Random, stage: int, mix_prev: float, replay_from: int, replay_to=None, replay=None) -> int:
     """The stage of one example of a batch: the current one, or with probability mix_prev a
-    replayed one (replay_from..replay_to, both below the current stage; or the listed ones).
+    replayed one (the stages in replay_from..replay_to, both below the current stage; or the
+    listed ones).
     The draws without replay_to / replay are the recipe's, so its stream stays reproducible."""
     if replay:
         pool = [int(x) for x in str(replay).split(",") if int(x) != stage]
         return stage if not pool or rng.random() >= mix_prev else rng.choice(pool)
     lo = min(replay_from, stage)
     hi = stage if replay_to is None else min(replay_to + 1, stage)
-    return stage if hi <= lo or rng.random() >= mix_prev else rng.randrange(lo, hi)
+    # the curriculum's stages in lo..hi-1 (it has numbers no stage holds): over a range without
+    # such gaps, rng.choice draws what rng.randrange(lo, hi) drew (one _randbelow(hi - lo))
+    pool = [s for s in range(lo, hi) if s in STAGES]
+    return stage if not pool or rng.random() >= mix_prev else rng.choice(pool)
 
 
 def picks(a, rng: random.Random, stage: int, counters: dict) -> list[tuple[int, int]]:

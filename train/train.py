@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from .batching import LETTERS, Packer
 from .config import STICKY, TrainConfig, argparser
 from .corpus import marks
-from .corpus.curriculum import STAGES
+from .corpus.curriculum import STAGES, numbers
 from .corpus.generate import example
 from .heap import keep_heap
 from .model import Config, DreamModel
@@ -71,8 +71,8 @@ def _stage_list(ap, flag: str, value: str | None, example: str) -> str | None:
         stages = [int(x) for x in value.split(",")]
     except ValueError:
         ap.error(f"{flag} {value!r}: expected a comma list of stage numbers, e.g. {example}")
-    if any(not 0 <= x < len(STAGES) for x in stages):
-        ap.error(f"{flag} {value!r}: stages run from 0 to {len(STAGES) - 1}")
+    if any(x not in STAGES for x in stages):
+        ap.error(f"{flag} {value!r}: the curriculum's stages are {numbers()}")
     return value
 
 
@@ -80,7 +80,7 @@ def next_stage(a, stage: int) -> int | None:
     """The stage a promotion moves to, or None at the end (of --path, else --max-stage)."""
     path = path_of(a)
     if path is None:
-        return stage + 1 if stage < a.max_stage else None
+        return min((s for s in STAGES if stage < s <= a.max_stage), default=None)
     i = path.index(stage) if stage in path else -1
     return path[i + 1] if i + 1 < len(path) else None
 

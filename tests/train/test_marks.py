@@ -9,6 +9,7 @@ import os
 import random
 import tempfile
 import unittest
+from dataclasses import replace
 
 import torch
 
@@ -43,12 +44,13 @@ class MarksTest(unittest.TestCase):
                 marks.spans(bad)
 
     def test_marked_stage_reads_the_unmarked_text(self):
-        # stages 47-51 are 44, 40, 42, 40, 43 plus marks: the same draws give the same text once stripped
-        for marked, plain in ((47, 44), (48, 40), (49, 42), (50, 40), (51, 43)):
+        # stages 47 and 51 are unmarked stages plus marks: the same draws give the same text once stripped
+        for marked in (47, 51):
+            plain = replace(stage(marked), marks=False, scene_marks=False)
             n_marked = 0
             for i in range(60):
                 a = make_example(random.Random(i), stage(marked))
-                b = make_example(random.Random(i), stage(plain))
+                b = make_example(random.Random(i), plain)
                 n_marked += any(marks.has_marks(s) for s in a.suffixes)
                 self.assertFalse(marks.has_marks(a.text()))
                 self.assertEqual(a.prefix, b.prefix)
@@ -56,17 +58,25 @@ class MarksTest(unittest.TestCase):
             self.assertGreater(n_marked, 55 if marked == 47 else 2, marked)
 
     def test_clause_marked_stage_reads_the_unmarked_text(self):
-        # stages 52 and 53 are 51 and 45 plus clause marks in the rule
-        for marked, plain in ((52, 51), (53, 45), (54, 51), (55, 45)):
+        # stages 53 and 61 are unmarked stages plus clause marks in the rule; clause_conditions
+        # (the removed stages 54-55) marks the clauses' conditions too
+        drill, mix = stage(53), replace(stage(51), clause_marks=True)
+        cases = (
+            (drill, replace(drill, clause_marks=False), 59),
+            (stage(61), replace(stage(61), clause_marks=False), 30),
+            (replace(drill, clause_conditions=True), replace(drill, clause_marks=False), 59),
+            (replace(mix, clause_conditions=True), stage(51), 30),
+        )
+        for marked, plain, least in cases:
             n_marked = 0
             for i in range(60):
-                a = make_example(random.Random(i), stage(marked))
-                b = make_example(random.Random(i), stage(plain))
+                a = make_example(random.Random(i), marked)
+                b = make_example(random.Random(i), plain)
                 n_marked += marks.has_marks(a.prefix)
                 self.assertFalse(marks.has_marks(a.text()))
                 self.assertEqual(marks.strip(a.prefix), b.prefix)
                 self.assertEqual([marks.strip(x) for x in a.suffixes], [marks.strip(x) for x in b.suffixes])
-            self.assertGreater(n_marked, 59 if marked in (53, 55) else 30, marked)
+            self.assertGreater(n_marked, least, marked)
 
     def test_packer_labels_clauses_with_the_named_letter(self):
         tok, pk, checked = self.tok, self.pk, 0
@@ -119,13 +129,18 @@ class MarksTest(unittest.TestCase):
         self.assertEqual(len(b["point_b"]), 0)  # no clause marks, no pointers
 
     def test_match_table_situations_mark_condition_words(self):
-        # stages 57 / 58: a situation word of a condition carries that option's letter (57: any
-        # condition, partial matches too; 58: the answering one only); unmarked stage 25 reads the same
+        # match_marks (the removed stages 57 / 58): a situation word of a condition carries that
+        # option's letter (2: any condition, partial matches too; 1: the answering one only);
+        # unmarked stage 25 reads the same
         from train.corpus.tables import match_table
+
+        def marked(level):
+            return replace(stage(25), clause_marks=True, clause_conditions=True, match_marks=level)
+
         partial = 0
-        for st in (57, 58):
+        for level in (2, 1):
             for i in range(80):
-                table = match_table(random.Random(i), stage(st))
+                table = match_table(random.Random(i), marked(level))
                 plain = match_table(random.Random(i), stage(25))
                 self.assertEqual(marks.strip(table.rule), plain.rule)
                 conds = {w.lower(): o.letter for o in table.options for c in o.conds for w in c}
@@ -137,11 +152,11 @@ class MarksTest(unittest.TestCase):
                         word, letter = text.encode()[a:b].decode().lower(), "ABCDEF"[kind - marks.CLAUSE]
                         self.assertEqual(conds[word], letter, s)
                         partial += letter != ans
-                        if st == 58:
+                        if level == 1:
                             self.assertEqual(letter, ans, s)
-        self.assertGreater(partial, 20)  # stage 57 marks partial matches' words with their own letter
+        self.assertGreater(partial, 20)  # level 2 marks partial matches' words with their own letter
         # the packer puts them in the clause probe's labels, but never in the pointer's targets
-        b = self.pk.batch([example(0, 57, 0)], random.Random(0))
+        b = self.pk.batch([make_example(random.Random("0:57:0"), marked(2))], random.Random(0))
         in_situations = (b["aux_clause"] >= 0) & (b["seg"] > 0)
         self.assertGreater(in_situations.sum().item(), 5)
         self.assertEqual(len(b["point_b"]), 0)

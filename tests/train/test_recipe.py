@@ -68,7 +68,7 @@ class RecipeTest(unittest.TestCase):
                 self.assertEqual(a.steps, step.end if step.end is not None else 10**9)
         self.assertTrue(named)
         self.assertEqual(
-            sorted(named - set(range(len(STAGES)))), [], "stages the recipe names but the curriculum lacks"
+            sorted(named - set(STAGES)), [], "stages the recipe names but the curriculum lacks"
         )
         with self.assertRaises(KeyError):
             config.argv({"no_such_flag": 1})

@@ -36,7 +36,7 @@ class CorpusTest(unittest.TestCase):
         self.assertNotEqual(example(3, 4, 17).text(), example(4, 4, 17).text())
 
     def test_answers_are_option_letters(self):
-        for st in range(len(STAGES)):
+        for st in STAGES:
             for i in range(50):
                 ex = example(0, st, i)
                 # the stage's option range binds word tables; scene tables (corpus/scenes.py)
@@ -92,13 +92,14 @@ class CorpusTest(unittest.TestCase):
 
 
     def test_hard_match_tables(self):
-        # stage 63: with letter_first every clause puts its letter before its condition, and a
+        # letter_first and partial_repeat (the removed stage 63): every clause puts its letter before its condition, and a
         # repeated part of another condition appears in two phrases; the answer's condition is
         # still in the situation whole. At 0 the knobs draw nothing: stage 25's stream is as before.
         from dataclasses import replace
 
         from train.corpus.tables import match_table
-        st = replace(STAGES[63], letter_first=1.0, partial=1.0, partial_repeat=1.0, case=0.0, article=0.0)
+        hard = replace(STAGES[25], partial=0.6, partial_repeat=0.4, letter_first=0.5)  # the removed stage 63
+        st = replace(hard, letter_first=1.0, partial=1.0, partial_repeat=1.0, case=0.0, article=0.0)
         repeats = 0
         for k in range(100):
             t = match_table(random.Random(k), st)
@@ -111,7 +112,7 @@ class CorpusTest(unittest.TestCase):
                 self.assertTrue(any(c in phrases for c in conds), (t.rule, s, ans))
                 repeats += len(phrases) > len(set(phrases))
         self.assertGreater(repeats, 100)
-        plain = replace(STAGES[63], letter_first=0.0, partial=0.3, partial_repeat=0.0)
+        plain = replace(hard, letter_first=0.0, partial=0.3, partial_repeat=0.0)
         self.assertEqual(plain, STAGES[25])
         a, b = match_table(random.Random(7), plain), match_table(random.Random(7), STAGES[25])
         self.assertEqual(a.rule, b.rule)
@@ -284,7 +285,7 @@ class CorpusTest(unittest.TestCase):
         self.assertGreater(form_counts(0.0)[1], 40)
         self.assertEqual(STAGES[71].event_uniform, 0.5)
         self.assertEqual(STAGES[67].event_uniform, 0.0)
-        # stage 73's near tables: every clause's predicate stem starts with the same letter
+        # the near knob (the removed stage 73): every clause's predicate stem starts with the same letter
         def alike(near: float) -> int:
             n = 0
             for k in range(60):
@@ -294,7 +295,6 @@ class CorpusTest(unittest.TestCase):
 
         self.assertGreater(alike(1.0), 50)
         self.assertLess(alike(0.0), 15)
-        self.assertGreater(STAGES[73].event_near, 0.5)
 
     def test_event_same_end_knob(self):
         # stage 74: every clause's predicate ends in one BPE token ("is burning" / "is barking" both
@@ -319,7 +319,7 @@ class CorpusTest(unittest.TestCase):
         self.assertEqual(STAGES[74].event_same_end, 0.5)
 
     def test_event_clause_marks(self):
-        # stage 72: the marks wrap each clause's condition and letter with that letter and draw
+        # event marks (the removed stage 72): they wrap each clause's condition and letter with that letter and draw
         # nothing (the text is the unmarked table's); stage 67 leaves event tables unmarked
         from train.corpus import marks
         from train.corpus.events import EventKnobs, event_table
@@ -337,8 +337,7 @@ class CorpusTest(unittest.TestCase):
                 self.assertTrue(span == letter or " " in span, (span, t.rule))  # the letter or "noun predicate"
             self.assertEqual(len(spans), 2 * len(t.options) - ("otherwise" in text.lower() or "else" in text.lower()
                                                                 or "other case" in text))
-        self.assertTrue(STAGES[72].event_marks)
-        self.assertFalse(STAGES[67].event_marks)
+        self.assertFalse(any(st.event_marks for st in STAGES.values()))  # the removed stage 72's knob
 
 
 def changed_keeping_letters(test: unittest.TestCase, knob: str) -> int:
@@ -422,7 +421,7 @@ class RewordLevel2Test(unittest.TestCase):
 
 
 class FrontTest(unittest.TestCase):
-    """Stage 32's fronting moves one phrase before the subject and keeps every other word."""
+    """The front knob (the removed stage 32) moves one phrase before the subject and keeps every other word."""
 
     def test_front(self):
         from train.corpus import reword as R
@@ -459,47 +458,41 @@ class PlacePoolTest(unittest.TestCase):
             self.assertLessEqual(rare / found, rare_share[1])
 
 
-    def test_relational_word_tables(self):
-        # stage 33 = stage 30 with more word tables, half of them relational; stage 30 has none
-        kinds = [example(0, 33, i).kind for i in range(300)]
-        self.assertGreater(kinds.count("relational"), 30)
-        self.assertGreater(kinds.count("scene"), 120)
-        self.assertNotIn("relational", [example(0, 30, i).kind for i in range(300)])
-
     def test_mixed_relational_stages(self):
-        # stage 34: half scenes (with stage 14's still clauses), 60 % of the word tables relational;
-        # stage 36: relational word tables only
-        kinds = [example(0, 34, i).kind for i in range(300)]
+        # stage 37: half scenes (with stage 14's still clauses), 60 % of the word tables relational;
+        # stage 47: relational word tables only; stage 30 has none
+        kinds = [example(0, 37, i).kind for i in range(300)]
         self.assertGreater(kinds.count("relational"), 60)
         self.assertGreater(kinds.count("scene"), 110)
         self.assertLess(kinds.count("scene"), 190)
-        self.assertEqual({example(0, 36, i).kind for i in range(100)}, {"relational"})
+        self.assertEqual({example(0, 47, i).kind for i in range(100)}, {"relational"})
+        self.assertNotIn("relational", [example(0, 30, i).kind for i in range(300)])
 
     def test_two_pair_relational_tables(self):
-        # stage 56 = stage 52 with most relational word tables in two direction pairs (4 options,
-        # each answer's pair partner and the other pair's words all present); 52 keeps 0.3
+        # stage 61 has most relational word tables in two direction pairs (4 options, each
+        # answer's pair partner and the other pair's words all present); stage 51 keeps 0.3
         from train.corpus.curriculum import stage
         from train.corpus.tables import sample_table
 
         def four_options(st):
             ts = [t for t in (sample_table(random.Random(k), stage(st)) for k in range(600)) if t.kind == "relational"]
             return sum(len(t.options) == 4 for t in ts) / len(ts), len(ts)
-        share52, n52 = four_options(52)
-        share56, n56 = four_options(56)
-        self.assertLess(share52, 0.4)
-        self.assertGreater(share56, 0.7)
-        self.assertGreater(n56, n52)
+        share51, n51 = four_options(51)
+        share61, n61 = four_options(61)
+        self.assertLess(share51, 0.4)
+        self.assertGreater(share61, 0.7)
+        self.assertGreater(n61, n51)
 
     def test_more_place_phrases(self):
-        # stage 59 = stage 56 with phrases.MORE_PLACES ("along the bottom of the N"); 56 never has them
+        # stage 61 has phrases.MORE_PLACES ("along the bottom of the N"); stage 51 never has them
         from train.corpus import phrases
         from train.corpus.generate import example
 
         def share(st):
             sits = [s for i in range(150) for s in example(0, st, i).suffixes]
             return sum(any(f" the {p} of the " in s for p in phrases.PLACE_PARTS) for s in sits) / len(sits)
-        self.assertEqual(share(56), 0)
-        self.assertGreater(share(59), 0.01)
+        self.assertEqual(share(51), 0)
+        self.assertGreater(share(61), 0.01)
 
     def test_hazard_phrase_first(self):
         # stage 60's toward / away scene situations open with the hazard's phrase about half the
@@ -555,7 +548,7 @@ class PlacePoolTest(unittest.TestCase):
         self.assertGreater(found, 20)
 
     def test_scene_letters_out_of_order(self):
-        # stage 39 lists most scene tables' letters out of order; stage 37 keeps 65 % in order
+        # stage 51 lists most scene tables' letters out of order; stage 37 keeps 65 % in order
         from train.corpus.curriculum import stage
         from train.corpus.tables import sample_table
 
@@ -563,11 +556,11 @@ class PlacePoolTest(unittest.TestCase):
             ts = [t for t in (sample_table(random.Random(k), stage(st)) for k in range(300)) if t.kind == "scene"]
             return sum([o.letter for o in t.options] == list("ABCDEF"[:len(t.options)]) for t in ts) / len(ts)
         self.assertGreater(in_order(37), 0.5)
-        self.assertLess(in_order(39), 0.35)
+        self.assertLess(in_order(51), 0.35)
 
     def test_still_place_clauses(self):
         # stage 37: "the X is still D of the N" picks the option its clause names, which holds
-        # D, the opposite direction or "wait" alike (no "still -> wait" shortcut); stage 34 has none
+        # D, the opposite direction or "wait" alike (no "still -> wait" shortcut); without the knob none
         from train.corpus.curriculum import stage
         from train.corpus.tables import relational_table
         holds, other = 0, 0
@@ -583,7 +576,9 @@ class PlacePoolTest(unittest.TestCase):
                     other += not text.endswith(" " + m.group(1))
         self.assertGreater(holds, 20)
         self.assertGreater(other, 20)
-        self.assertFalse(any(re.search(r"still \w+ of the", relational_table(random.Random(k), stage(34)).rule)
+        from dataclasses import replace
+        plain = replace(stage(37), still_places=0.0)
+        self.assertFalse(any(re.search(r"still \w+ of the", relational_table(random.Random(k), plain).rule)
                              for k in range(200)))
 
     def test_level5_scene_still_clauses_name_options_by_text(self):
@@ -659,13 +654,15 @@ class PlacePoolTest(unittest.TestCase):
 
 
     def test_binding_drill_other_thing_never_shares_the_direction(self):
-        # stage 44: two options, one other thing, always in the other direction word, so
+        # the binding drill (stage 47 without its marks): two options, one other thing, always in the other direction word, so
         # reading either phrase at random scores 0.5, not 0.75
+        from dataclasses import replace
+
         from train.corpus.curriculum import stage
         from train.corpus.tables import relational_table
         n = 0
         for k in range(100):
-            t = relational_table(random.Random(k), stage(44))
+            t = relational_table(random.Random(k), replace(stage(47), marks=False))
             self.assertEqual(len(t.options), 2)
             dirs = [o.text.split()[-1] for o in t.options]
             for j in range(6):
@@ -695,6 +692,8 @@ class ReplayTest(unittest.TestCase):
         self.assertEqual(set(draws(15, 0.4, 9, 13)), {9, 10, 11, 12, 13, 15})
         self.assertEqual(set(draws(9, 0.3, 9, replay="16,15,9")), {9, 15, 16})
         self.assertEqual(set(draws(9, 0.3, 9)), {9})
+        # a range over numbers no stage holds (removed stages) draws only the curriculum's stages
+        self.assertEqual(set(draws(47, 1.0, 25)), {25, 26, 27, 30, 37})
 
     def test_bad_replay_list_is_a_usage_error(self):
         import contextlib
@@ -914,7 +913,7 @@ class HeldOutTest(unittest.TestCase):
     def test_sample_is_clean(self):
         h = default_heldout()
         self.assertGreater(len(h.sentences), 0)
-        for st in range(len(STAGES)):
+        for st in STAGES:
             for i in range(200):
                 self.assertIsNone(h.find(example(7, st, i).text()))
 
@@ -1258,7 +1257,7 @@ class JoinedCardTest(unittest.TestCase):
             for k in (1, 2):
                 shutil.copytree(f"{d}/j", f"{d}/j{k}")
                 with contextlib.redirect_stdout(io.StringIO()):
-                    train.main(["--run", f"{d}/j{k}", "--set-stage", "59", "--max-stage", "59", "--steps", str(5 + k),
+                    train.main(["--run", f"{d}/j{k}", "--set-stage", "61", "--max-stage", "61", "--steps", str(5 + k),
                                 "--eval-every", "2", "--eval-tables", "2"])
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(average.main_args(["--out", f"{d}/soup.pt", f"{d}/j/ckpt.pt", f"{d}/j1/ckpt.pt",
@@ -1275,8 +1274,8 @@ class JoinedCardTest(unittest.TestCase):
                 model_card.main(["--ckpt", f"{d}/soup.pt", "--gguf", gguf, "--eval", f"{d}/eval.json",
                                  "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
                                  "--out", f"{d}/card.md", "--targets", f"{d}/t.json"])
-            self.assertIn("Soup: 2 fine-tunes of the joint's last step (stage 59, 1 steps, "
-                          "stage 59, 2 steps)", open(f"{d}/card.md").read())
+            self.assertIn("Soup: 2 fine-tunes of the joint's last step (stage 61, 1 steps, "
+                          "stage 61, 2 steps)", open(f"{d}/card.md").read())
             # different architectures are an error, not a partial mean
             with contextlib.redirect_stderr(io.StringIO()) as err:
                 self.assertEqual(average.main_args(["--out", f"{d}/bad.pt", f"{d}/j/ckpt.pt", f"{d}/a/ckpt.pt"]), 2)

@@ -17,7 +17,7 @@ from collections import defaultdict
 import torch
 
 from ..batching import Packer
-from ..corpus.curriculum import STAGES
+from ..corpus.curriculum import STAGES, numbers
 from ..corpus.generate import example
 from ..model import Config, DreamModel
 from ..tokenizer.bpe import Tokenizer
@@ -32,11 +32,11 @@ def main(argv=None) -> int:
     ap.add_argument("--stages", default=None, help="comma list of stages to evaluate (default: all)")
     a = ap.parse_args(argv)
     try:
-        stages = range(len(STAGES)) if a.stages is None else [int(x) for x in a.stages.split(",")]
+        stages = list(STAGES) if a.stages is None else [int(x) for x in a.stages.split(",")]
     except ValueError:
         ap.error(f"--stages {a.stages!r}: expected a comma list of stage numbers, e.g. 9,13")
-    if any(not 0 <= s < len(STAGES) for s in stages):
-        ap.error(f"--stages {a.stages!r}: stages run from 0 to {len(STAGES) - 1}")
+    if any(s not in STAGES for s in stages):
+        ap.error(f"--stages {a.stages!r}: the curriculum's stages are {numbers()}")
     torch.set_num_threads(a.threads)
     st = torch.load(a.ckpt, map_location="cpu")
     model = DreamModel(Config(**st["config"]))

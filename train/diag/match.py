@@ -21,7 +21,7 @@ import sys
 from collections import Counter
 
 from .. import eval_table as E
-from ..corpus.curriculum import STAGES
+from ..corpus.curriculum import STAGES, numbers
 
 _WORD = re.compile(r"[A-Za-z']+")
 
@@ -64,8 +64,8 @@ def main(argv=None) -> int:
     ap.add_argument("--one-condition", action="store_true", help="draw as eval_table does (partial_whole off)")
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args(argv)
-    if not 0 <= a.stage < len(STAGES):
-        ap.error(f"--stage {a.stage}: the curriculum has stages 0-{len(STAGES) - 1}")
+    if a.stage not in STAGES:
+        ap.error(f"--stage {a.stage}: the curriculum's stages are {numbers()}")
     if a.tables < 1:
         ap.error("--tables must be at least 1")
     if not os.path.isfile(a.ckpt):

@@ -18,7 +18,7 @@ from . import filter as heldout
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--examples", type=int, default=20000, help="examples per stage")
-    ap.add_argument("--stages", default=",".join(str(i) for i in range(len(STAGES))), help="default: every stage")
+    ap.add_argument("--stages", default=",".join(str(i) for i in STAGES), help="default: every stage")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
 
