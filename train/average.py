@@ -4,7 +4,7 @@
 
 Why: short fine-tunes from the same parent trade rows against each other (session 17: one
 gains match tables, another relabelled exams, each loses a rephrasing); their mean keeps the
-gains without the losses (train/README.md, session 17). The other state (step, stage, args,
+gains without the losses (docs/training-sessions.md, session 17). The other state (step, stage, args,
 optimizer, probes) is the first checkpoint's, so the result resumes and exports like it.
 Checkpoints of different shapes are an error (exit 2), never a silent partial mean.
 """

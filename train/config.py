@@ -190,8 +190,8 @@ class TrainConfig:
     )
     bf16: bool = _flag(
         False,
-        "training forward under bfloat16 autocast (evals stay float32). Measured: 1.4x per "
-        "step at 128 x 2 (AMX/AVX-512 CPU); gradient cosine to float32 0.986-0.999 (README)",
+        "training forward under bfloat16 autocast (evals stay float32). Measured: 1.4x per step at "
+        "128 x 2 (AMX/AVX-512 CPU); gradient cosine to float32 0.986-0.999 (docs/training-sessions.md)",
         True,
         "toggle",
     )

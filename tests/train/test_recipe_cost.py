@@ -1,4 +1,4 @@
-"""train/recipe_cost.py: its FLOP count equals the matrix products torch's profiler counts in
+"""train/diag/recipe_cost.py: its FLOP count equals the matrix products torch's profiler counts in
 model.py's forward, and its log reading sums intervals the way the trainer logs them.
 
     python3 -m unittest discover -s tests/train -p 'test_recipe_cost.py' -v

@@ -138,7 +138,7 @@ _MIX61 = replace(
 STAGES: dict[int, Stage] = {
     # the plateau-crossing stage: short situations (the condition + one distractor word), many
     # per table; rule "W1 A. W2 B." with no token between a word and its letter, clauses in
-    # option order, no article. Measured (train/README.md): this leaves chance at ~800 steps,
+    # option order, no article. Measured (docs/training-sessions.md): this leaves chance at ~800 steps,
     # while the same stage with clauses shuffled stayed at chance for 2,600+ steps.
     0: Stage(
         distractors=(1, 1),

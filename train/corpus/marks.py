@@ -5,7 +5,7 @@ A marked stage wraps the subject's noun and its direction word in private-use se
 turns them into per-token labels for probes on the hidden states (train.py --aux-binding);
 the text the model reads is the unmarked one. Why: binding a direction word to its noun is a
 composition of two attention steps with no gradient toward either until both exist; the
-binding drill stayed at chance for every plain recipe (train/README.md, session 13), while a
+binding drill stayed at chance for every plain recipe (docs/training-sessions.md, session 13), while a
 probe per step ("this token is the rule's noun", then "this is that noun's direction") made a
 toy version learnable in 1,000-3,000 steps (train/diag/probe_binding.py).
 

@@ -1,4 +1,4 @@
-"""Event tables through a checkpoint (train/README.md, sessions 31-32).
+"""Event tables through a checkpoint (docs/training-sessions.md, sessions 31-32).
 
     OMP_NUM_THREADS=2 python3 -m train.diag.probe_events --ckpt ~/.meadow-mind/train/checkpoints/events/ckpt.pt
 

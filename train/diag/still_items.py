@@ -11,7 +11,7 @@ writes almost nothing toward the letters (|contribution| < 0.1).
 
 RULE is mountaincar's rule as it was until session 16, with still clauses that name their
 options by text; the task's rule now names letters ("..., choose C. ..., choose B."), which
-every checkpoint reads at 1.00 (train/README.md, session 16). This tool studies the text case.
+every checkpoint reads at 1.00 (docs/training-sessions.md, session 16). This tool studies the text case.
 """
 from __future__ import annotations
 
