@@ -12,6 +12,7 @@ stored as PyTorch keeps them ([out, in] row-major = ggml dims [in, out]); norms 
 stay F32 whatever --type says. A tied model writes no output.weight (the runtime reuses
 token_embd.weight).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,7 +59,9 @@ def tensors(state: dict, c: Config):
     return out
 
 
-def export(state: dict, c: Config, tok: Tokenizer, path: str, wtype: str = "F32", name: str = "meadow-nano") -> None:
+def export(
+    state: dict, c: Config, tok: Tokenizer, path: str, wtype: str = "F32", name: str = "meadow-nano"
+) -> None:
     w = gf.Writer(path)
     w.add("general.architecture", gf.STRING, ARCH)
     w.add("general.name", gf.STRING, name)
@@ -94,6 +97,7 @@ def export(state: dict, c: Config, tok: Tokenizer, path: str, wtype: str = "F32"
     w.begin()
     for tname, arr, keep in plan:
         from tools.gguf_py import quant
+
         w.write(tname, [quant.quantize("F32" if keep else wtype, arr.reshape(-1))])
     w.end()
 

@@ -6,6 +6,7 @@ large tensors in again, and on this VM that first touch costs more than the arit
 Measured (1 thread, stage 13, batch 16, side by side): a 128 x 2 step 367 -> 275 ms,
 64 x 2 about 10 % faster (docs/training-sessions.md). The heap then holds the peak of one step.
 """
+
 from __future__ import annotations
 
 import ctypes

@@ -18,6 +18,7 @@ merged tokens read at most --min-read times there are moved. Byte tokens and spe
 are never moved. The output is a model-only checkpoint (no optimizer state) that exports like
 its input; its "spread" entry records what was done.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -93,18 +94,34 @@ def main(argv: list[str] | None = None) -> int:
     unread = [t for t in merged if counts[t] <= a.min_read]
     read = [t for t in merged if counts[t] >= READ_WELL]
     if len(unread) < 2 or len(read) < 2:
-        print(f"spread_unread.py: {len(unread)} unread and {len(read)} well-read tokens: nothing to do",
-              file=sys.stderr)
+        print(
+            f"spread_unread.py: {len(unread)} unread and {len(read)} well-read tokens: nothing to do",
+            file=sys.stderr,
+        )
         return 2
     model = dict(st["model"])
     model["embed.weight"] = spread(embed, unread, read)
-    out = {**st, "model": model, "opt": None, "probes": None,
-           "spread": {"unread": len(unread), "read": len(read), "stages": len(stages), "per_stage": a.per_stage,
-                      "min_read": a.min_read, "step": st["step"], "elapsed_s": st.get("elapsed_s", 0.0)}}
+    out = {
+        **st,
+        "model": model,
+        "opt": None,
+        "probes": None,
+        "spread": {
+            "unread": len(unread),
+            "read": len(read),
+            "stages": len(stages),
+            "per_stage": a.per_stage,
+            "min_read": a.min_read,
+            "step": st["step"],
+            "elapsed_s": st.get("elapsed_s", 0.0),
+        },
+    }
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     torch.save(out, a.out)
-    print(f"{a.out}: {len(unread)} unread tokens (of {len(merged)} merged; {len(stages)} stages x "
-          f"{a.per_stage} examples) spread like the {len(read)} read >= {READ_WELL} times")
+    print(
+        f"{a.out}: {len(unread)} unread tokens (of {len(merged)} merged; {len(stages)} stages x "
+        f"{a.per_stage} examples) spread like the {len(read)} read >= {READ_WELL} times"
+    )
     return 0
 
 

@@ -6,6 +6,7 @@ batches up to the next eval in worker processes, for a device whose step is fast
 corpus (a GPU: session 34 measured ~75-110 ms a step there, mostly the corpus inline); a stage
 can change only at an eval, so every batch it packs is the one train.py would have packed inline.
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -29,10 +30,12 @@ def path_replay(a, stage: int) -> str | None:
     path = path_of(a)
     if a.replay or path is None or stage not in path or path.index(stage) == 0:
         return a.replay
-    return ",".join(str(x) for x in path[:path.index(stage)])
+    return ",".join(str(x) for x in path[: path.index(stage)])
 
 
-def pick_stage(rng: random.Random, stage: int, mix_prev: float, replay_from: int, replay_to=None, replay=None) -> int:
+def pick_stage(
+    rng: random.Random, stage: int, mix_prev: float, replay_from: int, replay_to=None, replay=None
+) -> int:
     """The stage of one example of a batch: the current one, or with probability mix_prev a
     replayed one (the stages in replay_from..replay_to, both below the current stage; or the
     listed ones).
@@ -119,4 +122,6 @@ class Ahead:
             self.results = self.pool.imap(_worker_batch, jobs)
         self.next_step = step + 1
         b = next(self.results)
-        return {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in b.items()}, self.after.popleft()
+        return {
+            k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in b.items()
+        }, self.after.popleft()

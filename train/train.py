@@ -10,6 +10,7 @@ Curriculum: start at --stage; when the eval accuracy on fresh tables of the curr
 reaches --promote, move to the next stage; --mix-prev of each batch replays earlier stages.
 Every flag is a field of train/config.py's TrainConfig (its default and help beside it).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -58,7 +59,9 @@ def parse(argv=None) -> TrainConfig:
         ap.error(f"--path {a.path!r}: each stage once")
     layers = a.aux_layers.split(",")
     if len(layers) != marks.KINDS or not all(x.isdigit() for x in layers):
-        ap.error(f"--aux-layers {a.aux_layers!r}: expected {marks.KINDS} layer numbers (noun, direction), e.g. 0,1")
+        ap.error(
+            f"--aux-layers {a.aux_layers!r}: expected {marks.KINDS} layer numbers (noun, direction), e.g. 0,1"
+        )
     return a
 
 
@@ -117,7 +120,7 @@ def evaluate(model, packer, seed, stage, n_tables, dev=torch.device("cpu")):
     hits, chance = [], []
     with torch.no_grad():
         for i in range(0, n_tables, 32):
-            chunk = exs[i:i + 32]
+            chunk = exs[i : i + 32]
             b = on(packer.batch(chunk, rng), dev)
             h = model.hidden(b["ids"], b["pos"], b["seg"])
             rows = b["letter_rows"]
@@ -182,37 +185,63 @@ def main(argv=None) -> int:
             flag = k.replace("_", "-")
             if k in STICKY and "--" + flag not in given and "--no-" + flag not in given:
                 setattr(a, k, v)
-        print(f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}"
-              f"{' (case folded)' if tok.fold else ''}", flush=True)
+        print(
+            f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}"
+            f"{' (case folded)' if tok.fold else ''}",
+            flush=True,
+        )
     else:
-        cfg = Config(vocab=len(tok), dim=a.dim, layers=a.layers, heads=a.heads, kv_heads=a.kv_heads,
-                     ffn=a.ffn, tied=not a.untied)
+        cfg = Config(
+            vocab=len(tok),
+            dim=a.dim,
+            layers=a.layers,
+            heads=a.heads,
+            kv_heads=a.kv_heads,
+            ffn=a.ffn,
+            tied=not a.untied,
+        )
     torch.manual_seed(a.seed)
     model = DreamModel(cfg)
     if a.mimetic and not st:
         model.mimetic_init(a.mimetic)
     # training-time probes only (never exported): one linear read-out per mark kind, the
     # answer-letter read-out of --aux-letter, the clause-letter read-out of --aux-clause
-    probes = torch.nn.ModuleList([*(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS)),
-                                  torch.nn.Linear(cfg.dim, len(LETTERS)), torch.nn.Linear(cfg.dim, len(LETTERS))])
+    probes = torch.nn.ModuleList(
+        [
+            *(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS)),
+            torch.nn.Linear(cfg.dim, len(LETTERS)),
+            torch.nn.Linear(cfg.dim, len(LETTERS)),
+        ]
+    )
     # on the device before the optimizer exists: its loaded state then follows the parameters there
     dev = torch.device(a.device)
     model.to(dev)
     probes.to(dev)
     aux_layers = [int(x) for x in a.aux_layers.split(",")]
     point_layer = a.aux_point_layer % cfg.layers if -cfg.layers <= a.aux_point_layer < cfg.layers else None
-    if (max(aux_layers + [a.aux_clause_layer]) >= cfg.layers or a.aux_clause_layer < 0 or point_layer is None
-            or not 0 <= a.aux_point_head < cfg.heads):
-        print(f"train: --aux-layers {a.aux_layers} / --aux-clause-layer {a.aux_clause_layer} / "
-              f"--aux-point-layer {a.aux_point_layer} / --aux-point-head {a.aux_point_head}: "
-              f"the model has layers 0..{cfg.layers - 1} and heads 0..{cfg.heads - 1}", file=sys.stderr)
+    if (
+        max(aux_layers + [a.aux_clause_layer]) >= cfg.layers
+        or a.aux_clause_layer < 0
+        or point_layer is None
+        or not 0 <= a.aux_point_head < cfg.heads
+    ):
+        print(
+            f"train: --aux-layers {a.aux_layers} / --aux-clause-layer {a.aux_clause_layer} / "
+            f"--aux-point-layer {a.aux_point_layer} / --aux-point-head {a.aux_point_head}: "
+            f"the model has layers 0..{cfg.layers - 1} and heads 0..{cfg.heads - 1}",
+            file=sys.stderr,
+        )
         return 2
     if a.aux_point_letter and not a.aux_point:
         # the write is read at the pointer's rows: without --aux-point there are none
         print("train: --aux-point-letter needs --aux-point (and its --aux-point-head)", file=sys.stderr)
         return 2
-    opt = torch.optim.AdamW([{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
-                            lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
+    opt = torch.optim.AdamW(
+        [{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
+        lr=a.lr,
+        betas=(0.9, 0.98),
+        weight_decay=a.wd,
+    )
     step, stage, counters, elapsed0, parents, spread, soup = 0, a.stage, {}, 0.0, None, None, None
     lr_base = a.lr
     if st:
@@ -228,14 +257,20 @@ def main(argv=None) -> int:
             # probes' parameters join as a fresh group
             opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
             g0 = st["opt"]["param_groups"][0]
-            opt.load_state_dict({"state": {i: v for i, v in st["opt"]["state"].items() if i in g0["params"]},
-                                 "param_groups": [g0]})
+            opt.load_state_dict(
+                {
+                    "state": {i: v for i, v in st["opt"]["state"].items() if i in g0["params"]},
+                    "param_groups": [g0],
+                }
+            )
             opt.add_param_group({"params": list(probes.parameters())})
         # (a grown checkpoint, grow.py, has no "opt": a fresh optimizer)
         step, stage, counters = st["step"], st["stage"], st["counters"]
         elapsed0 = st.get("elapsed_s", 0.0)
         parents = st.get("parents")  # a stitched checkpoint's branches (stitch.py), kept for the card
-        spread = st.get("spread")  # spread_unread.py's record, kept for the card (and against a second spread)
+        spread = st.get(
+            "spread"
+        )  # spread_unread.py's record, kept for the card (and against a second spread)
         soup = st.get("soup")  # average.py's record of a mean this run trains on from, kept for the card
         lr_base = st.get("lr_base", a.lr)
         if a.lr != st.get("args", {}).get("lr", a.lr):
@@ -247,22 +282,41 @@ def main(argv=None) -> int:
         stage = path[0]  # a fresh run, or a resumed one put on a new path, starts at its beginning
     print(replay_note(a, stage), flush=True)
     if st and st.get("at_end") and a.stop_at_end and stage == st["stage"] and next_stage(a, stage) is None:
-        print(f"stage {stage} already reached --promote at the end of the path (step {st['step']})", flush=True)
+        print(
+            f"stage {stage} already reached --promote at the end of the path (step {st['step']})", flush=True
+        )
         return 0
     with open(os.path.join(a.run, "config.json"), "w") as f:
-        json.dump({"config": cfg.to_dict(), "args": vars(a), "tokenizer": os.path.abspath(a.tokenizer)}, f, indent=1)
+        json.dump(
+            {"config": cfg.to_dict(), "args": vars(a), "tokenizer": os.path.abspath(a.tokenizer)}, f, indent=1
+        )
     log = open(os.path.join(a.run, "log.jsonl"), "a")
     print(f"model: {model.n_params()} params {cfg.to_dict()}", flush=True)
 
     def state():
-        return {"model": model.state_dict(), "opt": opt.state_dict(), "probes": probes.state_dict(), "step": step, "stage": stage,
-                "counters": counters, "config": cfg.to_dict(), "seed": a.seed, "args": vars(a),
-                "tokenizer": os.path.abspath(a.tokenizer), "elapsed_s": elapsed0 + time.time() - t0,
-                "lr_base": lr_base, "at_end": "end" in stop, **({"parents": parents} if parents else {}),
-                **({"spread": spread} if spread else {}), **({"soup": soup} if soup else {})}
+        return {
+            "model": model.state_dict(),
+            "opt": opt.state_dict(),
+            "probes": probes.state_dict(),
+            "step": step,
+            "stage": stage,
+            "counters": counters,
+            "config": cfg.to_dict(),
+            "seed": a.seed,
+            "args": vars(a),
+            "tokenizer": os.path.abspath(a.tokenizer),
+            "elapsed_s": elapsed0 + time.time() - t0,
+            "lr_base": lr_base,
+            "at_end": "end" in stop,
+            **({"parents": parents} if parents else {}),
+            **({"spread": spread} if spread else {}),
+            **({"soup": soup} if soup else {}),
+        }
 
     # the last layer runs only at the answer slots unless a probe reads it (same numbers, less work)
-    tapped = ([*aux_layers] if a.aux_binding or a.aux_letter else []) + ([a.aux_clause_layer] if a.aux_clause else [])
+    tapped = ([*aux_layers] if a.aux_binding or a.aux_letter else []) + (
+        [a.aux_clause_layer] if a.aux_clause else []
+    )
     full_last = bool(a.aux_point) or cfg.layers - 1 in tapped
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()
@@ -297,8 +351,15 @@ def main(argv=None) -> int:
                 g["lr"] = lr
             with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=a.bf16):
                 taps, atts = [], []
-                h = model.hidden(b["ids"], b["pos"], b["seg"], taps, atts if a.aux_point else None, point_layer,
-                                 targets=None if full_last else (b["t_batch"], b["t_pos"]))
+                h = model.hidden(
+                    b["ids"],
+                    b["pos"],
+                    b["seg"],
+                    taps,
+                    atts if a.aux_point else None,
+                    point_layer,
+                    targets=None if full_last else (b["t_batch"], b["t_pos"]),
+                )
                 z = model.head(h if not full_last else h[b["t_batch"], b["t_pos"]]).float()
             if a.read_softmax:
                 z = z.masked_fill(~read_tokens(b, tok, packer.letter_ids), float("-inf"))
@@ -337,7 +398,7 @@ def main(argv=None) -> int:
                     # as letters by the final norm's gain and the model's output head
                     h0, hd = a.aux_point_head * cfg.head_dim, cfg.head_dim
                     out = y_att[b["point_b"], a.aux_point_head, b["point_row"], :]  # [N, head_dim]
-                    write = out @ model.blocks[point_layer].o.weight[:, h0:h0 + hd].t()
+                    write = out @ model.blocks[point_layer].o.weight[:, h0 : h0 + hd].t()
                     z_w = model.head(write * model.norm.weight)[:, packer.letter_ids]
                     aux_loss = F.cross_entropy(z_w.float(), b["point_letter"])
                     aux_losses[marks.KINDS + 3].append(aux_loss.item())
@@ -350,19 +411,35 @@ def main(argv=None) -> int:
             rows = b["letter_rows"]
             with torch.no_grad():
                 letter_losses.append(F.cross_entropy(z[rows], b["t_tok"][rows]).item())
-                accs.append(letter_accuracy(z[rows].detach(), packer.letter_ids, b["letter_sets"], b["letter_ans"]).mean().item())
+                accs.append(
+                    letter_accuracy(z[rows].detach(), packer.letter_ids, b["letter_sets"], b["letter_ans"])
+                    .mean()
+                    .item()
+                )
             losses.append(loss.item())
 
             if step % a.eval_every == 0:
                 acc, chance = evaluate(model, eval_packer, a.seed, stage, a.eval_tables, dev)
                 now = time.time()
-                rec = {"step": step, "stage": stage, "loss": sum(losses) / len(losses), "train_acc": sum(accs) / len(accs),
-                       "letter_loss": sum(letter_losses) / len(letter_losses),
-                       **{f"aux{k}": sum(v) / len(v) for k, v in enumerate(aux_losses) if v},
-                       "eval_acc": acc, "chance": chance, "steps_per_s": (step - steps_last) / (now - t_last),
-                       "steps_per_cpu_s": (step - steps_last) / max(1e-9, time.process_time() - cpu_last),
-                       "minutes": (now - t0) / 60, "total_minutes": (elapsed0 + now - t0) / 60, "seq_len": b["ids"].shape[1]}
-                print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in rec.items()}), flush=True)
+                rec = {
+                    "step": step,
+                    "stage": stage,
+                    "loss": sum(losses) / len(losses),
+                    "train_acc": sum(accs) / len(accs),
+                    "letter_loss": sum(letter_losses) / len(letter_losses),
+                    **{f"aux{k}": sum(v) / len(v) for k, v in enumerate(aux_losses) if v},
+                    "eval_acc": acc,
+                    "chance": chance,
+                    "steps_per_s": (step - steps_last) / (now - t_last),
+                    "steps_per_cpu_s": (step - steps_last) / max(1e-9, time.process_time() - cpu_last),
+                    "minutes": (now - t0) / 60,
+                    "total_minutes": (elapsed0 + now - t0) / 60,
+                    "seq_len": b["ids"].shape[1],
+                }
+                print(
+                    json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in rec.items()}),
+                    flush=True,
+                )
                 log.write(json.dumps(rec) + "\n")
                 log.flush()
                 losses, accs, letter_losses = [], [], []
@@ -370,7 +447,11 @@ def main(argv=None) -> int:
                 if a.lr2 > 0 and acc >= a.lr2_acc and lr_base != a.lr2:
                     lr_base = a.lr2
                     print(f"lr -> {lr_base}", flush=True)
-                if a.threads_later and os.path.exists(a.threads_later[0]) and torch.get_num_threads() != more_threads:
+                if (
+                    a.threads_later
+                    and os.path.exists(a.threads_later[0])
+                    and torch.get_num_threads() != more_threads
+                ):
                     torch.set_num_threads(more_threads)
                     print(f"{a.threads_later[0]} exists: {more_threads} threads from step {step}", flush=True)
                 t_last, steps_last, cpu_last = time.time(), step, time.process_time()

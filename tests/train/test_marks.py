@@ -1,5 +1,6 @@
 """Evidence marks (train/corpus/marks.py): marked stages read the same text as unmarked ones,
 and the packer turns the marks into per-token probe labels on exactly the marked words."""
+
 from __future__ import annotations
 
 import contextlib
@@ -34,11 +35,14 @@ class MarksTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tok = Tokenizer.load(VOCAB)
         cls.pk = Packer(cls.tok)
+
     def test_spans_in_bytes(self):
         text, spans = marks.spans("the " + marks.noun("café") + " moves " + marks.direction("left"))
         self.assertEqual(text, "the café moves left")
         b = text.encode()
-        self.assertEqual([(b[s:e].decode(), k) for s, e, k in spans], [("café", marks.NOUN), ("left", marks.DIRECTION)])
+        self.assertEqual(
+            [(b[s:e].decode(), k) for s, e, k in spans], [("café", marks.NOUN), ("left", marks.DIRECTION)]
+        )
         for bad in ("\ue000car", "car\ue001", "\ue002car\ue001"):
             with self.assertRaises(ValueError):
                 marks.spans(bad)
@@ -91,7 +95,9 @@ class MarksTest(unittest.TestCase):
             for letter, got in named.items():
                 # a clause marks the option it names: the letter itself or that option's text
                 # (capitalised at a clause's start)
-                self.assertLessEqual(set(got), {letter.lower(), options[letter].lower()}, (letter, got, table.rule))
+                self.assertLessEqual(
+                    set(got), {letter.lower(), options[letter].lower()}, (letter, got, table.rule)
+                )
                 checked += 1
             batch = pk.batch([ex], random.Random(0))
             ids = batch["ids"][0].tolist()
@@ -103,9 +109,13 @@ class MarksTest(unittest.TestCase):
             want = {"ABCDEF"[k - marks.CLAUSE] for _, _, k in spans}
             self.assertEqual(set(got), want)
             for letter, toks in got.items():
-                self.assertTrue(any(letter.lower() in tok.decode([t]).lower() or
-                                    any(w in tok.decode(toks).lower() for w in options[letter].lower().split())
-                                    for t in toks))
+                self.assertTrue(
+                    any(
+                        letter.lower() in tok.decode([t]).lower()
+                        or any(w in tok.decode(toks).lower() for w in options[letter].lower().split())
+                        for t in toks
+                    )
+                )
             self.assertEqual(batch["aux_m"][0].sum().item(), 0)  # prefix labels never feed the suffix probes
         self.assertGreater(checked, 59)  # two still clauses per drill table
 
@@ -119,7 +129,7 @@ class MarksTest(unittest.TestCase):
             # the option that its clause names (by text, or by letter)
             texts = {o.letter: o.text.lower() for o in table.options}
             for r, m, li in zip(b["point_row"].tolist(), b["point_mask"], b["point_letter"].tolist()):
-                self.assertEqual(tok.decode(ids[r - 2:r + 1]), "<|im_start|>assistant\n")
+                self.assertEqual(tok.decode(ids[r - 2 : r + 1]), "<|im_start|>assistant\n")
                 named = tok.decode([t for t, x in zip(ids, m.tolist()) if x]).strip().lower()
                 self.assertIn(texts["ABCDEF"[li]], named)
                 n += 1
@@ -188,10 +198,36 @@ class MarksTest(unittest.TestCase):
 
     def test_train_with_probes_and_resume(self):
         from train import train
+
         with tempfile.TemporaryDirectory() as d:
-            args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                    "--stage", "47", "--max-stage", "47", "--aux-binding", "1", "--aux-letter", "1", "--eval-every", "2",
-                    "--eval-tables", "2", "--steps", "4"]
+            args = [
+                "--run",
+                d,
+                "--dim",
+                "16",
+                "--heads",
+                "2",
+                "--kv-heads",
+                "1",
+                "--ffn",
+                "32",
+                "--batch",
+                "2",
+                "--stage",
+                "47",
+                "--max-stage",
+                "47",
+                "--aux-binding",
+                "1",
+                "--aux-letter",
+                "1",
+                "--eval-every",
+                "2",
+                "--eval-tables",
+                "2",
+                "--steps",
+                "4",
+            ]
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
@@ -218,15 +254,44 @@ class MarksTest(unittest.TestCase):
 
     def test_train_with_the_clause_probe(self):
         from train import train
+
         with tempfile.TemporaryDirectory() as d:
-            args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                    "--stage", "53", "--max-stage", "53", "--aux-clause", "1", "--aux-point", "1",
-                    "--aux-point-letter", "1", "--eval-every", "2",
-                    "--eval-tables", "2", "--steps", "2"]
+            args = [
+                "--run",
+                d,
+                "--dim",
+                "16",
+                "--heads",
+                "2",
+                "--kv-heads",
+                "1",
+                "--ffn",
+                "32",
+                "--batch",
+                "2",
+                "--stage",
+                "53",
+                "--max-stage",
+                "53",
+                "--aux-clause",
+                "1",
+                "--aux-point",
+                "1",
+                "--aux-point-letter",
+                "1",
+                "--eval-every",
+                "2",
+                "--eval-tables",
+                "2",
+                "--steps",
+                "2",
+            ]
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
-            self.assertTrue(recs and all("aux3" in r and "aux4" in r and "aux5" in r for r in recs), out.getvalue())
+            self.assertTrue(
+                recs and all("aux3" in r and "aux4" in r and "aux5" in r for r in recs), out.getvalue()
+            )
             # the clause letter read with the model's own head instead of the probe
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args[:-1] + ["4", "--aux-clause-tied"]), 0)
@@ -245,17 +310,60 @@ class MarksTest(unittest.TestCase):
 
     def test_bad_aux_layers_is_a_usage_error(self):
         from train import train
+
         for bad in ("0", "a,b", "0,1,2", "-1,0"):
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
                 train.parse(["--run", "x", "--aux-layers", bad])
             self.assertEqual(e.exception.code, 2)
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
-            self.assertEqual(train.main(["--run", d, "--dim", "16", "--layers", "2", "--heads", "2", "--kv-heads", "1",
-                                         "--ffn", "32", "--aux-layers", "0,2", "--steps", "1"]), 2)
+            self.assertEqual(
+                train.main(
+                    [
+                        "--run",
+                        d,
+                        "--dim",
+                        "16",
+                        "--layers",
+                        "2",
+                        "--heads",
+                        "2",
+                        "--kv-heads",
+                        "1",
+                        "--ffn",
+                        "32",
+                        "--aux-layers",
+                        "0,2",
+                        "--steps",
+                        "1",
+                    ]
+                ),
+                2,
+            )
         self.assertIn("layers 0..1", err.getvalue())
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
-            self.assertEqual(train.main(["--run", d, "--dim", "16", "--layers", "2", "--heads", "2", "--kv-heads", "1",
-                                         "--ffn", "32", "--aux-point-letter", "1", "--steps", "1"]), 2)
+            self.assertEqual(
+                train.main(
+                    [
+                        "--run",
+                        d,
+                        "--dim",
+                        "16",
+                        "--layers",
+                        "2",
+                        "--heads",
+                        "2",
+                        "--kv-heads",
+                        "1",
+                        "--ffn",
+                        "32",
+                        "--aux-point-letter",
+                        "1",
+                        "--steps",
+                        "1",
+                    ]
+                ),
+                2,
+            )
         self.assertIn("needs --aux-point", err.getvalue())
 
 

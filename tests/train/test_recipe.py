@@ -67,9 +67,7 @@ class RecipeTest(unittest.TestCase):
                 a = T.parse(run_recipe.train_argv(step, "x"))
                 self.assertEqual(a.steps, step.end if step.end is not None else 10**9)
         self.assertTrue(named)
-        self.assertEqual(
-            sorted(named - set(STAGES)), [], "stages the recipe names but the curriculum lacks"
-        )
+        self.assertEqual(sorted(named - set(STAGES)), [], "stages the recipe names but the curriculum lacks")
         with self.assertRaises(KeyError):
             config.argv({"no_such_flag": 1})
 

@@ -7,6 +7,7 @@ Example i of (seed, stage) is always the same: each example draws from its own
 random.Random(f"{seed}:{stage}:{i}"), so a trainer can resume mid-stream and two runs agree.
 Texts overlapping a held-out sentence (train/heldout) are rejected and redrawn.
 """
+
 from __future__ import annotations
 
 import argparse

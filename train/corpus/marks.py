@@ -18,6 +18,7 @@ named option (train.py --aux-point). Why: a still item needs the clause -> optio
 letter lookup inside the prefix, and then the situation must pick the clause by its condition;
 each is again a two-step composition (lookup by text stayed at 0.48-0.61, session 14).
 """
+
 from __future__ import annotations
 
 NOUN = 0  # the rule's subject, where the situation names it
@@ -65,7 +66,7 @@ def capitalize(text: str) -> str:
     i = 0
     while i < len(text) and text[i] in _ALL:
         i += 1
-    return text[:i] + text[i:i + 1].upper() + text[i + 1:]
+    return text[:i] + text[i : i + 1].upper() + text[i + 1 :]
 
 
 def spans(text: str) -> tuple[str, list[tuple[int, int, int]]]:

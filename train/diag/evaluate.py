@@ -7,6 +7,7 @@ of the argmax over the table's option letters at the first answer slot (what the
 decision pass reads) and the chance level. Issue 4's full table (unseen words, relational,
 built-in exams, relabelling invariance, hand rephrasings) is train/eval_table.py.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,7 +54,7 @@ def main(argv=None) -> int:
         rng = random.Random(f"evaluate:{s}")
         with torch.no_grad():
             for i in range(0, len(exs), 32):
-                chunk = exs[i:i + 32]
+                chunk = exs[i : i + 32]
                 b = packer.batch(chunk, rng)
                 rows = b["letter_rows"]
                 h = model.hidden(b["ids"], b["pos"], b["seg"])

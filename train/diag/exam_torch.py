@@ -12,6 +12,7 @@ candidate checkpoint can be judged in seconds before it is exported. The shipped
 from the C++ runtime (eval_table.py); this is the quick look. `--tasks` is
 `meadow-mind list --json` saved to a file.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -111,6 +112,7 @@ def lookup(dec: E.TorchDecider, tables: int, level: int = 6) -> dict[tuple[str, 
     """Scene still clauses ("If the S is still D of the N, <option>") decided alone, by what
     the clause names: (neutral | same direction | other direction, by text | by letter)."""
     from ..corpus.scenes import NEUTRAL, relational_table
+
     batch, kinds = [], []
     for k in range(tables):
         t = relational_table(random.Random(f"lookup:{k}"), 0.8, level)
@@ -145,16 +147,21 @@ def main(argv=None) -> int:
     ap.add_argument("--verbose", action="store_true", help="print each miss and the watched items' margins")
     ap.add_argument("--all", action="store_true", help="also relabelled exams, rephrasings and relational")
     ap.add_argument("--relational-tables", type=int, default=300)
-    ap.add_argument("--skills", action="store_true",
-                    help="also the two skill diagnostics: binding (relational tables by phrase count) "
-                         "and lookup (scene still clauses by what they name)")
+    ap.add_argument(
+        "--skills",
+        action="store_true",
+        help="also the two skill diagnostics: binding (relational tables by phrase count) "
+        "and lookup (scene still clauses by what they name)",
+    )
     a = ap.parse_args(argv)
     try:
         with open(a.tasks, encoding="utf-8") as f:
             tasks = json.load(f)
     except (OSError, ValueError) as e:
-        print(f"exam_torch: cannot read --tasks {a.tasks}: {e} (save `meadow-mind list --json` there)",
-              file=sys.stderr)
+        print(
+            f"exam_torch: cannot read --tasks {a.tasks}: {e} (save `meadow-mind list --json` there)",
+            file=sys.stderr,
+        )
         return 2
     dec = E.TorchDecider(a.ckpt)
     total = exams(dec, tasks, a.verbose or a.all)
@@ -165,8 +172,7 @@ def main(argv=None) -> int:
         print(f"relabelled exams: {h}/{n}")
         h, n = rephrased(dec, tasks)
         print(f"rephrasings: {h}/{n} = {h / n:.3f}")
-        print(f"relational ({a.relational_tables} tables, stage-13 eval stream): "
-              f"{relational(rows):.3f}")
+        print(f"relational ({a.relational_tables} tables, stage-13 eval stream): " f"{relational(rows):.3f}")
     if a.skills:
         for k, (h, n) in rows.items():
             print(f"binding: {k} phrase(s) {h}/{n} = {h / n:.2f}")

@@ -36,7 +36,9 @@ def summary(log: str) -> str:
         for line in f:
             if line.startswith("{") and '"step"' in line:
                 r = json.loads(line)
-                rows.append(f"{r['step']} {r['stage']} {r['loss']:.4f} {r['eval_acc']:.4f} {r['steps_per_s']:.1f}/s")
+                rows.append(
+                    f"{r['step']} {r['stage']} {r['loss']:.4f} {r['eval_acc']:.4f} {r['steps_per_s']:.1f}/s"
+                )
     return "; ".join(rows)
 
 

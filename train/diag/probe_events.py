@@ -10,6 +10,7 @@ stage 74's tables forced to one shape: every predicate ending in the same BPE to
 (`event_same_end`, where the model used to match by that last token) and every predicate in one
 grammatical form (`event_uniform`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,7 +31,9 @@ ROWS = (  # name, stage, split, forced stage fields, share of --tables
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ckpt", required=True)
-    ap.add_argument("--tables", type=int, default=120, help="tables of each stage-67 row (half for stage 74's)")
+    ap.add_argument(
+        "--tables", type=int, default=120, help="tables of each stage-67 row (half for stage 74's)"
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args(argv)

@@ -5,6 +5,7 @@
 Also proves the check can fail: it first plants the held-out sentences into a text and
 requires the detector to flag every one. Exit 0 = clean, 1 = contaminated (or detector broken).
 """
+
 from __future__ import annotations
 
 import argparse

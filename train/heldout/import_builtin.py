@@ -8,6 +8,7 @@ sentence, and option texts of 3+ words. Never removes lines: the task files may 
 (e.g. every status sentence a perceiver can produce, curated by the tasks' author). Re-run it
 whenever a task's wording changes, then train/heldout/check_contamination.py.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -14,6 +14,7 @@ letter, "I") is kept. Why: byte-level BPE spells a short word in unrelated ids b
 keeps every byte's length, so mark spans still align; export_gguf.py writes it as
 meadow.tokenizer.fold_case and the runtime applies the same fold.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -37,8 +38,9 @@ def fold_case(text: str) -> str:
         return text
     out = list(text)
     for i, c in enumerate(text):
-        if "A" <= c <= "Z" and ((i > 0 and _ascii_letter(text[i - 1])) or
-                                (i + 1 < len(text) and _ascii_letter(text[i + 1]))):
+        if "A" <= c <= "Z" and (
+            (i > 0 and _ascii_letter(text[i - 1])) or (i + 1 < len(text) and _ascii_letter(text[i + 1]))
+        ):
             out[i] = c.lower()
     return "".join(out)
 
@@ -134,7 +136,7 @@ class Tokenizer:
                     best, bi = r, i
             if best is None:
                 break
-            w[bi:bi + 2] = [w[bi] + w[bi + 1]]
+            w[bi : bi + 2] = [w[bi] + w[bi + 1]]
         ids = [self.ids[t] for t in w]
         if len(self._cache) < 200000:
             self._cache[chars] = ids

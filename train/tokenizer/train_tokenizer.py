@@ -1,7 +1,8 @@
 """Train the byte-level BPE on a sample of the corpus (every curriculum stage).
 
-    python3 -m train.tokenizer.train_tokenizer --vocab 4096 --examples 1500 --out train/tokenizer/vocab.json
+python3 -m train.tokenizer.train_tokenizer --vocab 4096 --examples 1500 --out train/tokenizer/vocab.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,8 +31,10 @@ def main(argv=None) -> int:
     n_chars = sum(len(t) for t in texts)
     n_ids = sum(len(tok.encode(t)) for t in texts[:: max(1, len(texts) // 500)])
     n_chars_s = sum(len(t) for t in texts[:: max(1, len(texts) // 500)])
-    print(f"{len(tok)} tokens ({len(merges)} merges) from {n_chars / 1e6:.1f} M chars in {time.time() - t0:.0f} s;"
-          f" {n_chars_s / n_ids:.2f} chars/token; wrote {a.out}")
+    print(
+        f"{len(tok)} tokens ({len(merges)} merges) from {n_chars / 1e6:.1f} M chars in {time.time() - t0:.0f} s;"
+        f" {n_chars_s / n_ids:.2f} chars/token; wrote {a.out}"
+    )
     return 0
 
 
