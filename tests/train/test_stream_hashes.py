@@ -4,11 +4,11 @@ A refactor of train/ must change no stream the shipped model was trained on: eve
 examples (training seed and eval seed) and, for each train.py call of the recipe
 (train/recipe.py, as train/run_recipe.py makes them), its parsed configuration and the packed
 batches it would train on at each of its stages. The digests were taken when the recipe was
-still five shell scripts (train/make_model.sh and the scripts it ran; commit be2c404): the
-recipe's calls parse to the same configurations and train on the same batches. Streams that
-change on purpose (a new stage, a new knob at its non-zero value) add a line here; a line
-that changes is a changed stream. Stages the recipe never used were removed from the curriculum
-after these were taken (their lines went with them; every other line is as it was).
+still five shell scripts (train/make_model.sh and the scripts it ran, at the commit that added
+this file): the recipe's calls parse to the same configurations and train on the same batches.
+Streams that change on purpose (a new stage, a new knob at its non-zero value) add a line here;
+a line that changes is a changed stream. Stages the recipe never used were removed from the
+curriculum after these were taken (their lines went with them; every other line is as it was).
 
     python3 tests/train/test_stream_hashes.py --print   # the digests as they are now
 """
