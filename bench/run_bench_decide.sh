@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Decision latency (bench_decide) on random-weight fixtures shaped like the embedded model
-# (train/README.md: 64 x 2 up to 128 x 4, the 4096-token training vocabulary), plus
+# (docs/training-sessions.md: 64 x 2 up to 128 x 4, the 4096-token training vocabulary), plus
 # models/meadow-nano.gguf when it exists.
 # Usage: bench/run_bench_decide.sh BUILD_DIR [DIR=/tmp/meadow-bench] [threads=2] [decisions=300]
 set -euo pipefail

@@ -1,13 +1,14 @@
 """Mean of several checkpoints' model weights (a "soup" of fine-tunes from one parent).
 
-    python3 train/average.py --out train/runs/joint/ckpt.pt A/ckpt.pt B/ckpt.pt C/ckpt.pt
+    python3 -m train.average --out train/runs/joint/ckpt.pt A/ckpt.pt B/ckpt.pt C/ckpt.pt
 
 Why: short fine-tunes from the same parent trade rows against each other (session 17: one
 gains match tables, another relabelled exams, each loses a rephrasing); their mean keeps the
-gains without the losses (train/README.md, session 17). The other state (step, stage, args,
+gains without the losses (docs/training-sessions.md, session 17). The other state (step, stage, args,
 optimizer, probes) is the first checkpoint's, so the result resumes and exports like it.
 Checkpoints of different shapes are an error (exit 2), never a silent partial mean.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,12 +26,20 @@ def average(ckpts: list[dict]) -> dict:
             if v.shape != first["model"][k].shape:
                 raise ValueError(f"{k}: shape {tuple(v.shape)} != {tuple(first['model'][k].shape)}")
     out = dict(first)
-    out["model"] = {k: (sum(c["model"][k].double() for c in ckpts) / len(ckpts)).to(v.dtype)
-                    for k, v in first["model"].items()}
+    out["model"] = {
+        k: (sum(c["model"][k].double() for c in ckpts) / len(ckpts)).to(v.dtype)
+        for k, v in first["model"].items()
+    }
     # the others as branches of the first (fine-tunes from its step): what they add to its
     # training, for the model card (tables seen, training time)
-    branches = [{"steps": c["step"] - first["step"], "elapsed_s": c["elapsed_s"] - first["elapsed_s"],
-                 "stage": c["stage"]} for c in ckpts[1:]]
+    branches = [
+        {
+            "steps": c["step"] - first["step"],
+            "elapsed_s": c["elapsed_s"] - first["elapsed_s"],
+            "stage": c["stage"],
+        }
+        for c in ckpts[1:]
+    ]
     if all(b["steps"] > 0 for b in branches):
         base = first.get("counters") or {}
         counters = dict(base)
@@ -60,8 +69,10 @@ def main_args(argv: list[str] | None = None) -> int:
         print(f"average.py: {e}", file=sys.stderr)
         return 2
     torch.save(soup, a.out)
-    print(f"average.py: mean of {len(ckpts)} checkpoints (step {soup.get('step')}, "
-          f"{len(soup['soup']['branches'])} branches of it) -> {a.out}")
+    print(
+        f"average.py: mean of {len(ckpts)} checkpoints (step {soup.get('step')}, "
+        f"{len(soup['soup']['branches'])} branches of it) -> {a.out}"
+    )
     return 0
 
 

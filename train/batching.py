@@ -5,22 +5,30 @@ its suffix ids followed by an answer slot of k <|mask|> tokens (segment s, posit
 restarting at P). The slot's targets are (letter, <|im_end|>, <|endoftext|>)[:k]; k is drawn
 from 1..3 so the model answers for any slot length the runtime picks.
 """
+
 from __future__ import annotations
 
 import random
 
 import torch
 
-from corpus import marks
-from tokenizer.bpe import CONTROL, Tokenizer
-from tokenizer.byte_unicode import decode_chars
+from .corpus import marks
+from .tokenizer.bpe import CONTROL, Tokenizer
+from .tokenizer.byte_unicode import decode_chars
 
 LETTERS = "ABCDEF"
 
 
 class Packer:
-    def __init__(self, tok: Tokenizer, max_len: int = 256, aux_mask: float = 0.0,
-                 reveal: float = 0.0, reveal_mask: float = 0.4, prefix_mask: float = 0.0):
+    def __init__(
+        self,
+        tok: Tokenizer,
+        max_len: int = 256,
+        aux_mask: float = 0.0,
+        reveal: float = 0.0,
+        reveal_mask: float = 0.4,
+        prefix_mask: float = 0.0,
+    ):
         self.tok, self.max_len, self.aux_mask = tok, max_len, aux_mask
         # masked-diffusion signal on the rule and options too (a dense objective: to fill a
         # masked rule token the model must read the table, the circuit the answer needs);
@@ -91,7 +99,7 @@ class Packer:
                 for j in range(1, len(sids)):
                     if rng.random() < rate:
                         targets.append((start + j, sids[j], False, 0, -1))
-                        sids = sids[:j] + [tok.mask] + sids[j + 1:]
+                        sids = sids[:j] + [tok.mask] + sids[j + 1 :]
             if revealed:
                 ids += sids + want
                 pos += list(range(P, P + len(sids) + k))
@@ -104,7 +112,9 @@ class Packer:
             seg += [s] * (len(sids) + k)
             for j, t in enumerate(want):
                 is_letter = j == 0
-                targets.append((start + len(sids) + j, t, is_letter, 0, LETTERS.index(ans) if is_letter else -1))
+                targets.append(
+                    (start + len(sids) + j, t, is_letter, 0, LETTERS.index(ans) if is_letter else -1)
+                )
         return ids, pos, seg, targets, aux
 
     def batch(self, examples, rng: random.Random):
@@ -138,7 +148,7 @@ class Packer:
             pos[b, : len(p)] = torch.tensor(p)
             seg[b, : len(s)] = torch.tensor(s)
             opts = examples[b].option_letters
-            for (position, t, is_letter, _, li) in targets:
+            for position, t, is_letter, _, li in targets:
                 if is_letter:
                     letter_rows.append(len(tb))
                     letter_sets.append([LETTERS.index(L) for L in opts])
@@ -150,14 +160,25 @@ class Packer:
         # (prefix tokens only: match-table situations mark their condition words too, Stage.match_marks)
         named_at = torch.where(seg == 0, aux_clause, torch.full_like(aux_clause, -100))
         point = [(b, r, li) for b, r, li in point if (named_at[b] == li).any()]
-        point_mask = torch.stack([(named_at[b] == li).float() for b, _, li in point]) if point else torch.zeros((0, T))
+        point_mask = (
+            torch.stack([(named_at[b] == li).float() for b, _, li in point]) if point else torch.zeros((0, T))
+        )
         return {
             "point_b": torch.tensor([b for b, _, _ in point], dtype=torch.long),
-            "point_row": torch.tensor([r for _, r, _ in point], dtype=torch.long), "point_mask": point_mask,
+            "point_row": torch.tensor([r for _, r, _ in point], dtype=torch.long),
+            "point_mask": point_mask,
             "point_letter": torch.tensor([li for _, _, li in point], dtype=torch.long),
-            "ids": ids, "pos": pos, "seg": seg,
-            "t_batch": torch.tensor(tb), "t_pos": torch.tensor(tp), "t_tok": torch.tensor(tt),
-            "letter_rows": torch.tensor(letter_rows), "letter_sets": letter_sets,
+            "ids": ids,
+            "pos": pos,
+            "seg": seg,
+            "t_batch": torch.tensor(tb),
+            "t_pos": torch.tensor(tp),
+            "t_tok": torch.tensor(tt),
+            "letter_rows": torch.tensor(letter_rows),
+            "letter_sets": letter_sets,
             "letter_ans": torch.tensor(letter_ans),
-            "aux_lab": aux_lab, "aux_m": aux_m, "aux_letter": aux_letter, "aux_clause": aux_clause,
+            "aux_lab": aux_lab,
+            "aux_m": aux_m,
+            "aux_letter": aux_letter,
+            "aux_clause": aux_clause,
         }

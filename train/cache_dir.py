@@ -3,6 +3,7 @@ resume from; train/checkpoints.md): $XDG_CACHE_HOME/meadow-mind/train, else
 ~/.meadow-mind/train, the model cache's rule (README.md) with train for models.
 train/cache_env.sh says the same for the shell scripts (tests/train/test_cache_dir.py).
 """
+
 from __future__ import annotations
 
 import os

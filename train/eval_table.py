@@ -1,6 +1,6 @@
 """Issue 4's evaluation table: one markdown table (and --json) of the quality targets.
 
-    python3 train/eval_table.py --ckpt train/runs/NAME/ckpt.pt --gguf models/meadow-nano.gguf \
+    python3 -m train.eval_table --ckpt train/runs/NAME/ckpt.pt --gguf models/meadow-nano.gguf \
         [--cli build/meadow-mind] [--tables 200] [--json table.json]
 
 Rows (name | n | accuracy | target; n counts decisions):
@@ -25,6 +25,7 @@ runtime as a check (the "parity" line on stderr). Built-in rows use --gguf throu
 `decide` process per decision (~20 ms each). Without --gguf the checkpoint is exported to a
 temporary GGUF first. The table goes to stdout, notes (model, parity, time) to stderr.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,14 +39,14 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from .corpus import layout, marks
+from .corpus import templates as T
+from .corpus import wordlists as W
+from .corpus.curriculum import STAGES
+from .corpus.curriculum import stage as get_stage
+from .corpus.generate import draw_table
 
-from corpus import layout, marks  # noqa: E402
-from corpus import templates as T  # noqa: E402
-from corpus import wordlists as W  # noqa: E402
-from corpus.curriculum import STAGES, stage as get_stage  # noqa: E402
-from corpus.generate import draw_table  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 REPHRASED = os.path.join(HERE, "heldout", "rephrased.txt")
 BUILTIN = ("cartpole", "mountaincar", "frozenlake", "lunarlander", "maze")
@@ -53,6 +54,7 @@ EVAL_SEED_OFFSET = 1_000_003  # = train.EVAL_SEED_OFFSET (checked in main; train
 
 
 # ---- pure helpers (tests/train/test_eval_table.py) ------------------------------------------
+
 
 def parse_rephrased(lines) -> list[tuple[str, str, str]]:
     """`task<TAB>letter<TAB>sentence` lines ('#' comments, blank lines skipped) ->
@@ -112,16 +114,20 @@ def runtime_prompt(rule: str, options) -> str:
 @dataclass
 class Case:
     """One rule table and its situations (the synthetic rows' unit)."""
+
     kind: str
     rule: str
     options: list[tuple[str, str]]
     situations: list[str]
     answers: list[str]
     choices: list[str] = field(default_factory=list)
-    conds: dict[str, list[list[str]]] = field(default_factory=dict)  # letter -> its conditions' words (match tables)
+    conds: dict[str, list[list[str]]] = field(
+        default_factory=dict
+    )  # letter -> its conditions' words (match tables)
 
 
 # ---- the corpus side --------------------------------------------------------------------------
+
 
 def _reset_split_caches() -> None:
     # corpus/scenes.py keeps its noun list in a module global; drop it so it is rebuilt from
@@ -131,12 +137,19 @@ def _reset_split_caches() -> None:
         scenes._NOUNS = None
 
 
-def synthetic_cases(seed: int, stage: int, n: int, split: str = "train", relational: bool = False,
-                    one_condition: bool = True, knobs: dict | None = None) -> list[Case]:
+def synthetic_cases(
+    seed: int,
+    stage: int,
+    n: int,
+    split: str = "train",
+    relational: bool = False,
+    one_condition: bool = True,
+    knobs: dict | None = None,
+) -> list[Case]:
     """n tables of the stream (seed, stage): draws i use random.Random(f"{seed}:{stage}:{i}"),
     as corpus.generate.example does, except that the layout is the runtime's and (one_condition)
     no situation holds a second whole condition; `knobs` overrides fields of the stage (a probe
-    forcing one table shape, as train/probe_events.py does)."""
+    forcing one table shape, as train/diag/probe_events.py does)."""
     # a situation states exactly one condition: parts of other conditions never add up to a
     # whole one (in the training streams they can, a second answer in ~5 % of match situations)
     st = replace(get_stage(stage), partial_whole=not one_condition, **(knobs or {}))
@@ -150,10 +163,18 @@ def synthetic_cases(seed: int, stage: int, n: int, split: str = "train", relatio
             for i in range(n):
                 table, sits, answers = draw_table(random.Random(f"{seed}:{stage}:{i}"), st)
                 # a marked stage (47 on) holds probe marks the packer strips in training: read the plain text
-                out.append(Case(table.kind, marks.strip(table.rule),
-                                [(o.letter, marks.strip(o.text)) for o in table.options],
-                                [marks.strip(x) for x in sits], answers,
-                                conds={o.letter: [[marks.strip(w) for w in c] for c in o.conds] for o in table.options}))
+                out.append(
+                    Case(
+                        table.kind,
+                        marks.strip(table.rule),
+                        [(o.letter, marks.strip(o.text)) for o in table.options],
+                        [marks.strip(x) for x in sits],
+                        answers,
+                        conds={
+                            o.letter: [[marks.strip(w) for w in c] for c in o.conds] for o in table.options
+                        },
+                    )
+                )
         finally:
             _reset_split_caches()
     return out
@@ -161,13 +182,16 @@ def synthetic_cases(seed: int, stage: int, n: int, split: str = "train", relatio
 
 # ---- the two deciders ---------------------------------------------------------------------------
 
+
 class TorchDecider:
     """The checkpoint, fed exactly the runtime's token ids (prefix and suffix tokenized apart)."""
 
     def __init__(self, ckpt: str, threads: int = 1):
         import torch
-        from model import Config, DreamModel
-        from tokenizer.bpe import Tokenizer
+
+        from .model import Config, DreamModel
+        from .tokenizer.bpe import Tokenizer
+
         self.torch = torch
         torch.set_num_threads(threads)
         st = torch.load(ckpt, map_location="cpu")
@@ -190,7 +214,7 @@ class TorchDecider:
         torch = self.torch
         out = []
         for b0 in range(0, len(tables), batch):
-            chunk = tables[b0:b0 + batch]
+            chunk = tables[b0 : b0 + batch]
             rows, reads = [], []
             for rule, options, sits in chunk:
                 ids = list(self._encode(runtime_prompt(rule, options)))
@@ -198,7 +222,9 @@ class TorchDecider:
                 pos, seg, rd = list(range(P)), [0] * P, []
                 for s_i, s in enumerate(sits, start=1):
                     sids = self._encode(layout.chat_suffix(s))
-                    rd.append(len(ids) + len(sids) - 1)  # Dream shift: the first mask's letter is read one row earlier
+                    rd.append(
+                        len(ids) + len(sids) - 1
+                    )  # Dream shift: the first mask's letter is read one row earlier
                     ids += sids + [self.tok.mask] * slot
                     pos += list(range(P, P + len(sids) + slot))
                     seg += [s_i] * (len(sids) + slot)
@@ -209,9 +235,9 @@ class TorchDecider:
             pos_t = torch.zeros((len(rows), T_), dtype=torch.long)
             seg_t = torch.full((len(rows), T_), -1, dtype=torch.long)
             for b, (i, p, s) in enumerate(rows):
-                ids_t[b, :len(i)] = torch.tensor(i)
-                pos_t[b, :len(p)] = torch.tensor(p)
-                seg_t[b, :len(s)] = torch.tensor(s)
+                ids_t[b, : len(i)] = torch.tensor(i)
+                pos_t[b, : len(p)] = torch.tensor(p)
+                seg_t[b, : len(s)] = torch.tensor(s)
             with torch.no_grad():
                 h = self.model.hidden(ids_t, pos_t, seg_t)
                 for b, ((_, options, _), rd) in enumerate(zip(chunk, reads)):
@@ -234,8 +260,19 @@ class CliDecider:
         self.calls = 0
 
     def decide(self, rule: str, options, state: str) -> dict:
-        cmd = [self.cli, "decide", "--model", self.gguf, "--rule", rule, "--state", state, "--json",
-               "--threads", str(self.threads)]
+        cmd = [
+            self.cli,
+            "decide",
+            "--model",
+            self.gguf,
+            "--rule",
+            rule,
+            "--state",
+            state,
+            "--json",
+            "--threads",
+            str(self.threads),
+        ]
         for L, t in options:
             cmd += ["--option", f"{L}={t}"]
         self.calls += 1
@@ -251,11 +288,19 @@ class CliDecider:
 
 # ---- rows -----------------------------------------------------------------------------------------
 
+
 def acc_row(name: str, hits: list[bool], target: float, **extra) -> dict:
     n = len(hits)
     acc = sum(hits) / n if n else float("nan")
-    return {"name": name, "n": n, "accuracy": acc, "target": target, "target_kind": "min_accuracy",
-            "pass": bool(n) and acc >= target, **extra}
+    return {
+        "name": name,
+        "n": n,
+        "accuracy": acc,
+        "target": target,
+        "target_kind": "min_accuracy",
+        "pass": bool(n) and acc >= target,
+        **extra,
+    }
 
 
 def chance_of(cases: list[Case]) -> float:
@@ -296,8 +341,11 @@ def by_kind(cases: list[Case]) -> dict[str, dict]:
     for kind in sorted({c.kind for c in cases}):
         part = [c for c in cases if c.kind == kind]
         hits = synthetic_hits(part)
-        out[kind] = {"n": len(hits), "accuracy": sum(hits) / len(hits) if hits else float("nan"),
-                     "chance": chance_of(part)}
+        out[kind] = {
+            "n": len(hits),
+            "accuracy": sum(hits) / len(hits) if hits else float("nan"),
+            "chance": chance_of(part),
+        }
     return out
 
 
@@ -333,13 +381,25 @@ def fmt_row(r: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ckpt", help="PyTorch checkpoint (synthetic rows; exported to a GGUF if --gguf is not given)")
-    ap.add_argument("--gguf", help="GGUF model for the runtime rows (built-in exams, relabelled exams, rephrasings)")
+    ap.add_argument(
+        "--ckpt", help="PyTorch checkpoint (synthetic rows; exported to a GGUF if --gguf is not given)"
+    )
+    ap.add_argument(
+        "--gguf", help="GGUF model for the runtime rows (built-in exams, relabelled exams, rephrasings)"
+    )
     ap.add_argument("--cli", default="build/meadow-mind", help="meadow-mind binary")
     ap.add_argument("--tables", type=int, default=200, help="synthetic tables per synthetic row")
-    ap.add_argument("--stage", type=int, default=None,
-                    help="curriculum stage of the synthetic rows (default: the checkpoint's own, else the last)")
-    ap.add_argument("--seed", type=int, help="training seed (default: the checkpoint's); the eval stream is seed + 1000003")
+    ap.add_argument(
+        "--stage",
+        type=int,
+        default=None,
+        help="curriculum stage of the synthetic rows (default: the checkpoint's own, else the last)",
+    )
+    ap.add_argument(
+        "--seed",
+        type=int,
+        help="training seed (default: the checkpoint's); the eval stream is seed + 1000003",
+    )
     ap.add_argument("--rephrased", default=REPHRASED)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json", help="write the rows (and run details) to this file")
@@ -354,17 +414,19 @@ def main(argv=None) -> int:
     if a.ckpt:
         dec = TorchDecider(a.ckpt, a.threads)
     if a.stage is None:  # the stage the model last trained on: a later, untrained stage would mislead
-        a.stage = dec.stage if dec and dec.stage is not None else len(STAGES) - 1
+        a.stage = dec.stage if dec and dec.stage is not None else max(STAGES)
     info: dict = {"stage": a.stage, "tables": a.tables, "cli": a.cli}
     if dec:
-        import train as trainer  # torch is loaded by now anyway
+        from . import train as trainer  # torch is loaded by now anyway
+
         assert trainer.EVAL_SEED_OFFSET == EVAL_SEED_OFFSET
         info.update(ckpt=a.ckpt, step=dec.step, ckpt_stage=dec.stage)
     seed = a.seed if a.seed is not None else (dec.seed if dec else 0)
     info["seed"] = seed
     gguf = a.gguf
     if a.ckpt and not gguf:
-        import export_gguf
+        from . import export_gguf
+
         tmp = tempfile.TemporaryDirectory()
         gguf = os.path.join(tmp.name, "model.gguf")
         with open(os.devnull, "w") as devnull:
@@ -386,11 +448,31 @@ def main(argv=None) -> int:
         for cases in (held, unseen, rel):
             for c, ch in zip(cases, dec.choose(cases)):
                 c.choices = ch
-        rows.append(acc_row(f"held-out synthetic tables (stage {a.stage})", synthetic_hits(held), 0.98,
-                            se=synthetic_se(held), chance=chance_of(held), by_kind=by_kind(held)))
-        rows.append(acc_row("synthetic tables, unseen words", synthetic_hits(unseen), 0.97, se=synthetic_se(unseen),
-                            chance=chance_of(unseen), by_kind=by_kind(unseen)))
-        rows.append(acc_row("relational rules", synthetic_hits(rel), 0.95, se=synthetic_se(rel), chance=chance_of(rel)))
+        rows.append(
+            acc_row(
+                f"held-out synthetic tables (stage {a.stage})",
+                synthetic_hits(held),
+                0.98,
+                se=synthetic_se(held),
+                chance=chance_of(held),
+                by_kind=by_kind(held),
+            )
+        )
+        rows.append(
+            acc_row(
+                "synthetic tables, unseen words",
+                synthetic_hits(unseen),
+                0.97,
+                se=synthetic_se(unseen),
+                chance=chance_of(unseen),
+                by_kind=by_kind(unseen),
+            )
+        )
+        rows.append(
+            acc_row(
+                "relational rules", synthetic_hits(rel), 0.95, se=synthetic_se(rel), chance=chance_of(rel)
+            )
+        )
 
     # 4, 5b, 6: built-in tasks through the runtime
     if cli:
@@ -403,35 +485,72 @@ def main(argv=None) -> int:
             for k, item in enumerate(t["exam"]):
                 d = cli.decide(t["rule"], opts, item["status"])
                 if d["letter"] != item["expected"]:
-                    misses.append({"status": item["status"], "expected": item["expected"], "got": d["letter"]})
+                    misses.append(
+                        {"status": item["status"], "expected": item["expected"], "got": d["letter"]}
+                    )
                 perm = derangement(random.Random(f"relabel:{name}:{k}"), [L for L, _ in opts])
                 rule2, opts2 = relabel(t["rule"], opts, perm)
                 d2 = cli.decide(rule2, opts2, item["status"])
                 relabel_hits.append(d2["letter"] == perm[d["letter"]])
                 if not relabel_hits[-1]:
-                    relabel_misses.append({"task": name, "status": item["status"], "letters": perm,
-                                           "expected": perm[d["letter"]], "got": d2["letter"],
-                                           "probs": {k: round(v, 3) for k, v in d2["probs"].items()}})
+                    relabel_misses.append(
+                        {
+                            "task": name,
+                            "status": item["status"],
+                            "letters": perm,
+                            "expected": perm[d["letter"]],
+                            "got": d2["letter"],
+                            "probs": {k: round(v, 3) for k, v in d2["probs"].items()},
+                        }
+                    )
             n = len(t["exam"])
-            exam_rows.append({"name": f"exam: {name}", "n": n, "accuracy": (n - len(misses)) / n,
-                              "misses": len(misses), "target": 0, "target_kind": "max_misses",
-                              "pass": not misses, "missed": misses})
+            exam_rows.append(
+                {
+                    "name": f"exam: {name}",
+                    "n": n,
+                    "accuracy": (n - len(misses)) / n,
+                    "misses": len(misses),
+                    "target": 0,
+                    "target_kind": "max_misses",
+                    "pass": not misses,
+                    "missed": misses,
+                }
+            )
         for task, letter, sentence in load_rephrased(a.rephrased):
             t = tasks[task]
             d = cli.decide(t["rule"], [(o["letter"], o["text"]) for o in t["options"]], sentence)
             rephrase_hits.append(d["letter"] == letter)
             if d["letter"] != letter:
-                rephrase_misses.append({"task": task, "status": sentence, "expected": letter, "got": d["letter"],
-                                        "probs": {k: round(v, 3) for k, v in d["probs"].items()}})
+                rephrase_misses.append(
+                    {
+                        "task": task,
+                        "status": sentence,
+                        "expected": letter,
+                        "got": d["letter"],
+                        "probs": {k: round(v, 3) for k, v in d["probs"].items()},
+                    }
+                )
         rows += exam_rows
     if dec:
         groups, skipped = relabel_synthetic(dec, held)
-        rows.append(acc_row("relabelling invariance: synthetic tables", [h for g in groups for h in g], 0.98,
-                            se=table_se(groups), skipped_tables=skipped))
+        rows.append(
+            acc_row(
+                "relabelling invariance: synthetic tables",
+                [h for g in groups for h in g],
+                0.98,
+                se=table_se(groups),
+                skipped_tables=skipped,
+            )
+        )
     if cli:
-        rows.append(acc_row("relabelling invariance: built-in exams", relabel_hits, 0.98, missed=relabel_misses))
-        rows.append(acc_row("rephrasing robustness (heldout/rephrased.txt)", rephrase_hits, 0.90,
-                            missed=rephrase_misses))
+        rows.append(
+            acc_row("relabelling invariance: built-in exams", relabel_hits, 0.98, missed=relabel_misses)
+        )
+        rows.append(
+            acc_row(
+                "rephrasing robustness (heldout/rephrased.txt)", rephrase_hits, 0.90, missed=rephrase_misses
+            )
+        )
 
     # parity: a few of row 1's decisions through the runtime as well
     if dec and cli and held:
@@ -444,8 +563,11 @@ def main(argv=None) -> int:
                 agree += d["letter"] == max(p, key=p.get)
                 n += 1
         info["parity"] = {"decisions": n, "max_abs_prob_diff": max(diffs), "same_letter": agree}
-        print(f"parity: {n} synthetic decisions through the runtime too: max |p_torch - p_runtime| = "
-              f"{max(diffs):.2e}, same letter {agree}/{n}", file=sys.stderr)
+        print(
+            f"parity: {n} synthetic decisions through the runtime too: max |p_torch - p_runtime| = "
+            f"{max(diffs):.2e}, same letter {agree}/{n}",
+            file=sys.stderr,
+        )
 
     info["seconds"] = round(time.time() - t0, 1)
     info["runtime_calls"] = cli.calls if cli else 0
@@ -454,8 +576,11 @@ def main(argv=None) -> int:
     for r in rows:
         print(fmt_row(r))
     model = f"ckpt {a.ckpt} (step {info.get('step')})" if a.ckpt else f"gguf {a.gguf}"
-    print(f"{model}; eval stream seed {eval_seed}, stage {a.stage}, {a.tables} tables per synthetic row; "
-          f"{info['runtime_calls']} runtime calls; {info['seconds']} s", file=sys.stderr)
+    print(
+        f"{model}; eval stream seed {eval_seed}, stage {a.stage}, {a.tables} tables per synthetic row; "
+        f"{info['runtime_calls']} runtime calls; {info['seconds']} s",
+        file=sys.stderr,
+    )
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump({"info": info, "rows": rows}, f, indent=1)

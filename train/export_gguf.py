@@ -1,6 +1,6 @@
 """Export a training checkpoint as a GGUF v3 file of llama.cpp's `dream` architecture.
 
-    python3 train/export_gguf.py --ckpt train/runs/NAME/ckpt.pt --out models/meadow-nano.gguf [--type F32|F16|Q8_0]
+    python3 -m train.export_gguf --ckpt train/runs/NAME/ckpt.pt --out models/meadow-nano.gguf [--type F32|F16|Q8_0]
 
 Uses the project's GGUF writer (tools/gguf_py, shared with tools/make_fixture.py) with
 llama.cpp's key and tensor names: dream.* hyper-parameters, diffusion.shift_logits = true,
@@ -12,23 +12,23 @@ stored as PyTorch keeps them ([out, in] row-major = ggml dims [in, out]); norms 
 stay F32 whatever --type says. A tied model writes no output.weight (the runtime reuses
 token_embd.weight).
 """
+
 from __future__ import annotations
 
 import argparse
 import os
 import sys
 
+import numpy as np
+import torch
+
+from tools.gguf_py import gguf_file as gf
+from tools.gguf_py import vocab as gv
+
+from .model import Config
+from .tokenizer.bpe import Tokenizer
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from gguf_py import gguf_file as gf  # noqa: E402
-from gguf_py import vocab as gv  # noqa: E402
-from model import Config  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
 
 ARCH = "dream"
 
@@ -59,7 +59,9 @@ def tensors(state: dict, c: Config):
     return out
 
 
-def export(state: dict, c: Config, tok: Tokenizer, path: str, wtype: str = "F32", name: str = "meadow-nano") -> None:
+def export(
+    state: dict, c: Config, tok: Tokenizer, path: str, wtype: str = "F32", name: str = "meadow-nano"
+) -> None:
     w = gf.Writer(path)
     w.add("general.architecture", gf.STRING, ARCH)
     w.add("general.name", gf.STRING, name)
@@ -94,7 +96,8 @@ def export(state: dict, c: Config, tok: Tokenizer, path: str, wtype: str = "F32"
         w.declare(tname, list(arr.shape[::-1]), "F32" if keep else wtype)
     w.begin()
     for tname, arr, keep in plan:
-        from gguf_py import quant
+        from tools.gguf_py import quant
+
         w.write(tname, [quant.quantize("F32" if keep else wtype, arr.reshape(-1))])
     w.end()
 

@@ -1,7 +1,7 @@
 """Grow a checkpoint: one more layer, or a wider model.
 
-    python3 train/grow.py --ckpt train/runs/A/ckpt.pt --out train/runs/B/ckpt.pt --at 1
-    python3 train/grow.py --ckpt train/runs/A/ckpt.pt --out train/runs/B/ckpt.pt --widen 2
+    python3 -m train.grow --ckpt train/runs/A/ckpt.pt --out train/runs/B/ckpt.pt --at 1
+    python3 -m train.grow --ckpt train/runs/A/ckpt.pt --out train/runs/B/ckpt.pt --widen 2
 
 Depth (progressive stacking): the new block's output projections (attention o, FFN down) are
 zero, so the grown model computes exactly what the old one did; its W_q starts mimetic (~W_k).
@@ -12,17 +12,16 @@ the RMSNorm gains are divided by sqrt(F) so the old dims see the same normalised
 grown model's logits stay close to the old ones (test), so a learned circuit survives.
 Every other weight, the step, stage and corpus counters carry over; the optimizer starts fresh.
 """
+
 from __future__ import annotations
 
 import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
 
-import torch  # noqa: E402
-
-from model import Config, DreamModel  # noqa: E402
+from .model import Config, DreamModel
 
 
 def main(argv=None) -> int:
@@ -78,8 +77,15 @@ def widen(st: dict, f: int, new_scale: float = NEW_DIMS_SCALE) -> dict:
     old = Config(**st["config"])
     if f < 2:
         raise SystemExit(f"--widen {f}: the factor must be 2 or more")
-    cfg = Config(**{**st["config"], "dim": old.dim * f, "heads": old.heads * f, "kv_heads": old.kv_heads * f,
-                    "ffn": old.ffn * f})
+    cfg = Config(
+        **{
+            **st["config"],
+            "dim": old.dim * f,
+            "heads": old.heads * f,
+            "kv_heads": old.kv_heads * f,
+            "ffn": old.ffn * f,
+        }
+    )
     torch.manual_seed(st["seed"] + 104729 * f)
     sd = DreamModel(cfg).state_dict()
     D, hd = old.dim, old.head_dim
@@ -87,14 +93,14 @@ def widen(st: dict, f: int, new_scale: float = NEW_DIMS_SCALE) -> dict:
         w = sd[k]
         name = k.split(".")[-2] if k.endswith(("weight", "bias")) else k
         if k.endswith("norm.weight"):
-            w.copy_(torch.cat([w_old, w_old.mean().expand(w.shape[0] - D)]) / f ** 0.5)
+            w.copy_(torch.cat([w_old, w_old.mean().expand(w.shape[0] - D)]) / f**0.5)
             continue
         if name == "embed" or (w.dim() == 2 and name in ("q", "k", "v", "gate", "up")):
             w[:, D:] *= new_scale  # reading (or, for the embedding, writing) new residual dims
         if name in ("o", "down"):
             w[:, : w_old.shape[1]][D:] *= new_scale
-            w[:D, w_old.shape[1]:] = 0.0  # new heads / units write nothing to the old dims
-            w[D:, w_old.shape[1]:] *= new_scale
+            w[:D, w_old.shape[1] :] = 0.0  # new heads / units write nothing to the old dims
+            w[D:, w_old.shape[1] :] *= new_scale
         w[tuple(slice(0, n) for n in w_old.shape)] = w_old
     assert hd == cfg.head_dim
     return {**st, "model": sd, "opt": None, "probes": None, "config": cfg.to_dict()}

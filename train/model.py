@@ -12,6 +12,7 @@ segment k >= 1 (one situation + its answer slot) attends to the prefix and to it
 Positions restart after the prefix for every segment, so a packed sequence of k situations
 gives exactly the logits of k separate cached decisions. Padding has segment -1.
 """
+
 from __future__ import annotations
 
 import math
@@ -59,7 +60,7 @@ def rope(x, pos, theta: float):
     inv = theta ** (-torch.arange(0, d // 2, dtype=torch.float32, device=x.device) * 2.0 / d)
     ang = pos.to(torch.float32)[:, None, :, None] * inv  # [B,1,T,D/2]
     cos, sin = ang.cos(), ang.sin()
-    x1, x2 = x[..., : d // 2], x[..., d // 2:]
+    x1, x2 = x[..., : d // 2], x[..., d // 2 :]
     return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
 
 
@@ -69,7 +70,9 @@ def attention_bias(seg):
     qi, kj = seg[:, :, None], seg[:, None, :]
     ok = ((kj == 0) | (kj == qi)) & (kj >= 0)
     ok = ok | torch.eye(seg.shape[1], dtype=torch.bool, device=seg.device)  # padding rows see themselves
-    return torch.zeros(ok.shape, dtype=torch.float32, device=seg.device).masked_fill(~ok, float("-inf"))[:, None]
+    return torch.zeros(ok.shape, dtype=torch.float32, device=seg.device).masked_fill(~ok, float("-inf"))[
+        :, None
+    ]
 
 
 class Block(nn.Module):
@@ -151,7 +154,7 @@ class DreamModel(nn.Module):
         # std = 1/sqrt(fan_in) for projections and 1/sqrt(dim) for the (tied) embedding.
         # Measured: with GPT-2's fixed 0.02 (tuned for dim >= 768) a dim-64 model stayed at
         # chance on a minimal "which rule word is in the situation" task for 3,000 steps;
-        # with this init it left chance by ~750 steps (train/README.md).
+        # with this init it left chance by ~750 steps (docs/training-sessions.md).
         if isinstance(m, nn.Linear):
             nn.init.normal_(m.weight, std=m.weight.shape[1] ** -0.5)
             if m.bias is not None:
@@ -171,16 +174,24 @@ class DreamModel(nn.Module):
             if qk:
                 for h in range(c.heads):
                     g = h // rep
-                    wk = b.k.weight[g * hd:(g + 1) * hd]
-                    b.q.weight[h * hd:(h + 1) * hd] = qk * wk + 0.3 * b.q.weight[h * hd:(h + 1) * hd]
+                    wk = b.k.weight[g * hd : (g + 1) * hd]
+                    b.q.weight[h * hd : (h + 1) * hd] = qk * wk + 0.3 * b.q.weight[h * hd : (h + 1) * hd]
             if vo:
                 for h in range(c.heads):
                     g = h // rep
-                    wv = b.v.weight[g * hd:(g + 1) * hd]  # [hd, dim]
-                    b.o.weight[:, h * hd:(h + 1) * hd] = vo * wv.t() * (hd ** -0.5) / rep
+                    wv = b.v.weight[g * hd : (g + 1) * hd]  # [hd, dim]
+                    b.o.weight[:, h * hd : (h + 1) * hd] = vo * wv.t() * (hd**-0.5) / rep
 
-    def hidden(self, tokens, pos, seg, taps: list | None = None, atts: list | None = None, att_layer: int = -1,
-               targets=None):
+    def hidden(
+        self,
+        tokens,
+        pos,
+        seg,
+        taps: list | None = None,
+        atts: list | None = None,
+        att_layer: int = -1,
+        targets=None,
+    ):
         """Final-normed hidden states [B,T,dim]; `taps`, when given, receives every layer's
         output residual (for training-time probes), `atts` layer `att_layer`'s attention
         probabilities [B,heads,T,T] and per-head outputs before W_o [B,heads,T,head_dim].

@@ -1,11 +1,11 @@
 """Spread the embeddings of tokens the training never reads, so an unseen word stays tellable.
 
-    python3 train/spread_unread.py --ckpt R/ckpt.pt --out R2/ckpt.pt [--per-stage 400] [--min-read 0]
+    python3 -m train.spread_unread --ckpt R/ckpt.pt --out R2/ckpt.pt [--per-stage 400] [--min-read 0]
 
 Why: with tied embeddings every token is a negative of every output softmax, so a token that
 is never read (no training text holds it) only ever gets that one push, the same for all such
 tokens: their embeddings collapse onto one direction (mean cosine 0.84 in jh1, against 0.49 for
-the tokens of training words; train/README.md, session 26). A rule table whose condition word
+the tokens of training words; docs/training-sessions.md, session 26). A rule table whose condition word
 is one such token then reads like any other such word, and the lookup fails: unseen one-token
 words were the worst group of the match tables (0.73). This maps the unread tokens' embeddings
 affinely onto the read tokens' spread: centred on their own mean, scaled to the read tokens'
@@ -18,6 +18,7 @@ merged tokens read at most --min-read times there are moved. Byte tokens and spe
 are never moved. The output is a model-only checkpoint (no optimizer state) that exports like
 its input; its "spread" entry records what was done.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,11 +28,9 @@ from collections import Counter
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from corpus import marks  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from tokenizer.bpe import CONTROL, Tokenizer  # noqa: E402
+from .corpus import marks
+from .corpus.generate import example
+from .tokenizer.bpe import CONTROL, Tokenizer
 
 READ_WELL = 20  # a token read this often in the sample is one the training has shaped
 SAMPLE_SEED = 7  # the sample's stream seed (any; the training streams use seed 0 upwards)
@@ -95,18 +94,34 @@ def main(argv: list[str] | None = None) -> int:
     unread = [t for t in merged if counts[t] <= a.min_read]
     read = [t for t in merged if counts[t] >= READ_WELL]
     if len(unread) < 2 or len(read) < 2:
-        print(f"spread_unread.py: {len(unread)} unread and {len(read)} well-read tokens: nothing to do",
-              file=sys.stderr)
+        print(
+            f"spread_unread.py: {len(unread)} unread and {len(read)} well-read tokens: nothing to do",
+            file=sys.stderr,
+        )
         return 2
     model = dict(st["model"])
     model["embed.weight"] = spread(embed, unread, read)
-    out = {**st, "model": model, "opt": None, "probes": None,
-           "spread": {"unread": len(unread), "read": len(read), "stages": len(stages), "per_stage": a.per_stage,
-                      "min_read": a.min_read, "step": st["step"], "elapsed_s": st.get("elapsed_s", 0.0)}}
+    out = {
+        **st,
+        "model": model,
+        "opt": None,
+        "probes": None,
+        "spread": {
+            "unread": len(unread),
+            "read": len(read),
+            "stages": len(stages),
+            "per_stage": a.per_stage,
+            "min_read": a.min_read,
+            "step": st["step"],
+            "elapsed_s": st.get("elapsed_s", 0.0),
+        },
+    }
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     torch.save(out, a.out)
-    print(f"{a.out}: {len(unread)} unread tokens (of {len(merged)} merged; {len(stages)} stages x "
-          f"{a.per_stage} examples) spread like the {len(read)} read >= {READ_WELL} times")
+    print(
+        f"{a.out}: {len(unread)} unread tokens (of {len(merged)} merged; {len(stages)} stages x "
+        f"{a.per_stage} examples) spread like the {len(read)} read >= {READ_WELL} times"
+    )
     return 0
 
 

@@ -1,11 +1,11 @@
 """Stitch two checkpoints side by side into one wider model that starts with both skills.
 
-    python3 train/stitch.py --a ~/.meadow-mind/train/checkpoints/nano/ckpt.pt --b train/runs/w2/ckpt.pt \
+    python3 -m train.stitch --a ~/.meadow-mind/train/checkpoints/nano/ckpt.pt --b train/runs/w2/ckpt.pt \
         --out train/runs/S/ckpt.pt
 
 Two models of the same vocabulary and head size, trained on different curricula (the
 scene register; the open-vocabulary word tables), each hold a circuit the other lacks, and
-teaching either one the other's skill was slow (train/README.md, sessions 5-6). The stitched
+teaching either one the other's skill was slow (docs/training-sessions.md, sessions 5-6). The stitched
 model has dim = dim_a + dim_b, heads, KV heads and FFN summed, and every weight block-diagonal:
 A's heads and FFN units read and write only A's residual dims, B's only B's. The tied
 embedding is [E_a, E_b], so the logits are the sum of the two models' logits (a product of
@@ -17,12 +17,13 @@ final norm gain divided by c, which leaves A's own function unchanged) so that t
 rms agree on average over a sample of both curricula, and each norm's gains are multiplied by
 the mean ratio of the joint to the half's own rms at that norm over the sample, so a token
 of typical proportions is normalised as before. Measured on the scene and word models
-(train/README.md, session 7): the plan leaves the raw logits further from the exact sum, but the
+(docs/training-sessions.md, session 7): the plan leaves the raw logits further from the exact sum, but the
 fine-tune recovers from it far faster (0.82 vs 0.36 after 400 steps), so it is the default.
 The optimizer starts fresh; step, stage and counters come from B. A shallower model first gets
 blocks that compute nothing (grow.deepen, appended), so a 2-layer scene model joins a 4-layer
 word model.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,15 +32,13 @@ import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
 
-import torch  # noqa: E402
-
-from batching import Packer  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from grow import deepen, save  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
+from .batching import Packer
+from .corpus.generate import example
+from .grow import deepen, save
+from .model import Config, DreamModel
+from .tokenizer.bpe import Tokenizer
 
 
 def _check(ca: Config, cb: Config) -> None:
@@ -66,8 +65,15 @@ def stitch(sa: dict, sb: dict, c: float = 1.0, gains: dict | None = None) -> dic
     sa, sb = (to_depth(st, max(sa["config"]["layers"], sb["config"]["layers"])) for st in (sa, sb))
     ca, cb = Config(**sa["config"]), Config(**sb["config"])
     _check(ca, cb)
-    cfg = Config(**{**sb["config"], "dim": ca.dim + cb.dim, "heads": ca.heads + cb.heads,
-                    "kv_heads": ca.kv_heads + cb.kv_heads, "ffn": ca.ffn + cb.ffn})
+    cfg = Config(
+        **{
+            **sb["config"],
+            "dim": ca.dim + cb.dim,
+            "heads": ca.heads + cb.heads,
+            "kv_heads": ca.kv_heads + cb.kv_heads,
+            "ffn": ca.ffn + cb.ffn,
+        }
+    )
     sd = {}
     for k, wb in sb["model"].items():
         wa = sa["model"][k]
@@ -90,7 +96,9 @@ def stream_rms(model: DreamModel, batch: dict) -> dict:
     real = batch["seg"] >= 0
 
     def hook(name):
-        return lambda m, inp, out: logs.__setitem__(name, inp[0].pow(2).mean(-1).clamp_min(1e-12).sqrt().log()[real])
+        return lambda m, inp, out: logs.__setitem__(
+            name, inp[0].pow(2).mean(-1).clamp_min(1e-12).sqrt().log()[real]
+        )
 
     hooks = [m.register_forward_hook(hook(n)) for n, m in model.named_modules() if n.endswith("norm")]
     model.hidden(batch["ids"], batch["pos"], batch["seg"])
@@ -134,8 +142,13 @@ def branch(st: dict, path: str) -> dict:
     # copies: the stitched checkpoint shares B's counters, which the joint fine-tune advances
     args = st.get("args") or {}
     how = {k: args.get(k) for k in ("threads", "bf16", "threads_later")}  # its last invocation's settings
-    return {"path": path, "config": dict(st["config"]), "counters": dict(st.get("counters") or {}),
-            "how": how, **{k: st.get(k) for k in keep}}
+    return {
+        "path": path,
+        "config": dict(st["config"]),
+        "counters": dict(st.get("counters") or {}),
+        "how": how,
+        **{k: st.get(k) for k in keep},
+    }
 
 
 def sample_batch(tok_path: str, stages: list[int], n: int = 16) -> dict:
@@ -146,7 +159,9 @@ def sample_batch(tok_path: str, stages: list[int], n: int = 16) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--a", required=True, help="checkpoint whose dims come first")
-    ap.add_argument("--b", required=True, help="checkpoint whose dims come second (and whose step, stage, args carry on)")
+    ap.add_argument(
+        "--b", required=True, help="checkpoint whose dims come second (and whose step, stage, args carry on)"
+    )
     ap.add_argument("--out", required=True)
     ap.add_argument("--stages", default="13,22", help="corpus stages of the sample that sets A's scale")
     ap.add_argument("--plain", action="store_true", help="no rms plan: A and B as they are")
@@ -161,7 +176,9 @@ def main(argv=None) -> int:
     ra, rb = stream_rms(ma, batch), stream_rms(mb, batch)
     c, gains = plan(ra, rb, ma.c.dim, mb.c.dim)
     for n in ra:
-        print(f"{n:>18}: mean log rms A {ra[n].mean():6.2f} B {rb[n].mean():6.2f}; gains x{gains[n][0]:.3f} / x{gains[n][1]:.3f}")
+        print(
+            f"{n:>18}: mean log rms A {ra[n].mean():6.2f} B {rb[n].mean():6.2f}; gains x{gains[n][0]:.3f} / x{gains[n][1]:.3f}"
+        )
     st = stitch(sa, sb) if a.plain else stitch(sa, sb, c, gains)
     st["parents"] = parents
     return save(a.out, st, f"{'no rms plan' if a.plain else f'A scaled by {c:.3f}'}; stitched {st['config']}")

@@ -6,6 +6,7 @@ batches up to the next eval in worker processes, for a device whose step is fast
 corpus (a GPU: session 34 measured ~75-110 ms a step there, mostly the corpus inline); a stage
 can change only at an eval, so every batch it packs is the one train.py would have packed inline.
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -16,7 +17,8 @@ from collections import deque
 import numpy as np
 import torch
 
-from corpus.generate import example
+from .corpus.curriculum import STAGES
+from .corpus.generate import example
 
 
 def path_of(a) -> list[int] | None:
@@ -28,19 +30,25 @@ def path_replay(a, stage: int) -> str | None:
     path = path_of(a)
     if a.replay or path is None or stage not in path or path.index(stage) == 0:
         return a.replay
-    return ",".join(str(x) for x in path[:path.index(stage)])
+    return ",".join(str(x) for x in path[: path.index(stage)])
 
 
-def pick_stage(rng: random.Random, stage: int, mix_prev: float, replay_from: int, replay_to=None, replay=None) -> int:
+def pick_stage(
+    rng: random.Random, stage: int, mix_prev: float, replay_from: int, replay_to=None, replay=None
+) -> int:
     """The stage of one example of a batch: the current one, or with probability mix_prev a
-    replayed one (replay_from..replay_to, both below the current stage; or the listed ones).
+    replayed one (the stages in replay_from..replay_to, both below the current stage; or the
+    listed ones).
     The draws without replay_to / replay are the recipe's, so its stream stays reproducible."""
     if replay:
         pool = [int(x) for x in str(replay).split(",") if int(x) != stage]
         return stage if not pool or rng.random() >= mix_prev else rng.choice(pool)
     lo = min(replay_from, stage)
     hi = stage if replay_to is None else min(replay_to + 1, stage)
-    return stage if hi <= lo or rng.random() >= mix_prev else rng.randrange(lo, hi)
+    # the curriculum's stages in lo..hi-1 (it has numbers no stage holds): over a range without
+    # such gaps, rng.choice draws what rng.randrange(lo, hi) drew (one _randbelow(hi - lo))
+    pool = [s for s in range(lo, hi) if s in STAGES]
+    return stage if not pool or rng.random() >= mix_prev else rng.choice(pool)
 
 
 def picks(a, rng: random.Random, stage: int, counters: dict) -> list[tuple[int, int]]:
@@ -114,4 +122,6 @@ class Ahead:
             self.results = self.pool.imap(_worker_batch, jobs)
         self.next_step = step + 1
         b = next(self.results)
-        return {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in b.items()}, self.after.popleft()
+        return {
+            k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in b.items()
+        }, self.after.popleft()

@@ -1,6 +1,6 @@
 """Train the embedded mind: masked-diffusion on the answer slot, curriculum, checkpoint/resume.
 
-    OPENBLAS_CORETYPE=SkylakeX python3 train/train.py --run train/runs/probe --minutes 10 \
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.train --run train/runs/probe --minutes 10 \
         --dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3
 
 Reproducible: the model init comes from torch.manual_seed(seed); example i of stage s is
@@ -8,10 +8,11 @@ corpus.generate.example(seed, s, i); per-step choices use random.Random(f"{seed}
 So a run resumed from its checkpoint (same --run dir, automatic) continues the same stream.
 Curriculum: start at --stage; when the eval accuracy on fresh tables of the current stage
 reaches --promote, move to the next stage; --mix-prev of each batch replays earlier stages.
+Every flag is a field of train/config.py's TrainConfig (its default and help beside it).
 """
+
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -20,131 +21,28 @@ import signal
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
+import torch.nn.functional as F
 
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
+from .batching import LETTERS, Packer
+from .config import STICKY, TrainConfig, argparser
+from .corpus import marks
+from .corpus.curriculum import STAGES, numbers
+from .corpus.generate import example
+from .heap import keep_heap
+from .model import Config, DreamModel
+from .stream import Ahead, path_of, path_replay, step_batch
+from .tokenizer.bpe import Tokenizer
 
-from batching import LETTERS, Packer  # noqa: E402
-from corpus import marks  # noqa: E402
-from corpus.curriculum import STAGES  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from heap import keep_heap  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from stream import Ahead, path_of, path_replay, step_batch  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
-STICKY = ("bf16", "read_softmax", "aux_binding", "aux_letter", "aux_layers", "aux_clause", "aux_clause_layer", "aux_clause_tied", "aux_point",
-          "aux_point_layer", "aux_point_head", "aux_point_letter", "batch", "max_len", "lr", "lr2", "lr2_acc", "warmup", "wd", "aux_mask", "prefix_mask", "reveal", "total_minutes", "max_stage", "promote", "mix_prev", "replay_from", "replay_to", "replay",
-          "anneal", "eval_every", "eval_tables", "ckpt_every", "path")
-DEFAULTS: dict = {}
 # logged aux losses: one per mark kind, then the answer letter, clause, pointer and pointer-write losses
 AUX_SLOTS = marks.KINDS + 4
 
 
-def parse(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--run", required=True, help="run directory (checkpoint, log); resumes if it holds one")
-    ap.add_argument("--tokenizer", default=os.path.join(HERE, "tokenizer", "vocab.json"))
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--dim", type=int, default=64)
-    ap.add_argument("--layers", type=int, default=2)
-    ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--kv-heads", type=int, default=2)
-    ap.add_argument("--ffn", type=int, default=192)
-    ap.add_argument("--untied", action="store_true")
-    ap.add_argument("--mimetic", type=float, default=0.0,
-                    help="new runs: mimetic init strength for W_q ~ W_k (0: plain scaled init)")
-    ap.add_argument("--batch", type=int, default=16, help="rule tables per step (each packs several situations)")
-    ap.add_argument("--max-len", type=int, default=256)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--lr2", type=float, default=0.0,
-                    help="once an eval reaches --lr2-acc, train on at this lr (0: never). Measured: the stage-0/1 "
-                         "plateau at 0.81 with lr 3e-3 rose to 0.90 within 500 steps at 1e-3")
-    ap.add_argument("--lr2-acc", type=float, default=0.75)
-    ap.add_argument("--warmup", type=int, default=100)
-    ap.add_argument("--anneal", type=int, nargs=2, default=None, metavar=("FROM", "TO"),
-                    help="lr falls linearly from its base at step FROM to 5%% of it at step TO (and stays): "
-                         "the annealed end of a run is steadier than any snapshot at a constant lr")
-    ap.add_argument("--wd", type=float, default=0.01)
-    ap.add_argument("--read-softmax", action=argparse.BooleanOptionalAction, default=False,
-                    help="the loss's softmax only over the tokens the batch reads (and the letters and "
-                         "specials): a token no text holds is then never pushed, and its embedding keeps "
-                         "its own direction instead of collapsing with the other unread ones (session 26)")
-    ap.add_argument("--aux-mask", type=float, default=0.0, help="also mask this share of situation tokens")
-    ap.add_argument("--prefix-mask", type=float, default=0.0,
-                    help="also mask this share of rule/option tokens (dense masked-diffusion signal)")
-    ap.add_argument("--aux-binding", type=float, default=0.0,
-                    help="weight of the evidence-mark probes (corpus/marks.py) on marked stages' situations")
-    ap.add_argument("--aux-letter", type=float, default=0.0,
-                    help="weight of a probe reading the answer letter at the subject's direction word "
-                         "(on the direction mark's layer)")
-    ap.add_argument("--aux-layers", default="0,1",
-                    help="layer whose output each mark kind is probed on (noun, direction)")
-    ap.add_argument("--aux-clause", type=float, default=0.0,
-                    help="weight of a probe reading, at a rule clause's named option (clause marks, "
-                         "stages 52-53), that option's letter")
-    ap.add_argument("--aux-clause-layer", type=int, default=1,
-                    help="layer whose output the clause probe reads (the prefix's lookup by text)")
-    ap.add_argument("--aux-clause-tied", action=argparse.BooleanOptionalAction, default=False,
-                    help="read the clause letter with the model's own output head (final norm, tied letter "
-                         "embeddings) instead of a separate probe: the letter then sits where a letter token's "
-                         "own embedding does, what the answer already copies from clauses naming a letter")
-    ap.add_argument("--aux-point", type=float, default=0.0,
-                    help="weight of a loss making one head of --aux-point-layer attend, from the answer row of a "
-                         "situation a clause answers, to that clause's marked tokens (stages 52-53)")
-    ap.add_argument("--aux-point-layer", type=int, default=-1, help="layer of --aux-point (-1: the last)")
-    ap.add_argument("--aux-point-letter", type=float, default=0.0,
-                    help="weight of a loss making what the --aux-point head writes, read by the tied letter "
-                         "embeddings, name the answer (session 15: the head pointed right but wrote < 0.1 logit)")
-    ap.add_argument("--aux-point-head", type=int, default=0,
-                    help="the head of --aux-point (one fixed head: the best of several is gamed by two heads "
-                         "that always attend to the first and the second clause)")
-    ap.add_argument("--reveal", type=float, default=0.0,
-                    help="share of situations trained in reverse: answer shown, situation tokens masked")
-    ap.add_argument("--stage", type=int, default=0, help="starting curriculum stage")
-    ap.add_argument("--set-stage", type=int, default=None,
-                    help="on resume: continue at this stage (e.g. after stages were inserted into the curriculum)")
-    ap.add_argument("--max-stage", type=int, default=len(STAGES) - 1)
-    ap.add_argument("--promote", type=float, default=0.9, help="eval accuracy that moves to the next stage")
-    ap.add_argument("--path", default=None,
-                    help="comma list: the stages to walk, in this order (promotion moves to the next one; "
-                         "without --replay, --mix-prev replays the path's earlier stages)")
-    ap.add_argument("--stop-at-end", action="store_true",
-                    help="save and exit once an eval at the last stage (of --path, else --max-stage) reaches --promote")
-    ap.add_argument("--mix-prev", type=float, default=0.2)
-    ap.add_argument("--replay-from", type=int, default=0,
-                    help="--mix-prev replays stages replay-from .. current-1 (the scene recipe: 9)")
-    ap.add_argument("--replay-to", type=int, default=None,
-                    help="last stage --mix-prev replays (default: current-1; skips unused stages in between)")
-    ap.add_argument("--replay", default=None,
-                    help="comma list: --mix-prev replays these stages instead of replay-from..to (any order, "
-                         "e.g. word-table stages under the scene curriculum; '' clears a resumed run's list)")
-    ap.add_argument("--steps", type=int, default=10**9)
-    ap.add_argument("--minutes", type=float, default=1e9, help="stop after this wall time (this invocation)")
-    ap.add_argument("--total-minutes", type=float, default=1e9,
-                    help="stop when the run's wall time summed over all resumed invocations reaches this")
-    ap.add_argument("--eval-every", type=int, default=250)
-    ap.add_argument("--eval-tables", type=int, default=150)
-    ap.add_argument("--ckpt-every", type=int, default=500)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--threads-later", nargs=2, default=None, metavar=("FILE", "N"),
-                    help="use N threads once FILE exists (checked at each eval), e.g. a word branch taking the "
-                         "scene branch's core when that finishes (bf16 steps do not depend on threads)")
-    ap.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=False,
-                    help="training forward under bfloat16 autocast (evals stay float32). Measured: 1.4x per "
-                         "step at 128 x 2 (AMX/AVX-512 CPU); gradient cosine to float32 0.986-0.999 (README)")
-    ap.add_argument("--workers", type=int, default=0,
-                    help="pack the batches up to the next eval in N worker processes (0: inline). The same "
-                         "batches; for a GPU, whose step is faster than the corpus (on 2 CPU cores it only competes)")
-    ap.add_argument("--device", default="cpu",
-                    help="torch device of the model and its steps (cuda: a lent GPU); the corpus is packed on the "
-                         "CPU and checkpoints are saved with CPU tensors, so a run moves between machines")
-    global DEFAULTS
-    DEFAULTS = {k: ap.get_default(k) for k in STICKY}
-    a = ap.parse_args(argv)
+def parse(argv=None) -> TrainConfig:
+    """The command line as a TrainConfig (train/config.py: one field per flag), checked."""
+    ap = argparser(__doc__)
+    a = TrainConfig(**vars(ap.parse_args(argv)))
     if a.threads_later and not (a.threads_later[1].isdigit() and int(a.threads_later[1]) > 0):
         ap.error(f"--threads-later: N must be a positive integer, got '{a.threads_later[1]}'")
     if a.workers < 0:
@@ -161,7 +59,9 @@ def parse(argv=None):
         ap.error(f"--path {a.path!r}: each stage once")
     layers = a.aux_layers.split(",")
     if len(layers) != marks.KINDS or not all(x.isdigit() for x in layers):
-        ap.error(f"--aux-layers {a.aux_layers!r}: expected {marks.KINDS} layer numbers (noun, direction), e.g. 0,1")
+        ap.error(
+            f"--aux-layers {a.aux_layers!r}: expected {marks.KINDS} layer numbers (noun, direction), e.g. 0,1"
+        )
     return a
 
 
@@ -174,8 +74,8 @@ def _stage_list(ap, flag: str, value: str | None, example: str) -> str | None:
         stages = [int(x) for x in value.split(",")]
     except ValueError:
         ap.error(f"{flag} {value!r}: expected a comma list of stage numbers, e.g. {example}")
-    if any(not 0 <= x < len(STAGES) for x in stages):
-        ap.error(f"{flag} {value!r}: stages run from 0 to {len(STAGES) - 1}")
+    if any(x not in STAGES for x in stages):
+        ap.error(f"{flag} {value!r}: the curriculum's stages are {numbers()}")
     return value
 
 
@@ -183,7 +83,7 @@ def next_stage(a, stage: int) -> int | None:
     """The stage a promotion moves to, or None at the end (of --path, else --max-stage)."""
     path = path_of(a)
     if path is None:
-        return stage + 1 if stage < a.max_stage else None
+        return min((s for s in STAGES if stage < s <= a.max_stage), default=None)
     i = path.index(stage) if stage in path else -1
     return path[i + 1] if i + 1 < len(path) else None
 
@@ -220,7 +120,7 @@ def evaluate(model, packer, seed, stage, n_tables, dev=torch.device("cpu")):
     hits, chance = [], []
     with torch.no_grad():
         for i in range(0, n_tables, 32):
-            chunk = exs[i:i + 32]
+            chunk = exs[i : i + 32]
             b = on(packer.batch(chunk, rng), dev)
             h = model.hidden(b["ids"], b["pos"], b["seg"])
             rows = b["letter_rows"]
@@ -285,37 +185,63 @@ def main(argv=None) -> int:
             flag = k.replace("_", "-")
             if k in STICKY and "--" + flag not in given and "--no-" + flag not in given:
                 setattr(a, k, v)
-        print(f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}"
-              f"{' (case folded)' if tok.fold else ''}", flush=True)
+        print(
+            f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}"
+            f"{' (case folded)' if tok.fold else ''}",
+            flush=True,
+        )
     else:
-        cfg = Config(vocab=len(tok), dim=a.dim, layers=a.layers, heads=a.heads, kv_heads=a.kv_heads,
-                     ffn=a.ffn, tied=not a.untied)
+        cfg = Config(
+            vocab=len(tok),
+            dim=a.dim,
+            layers=a.layers,
+            heads=a.heads,
+            kv_heads=a.kv_heads,
+            ffn=a.ffn,
+            tied=not a.untied,
+        )
     torch.manual_seed(a.seed)
     model = DreamModel(cfg)
     if a.mimetic and not st:
         model.mimetic_init(a.mimetic)
     # training-time probes only (never exported): one linear read-out per mark kind, the
     # answer-letter read-out of --aux-letter, the clause-letter read-out of --aux-clause
-    probes = torch.nn.ModuleList([*(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS)),
-                                  torch.nn.Linear(cfg.dim, len(LETTERS)), torch.nn.Linear(cfg.dim, len(LETTERS))])
+    probes = torch.nn.ModuleList(
+        [
+            *(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS)),
+            torch.nn.Linear(cfg.dim, len(LETTERS)),
+            torch.nn.Linear(cfg.dim, len(LETTERS)),
+        ]
+    )
     # on the device before the optimizer exists: its loaded state then follows the parameters there
     dev = torch.device(a.device)
     model.to(dev)
     probes.to(dev)
     aux_layers = [int(x) for x in a.aux_layers.split(",")]
     point_layer = a.aux_point_layer % cfg.layers if -cfg.layers <= a.aux_point_layer < cfg.layers else None
-    if (max(aux_layers + [a.aux_clause_layer]) >= cfg.layers or a.aux_clause_layer < 0 or point_layer is None
-            or not 0 <= a.aux_point_head < cfg.heads):
-        print(f"train: --aux-layers {a.aux_layers} / --aux-clause-layer {a.aux_clause_layer} / "
-              f"--aux-point-layer {a.aux_point_layer} / --aux-point-head {a.aux_point_head}: "
-              f"the model has layers 0..{cfg.layers - 1} and heads 0..{cfg.heads - 1}", file=sys.stderr)
+    if (
+        max(aux_layers + [a.aux_clause_layer]) >= cfg.layers
+        or a.aux_clause_layer < 0
+        or point_layer is None
+        or not 0 <= a.aux_point_head < cfg.heads
+    ):
+        print(
+            f"train: --aux-layers {a.aux_layers} / --aux-clause-layer {a.aux_clause_layer} / "
+            f"--aux-point-layer {a.aux_point_layer} / --aux-point-head {a.aux_point_head}: "
+            f"the model has layers 0..{cfg.layers - 1} and heads 0..{cfg.heads - 1}",
+            file=sys.stderr,
+        )
         return 2
     if a.aux_point_letter and not a.aux_point:
         # the write is read at the pointer's rows: without --aux-point there are none
         print("train: --aux-point-letter needs --aux-point (and its --aux-point-head)", file=sys.stderr)
         return 2
-    opt = torch.optim.AdamW([{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
-                            lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
+    opt = torch.optim.AdamW(
+        [{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
+        lr=a.lr,
+        betas=(0.9, 0.98),
+        weight_decay=a.wd,
+    )
     step, stage, counters, elapsed0, parents, spread, soup = 0, a.stage, {}, 0.0, None, None, None
     lr_base = a.lr
     if st:
@@ -331,14 +257,20 @@ def main(argv=None) -> int:
             # probes' parameters join as a fresh group
             opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
             g0 = st["opt"]["param_groups"][0]
-            opt.load_state_dict({"state": {i: v for i, v in st["opt"]["state"].items() if i in g0["params"]},
-                                 "param_groups": [g0]})
+            opt.load_state_dict(
+                {
+                    "state": {i: v for i, v in st["opt"]["state"].items() if i in g0["params"]},
+                    "param_groups": [g0],
+                }
+            )
             opt.add_param_group({"params": list(probes.parameters())})
         # (a grown checkpoint, grow.py, has no "opt": a fresh optimizer)
         step, stage, counters = st["step"], st["stage"], st["counters"]
         elapsed0 = st.get("elapsed_s", 0.0)
         parents = st.get("parents")  # a stitched checkpoint's branches (stitch.py), kept for the card
-        spread = st.get("spread")  # spread_unread.py's record, kept for the card (and against a second spread)
+        spread = st.get(
+            "spread"
+        )  # spread_unread.py's record, kept for the card (and against a second spread)
         soup = st.get("soup")  # average.py's record of a mean this run trains on from, kept for the card
         lr_base = st.get("lr_base", a.lr)
         if a.lr != st.get("args", {}).get("lr", a.lr):
@@ -350,22 +282,41 @@ def main(argv=None) -> int:
         stage = path[0]  # a fresh run, or a resumed one put on a new path, starts at its beginning
     print(replay_note(a, stage), flush=True)
     if st and st.get("at_end") and a.stop_at_end and stage == st["stage"] and next_stage(a, stage) is None:
-        print(f"stage {stage} already reached --promote at the end of the path (step {st['step']})", flush=True)
+        print(
+            f"stage {stage} already reached --promote at the end of the path (step {st['step']})", flush=True
+        )
         return 0
     with open(os.path.join(a.run, "config.json"), "w") as f:
-        json.dump({"config": cfg.to_dict(), "args": vars(a), "tokenizer": os.path.abspath(a.tokenizer)}, f, indent=1)
+        json.dump(
+            {"config": cfg.to_dict(), "args": vars(a), "tokenizer": os.path.abspath(a.tokenizer)}, f, indent=1
+        )
     log = open(os.path.join(a.run, "log.jsonl"), "a")
     print(f"model: {model.n_params()} params {cfg.to_dict()}", flush=True)
 
     def state():
-        return {"model": model.state_dict(), "opt": opt.state_dict(), "probes": probes.state_dict(), "step": step, "stage": stage,
-                "counters": counters, "config": cfg.to_dict(), "seed": a.seed, "args": vars(a),
-                "tokenizer": os.path.abspath(a.tokenizer), "elapsed_s": elapsed0 + time.time() - t0,
-                "lr_base": lr_base, "at_end": "end" in stop, **({"parents": parents} if parents else {}),
-                **({"spread": spread} if spread else {}), **({"soup": soup} if soup else {})}
+        return {
+            "model": model.state_dict(),
+            "opt": opt.state_dict(),
+            "probes": probes.state_dict(),
+            "step": step,
+            "stage": stage,
+            "counters": counters,
+            "config": cfg.to_dict(),
+            "seed": a.seed,
+            "args": vars(a),
+            "tokenizer": os.path.abspath(a.tokenizer),
+            "elapsed_s": elapsed0 + time.time() - t0,
+            "lr_base": lr_base,
+            "at_end": "end" in stop,
+            **({"parents": parents} if parents else {}),
+            **({"spread": spread} if spread else {}),
+            **({"soup": soup} if soup else {}),
+        }
 
     # the last layer runs only at the answer slots unless a probe reads it (same numbers, less work)
-    tapped = ([*aux_layers] if a.aux_binding or a.aux_letter else []) + ([a.aux_clause_layer] if a.aux_clause else [])
+    tapped = ([*aux_layers] if a.aux_binding or a.aux_letter else []) + (
+        [a.aux_clause_layer] if a.aux_clause else []
+    )
     full_last = bool(a.aux_point) or cfg.layers - 1 in tapped
     t0 = time.time()
     t_last, steps_last, cpu_last = t0, step, time.process_time()
@@ -373,7 +324,7 @@ def main(argv=None) -> int:
     aux_losses = [[] for _ in range(AUX_SLOTS)]
 
     # SIGTERM / SIGINT: finish the step, save the checkpoint, exit 128 + the signal's number, so a
-    # recipe script under `set -e` stops too instead of starting its next phase on this checkpoint
+    # recipe runner (train/run_recipe.py) stops too instead of starting its next stage on this checkpoint
     stop = []
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda signum, _: stop.append(signum))
@@ -400,8 +351,15 @@ def main(argv=None) -> int:
                 g["lr"] = lr
             with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=a.bf16):
                 taps, atts = [], []
-                h = model.hidden(b["ids"], b["pos"], b["seg"], taps, atts if a.aux_point else None, point_layer,
-                                 targets=None if full_last else (b["t_batch"], b["t_pos"]))
+                h = model.hidden(
+                    b["ids"],
+                    b["pos"],
+                    b["seg"],
+                    taps,
+                    atts if a.aux_point else None,
+                    point_layer,
+                    targets=None if full_last else (b["t_batch"], b["t_pos"]),
+                )
                 z = model.head(h if not full_last else h[b["t_batch"], b["t_pos"]]).float()
             if a.read_softmax:
                 z = z.masked_fill(~read_tokens(b, tok, packer.letter_ids), float("-inf"))
@@ -440,7 +398,7 @@ def main(argv=None) -> int:
                     # as letters by the final norm's gain and the model's output head
                     h0, hd = a.aux_point_head * cfg.head_dim, cfg.head_dim
                     out = y_att[b["point_b"], a.aux_point_head, b["point_row"], :]  # [N, head_dim]
-                    write = out @ model.blocks[point_layer].o.weight[:, h0:h0 + hd].t()
+                    write = out @ model.blocks[point_layer].o.weight[:, h0 : h0 + hd].t()
                     z_w = model.head(write * model.norm.weight)[:, packer.letter_ids]
                     aux_loss = F.cross_entropy(z_w.float(), b["point_letter"])
                     aux_losses[marks.KINDS + 3].append(aux_loss.item())
@@ -453,19 +411,35 @@ def main(argv=None) -> int:
             rows = b["letter_rows"]
             with torch.no_grad():
                 letter_losses.append(F.cross_entropy(z[rows], b["t_tok"][rows]).item())
-                accs.append(letter_accuracy(z[rows].detach(), packer.letter_ids, b["letter_sets"], b["letter_ans"]).mean().item())
+                accs.append(
+                    letter_accuracy(z[rows].detach(), packer.letter_ids, b["letter_sets"], b["letter_ans"])
+                    .mean()
+                    .item()
+                )
             losses.append(loss.item())
 
             if step % a.eval_every == 0:
                 acc, chance = evaluate(model, eval_packer, a.seed, stage, a.eval_tables, dev)
                 now = time.time()
-                rec = {"step": step, "stage": stage, "loss": sum(losses) / len(losses), "train_acc": sum(accs) / len(accs),
-                       "letter_loss": sum(letter_losses) / len(letter_losses),
-                       **{f"aux{k}": sum(v) / len(v) for k, v in enumerate(aux_losses) if v},
-                       "eval_acc": acc, "chance": chance, "steps_per_s": (step - steps_last) / (now - t_last),
-                       "steps_per_cpu_s": (step - steps_last) / max(1e-9, time.process_time() - cpu_last),
-                       "minutes": (now - t0) / 60, "total_minutes": (elapsed0 + now - t0) / 60, "seq_len": b["ids"].shape[1]}
-                print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in rec.items()}), flush=True)
+                rec = {
+                    "step": step,
+                    "stage": stage,
+                    "loss": sum(losses) / len(losses),
+                    "train_acc": sum(accs) / len(accs),
+                    "letter_loss": sum(letter_losses) / len(letter_losses),
+                    **{f"aux{k}": sum(v) / len(v) for k, v in enumerate(aux_losses) if v},
+                    "eval_acc": acc,
+                    "chance": chance,
+                    "steps_per_s": (step - steps_last) / (now - t_last),
+                    "steps_per_cpu_s": (step - steps_last) / max(1e-9, time.process_time() - cpu_last),
+                    "minutes": (now - t0) / 60,
+                    "total_minutes": (elapsed0 + now - t0) / 60,
+                    "seq_len": b["ids"].shape[1],
+                }
+                print(
+                    json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in rec.items()}),
+                    flush=True,
+                )
                 log.write(json.dumps(rec) + "\n")
                 log.flush()
                 losses, accs, letter_losses = [], [], []
@@ -473,7 +447,11 @@ def main(argv=None) -> int:
                 if a.lr2 > 0 and acc >= a.lr2_acc and lr_base != a.lr2:
                     lr_base = a.lr2
                     print(f"lr -> {lr_base}", flush=True)
-                if a.threads_later and os.path.exists(a.threads_later[0]) and torch.get_num_threads() != more_threads:
+                if (
+                    a.threads_later
+                    and os.path.exists(a.threads_later[0])
+                    and torch.get_num_threads() != more_threads
+                ):
                     torch.set_num_threads(more_threads)
                     print(f"{a.threads_later[0]} exists: {more_threads} threads from step {step}", flush=True)
                 t_last, steps_last, cpu_last = time.time(), step, time.process_time()

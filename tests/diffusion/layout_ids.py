@@ -11,10 +11,10 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
+sys.path.insert(0, ROOT)  # run as a script by the C++ tests: the train package lives at the root
 
-from corpus import layout, templates  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
+from train.corpus import layout, templates  # noqa: E402
+from train.tokenizer.bpe import Tokenizer  # noqa: E402
 
 q = json.loads(sys.argv[1])
 tok = Tokenizer.load(os.path.join(ROOT, "train", "tokenizer", "vocab.json"))

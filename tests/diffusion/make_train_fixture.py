@@ -13,13 +13,13 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-sys.path.insert(0, os.path.join(ROOT, "train"))
-
-import numpy as np  # noqa: E402
+sys.path.insert(0, ROOT)  # the train package (run as a script by the C++ tests)
 
 import make_fixture as mf  # noqa: E402
+import numpy as np  # noqa: E402
 from gguf_py import gguf_file as gf  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
+
+from train.tokenizer.bpe import Tokenizer  # noqa: E402
 
 
 def main(argv):

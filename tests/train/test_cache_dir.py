@@ -3,23 +3,28 @@ $XDG_CACHE_HOME/meadow-mind/train, else ~/.meadow-mind/train, checkpoints/ under
 
     python3 -m unittest discover -s tests/train -p 'test_cache_dir.py' -v
 """
+
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import unittest
 from unittest import mock
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
+from train import cache_dir
 
-import cache_dir  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def shell(env: dict) -> tuple[str, str]:
-    r = subprocess.run(["bash", "-c", '. train/cache_env.sh && printf "%s\\n%s" "$TRAIN_CACHE" "$CHECKPOINTS"'],
-                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
+    r = subprocess.run(
+        ["bash", "-c", '. train/cache_env.sh && printf "%s\\n%s" "$TRAIN_CACHE" "$CHECKPOINTS"'],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     if r.returncode:
         raise AssertionError(r.stderr)
     cache, ckpts = r.stdout.split("\n")
@@ -46,8 +51,14 @@ class CacheDirTest(unittest.TestCase):
         with mock.patch.dict(os.environ, {}, clear=True):
             with self.assertRaises(OSError):
                 cache_dir.train_cache()
-        r = subprocess.run(["bash", "-c", ". train/cache_env.sh"], cwd=ROOT, env={"PATH": "/usr/bin:/bin"},
-                           capture_output=True, text=True, timeout=30)
+        r = subprocess.run(
+            ["bash", "-c", ". train/cache_env.sh"],
+            cwd=ROOT,
+            env={"PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("neither XDG_CACHE_HOME nor HOME is set", r.stderr)
 

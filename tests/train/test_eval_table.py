@@ -3,29 +3,37 @@ and the seen / unseen word split the unseen-words row relies on.
 
     python3 -m unittest discover -s tests/train -p 'test_eval_table.py' -v
 """
+
 from __future__ import annotations
 
 import os
 import random
-import sys
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
+from train import eval_table as E
+from train.corpus import tables as T
+from train.corpus import wordlists as W
+from train.corpus.curriculum import STAGES
+from train.heldout import filter as heldout
 
-import eval_table as E  # noqa: E402
-from corpus import tables as T  # noqa: E402
-from corpus import wordlists as W  # noqa: E402
-from corpus.curriculum import STAGES  # noqa: E402
-from heldout import filter as heldout  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class RephrasedTest(unittest.TestCase):
     def test_parse(self):
-        lines = ["# comment\n", "\n", "cartpole\tA\tthe pole tips over to the left\n",
-                 "maze\tD\tthe open path leads upward  # trailing comment\n"]
-        self.assertEqual(E.parse_rephrased(lines), [("cartpole", "A", "the pole tips over to the left"),
-                                                    ("maze", "D", "the open path leads upward")])
+        lines = [
+            "# comment\n",
+            "\n",
+            "cartpole\tA\tthe pole tips over to the left\n",
+            "maze\tD\tthe open path leads upward  # trailing comment\n",
+        ]
+        self.assertEqual(
+            E.parse_rephrased(lines),
+            [
+                ("cartpole", "A", "the pole tips over to the left"),
+                ("maze", "D", "the open path leads upward"),
+            ],
+        )
         for bad in ("cartpole A the pole", "cartpole\tAB\tthe pole", "cartpole\t\tthe pole", "a\tB\tc\td"):
             with self.assertRaises(ValueError):
                 E.parse_rephrased([bad])
@@ -70,9 +78,13 @@ class RelabelTest(unittest.TestCase):
         opts = [("A", "push left"), ("B", "push right"), ("C", "wait")]
         perm = {"A": "C", "B": "A", "C": "B"}
         r, o = E.relabel(rule, opts, perm)
-        self.assertEqual(r, "If the pole is falling left, choose C. A for the cart's wheel; Pick B when A-1 is near.")
+        self.assertEqual(
+            r, "If the pole is falling left, choose C. A for the cart's wheel; Pick B when A-1 is near."
+        )
         self.assertEqual(o, [("C", "push left"), ("A", "push right"), ("B", "wait")])  # listing order kept
-        with self.assertRaises(ValueError):  # a lone letter that is no option: cannot tell a word from a letter
+        with self.assertRaises(
+            ValueError
+        ):  # a lone letter that is no option: cannot tell a word from a letter
             E.relabel("If I see it, choose A.", opts[:2], {"A": "B", "B": "A"})
 
     def test_runtime_prompt(self):
@@ -83,8 +95,9 @@ class RelabelTest(unittest.TestCase):
 class ByKindTest(unittest.TestCase):
     def test_a_kind_at_chance_shows_under_a_good_mean(self):
         scene = E.Case("scene", "r", [("A", "x"), ("B", "y")], ["s"] * 4, ["A"] * 4, ["A"] * 4)
-        match = E.Case("match", "r", [("A", "x"), ("B", "y"), ("C", "z"), ("D", "w")], ["s"] * 2, ["B", "C"],
-                       ["A", "C"])
+        match = E.Case(
+            "match", "r", [("A", "x"), ("B", "y"), ("C", "z"), ("D", "w")], ["s"] * 2, ["B", "C"], ["A", "C"]
+        )
         k = E.by_kind([scene, match])
         self.assertEqual(list(k), ["match", "scene"])
         self.assertEqual((k["match"]["n"], k["match"]["accuracy"], k["match"]["chance"]), (2, 0.5, 0.25))
@@ -113,12 +126,17 @@ class WordSplitTest(unittest.TestCase):
         self.assertEqual(W.current_split(), "train")
 
     def test_marked_stages_are_evaluated_on_plain_text(self):
-        # stages 47-59 hold probe marks (private-use characters) that the packer strips in
+        # stages 47-62 hold probe marks (private-use characters) that the packer strips in
         # training; the eval rows must read the same plain text (they were at chance with the marks)
-        from corpus import marks
-        for st in (52, 56, 57, 59):
+        from train.corpus import marks
+
+        for st in (47, 51, 53, 61, 62):
             cases = E.synthetic_cases(1, st, 12)
-            texts = [c.rule for c in cases] + [t for c in cases for _, t in c.options] + [x for c in cases for x in c.situations]
+            texts = (
+                [c.rule for c in cases]
+                + [t for c in cases for _, t in c.options]
+                + [x for c in cases for x in c.situations]
+            )
             self.assertFalse(any(marks.has_marks(t) for t in texts), st)
 
     def test_an_exhausted_pool_is_an_error_not_a_hang(self):

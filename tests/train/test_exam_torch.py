@@ -1,8 +1,9 @@
-"""train/exam_torch.py (and exam_letterings.py, diag_match.py, probe_events.py) on a tiny random checkpoint: the misses it reports are the decider's own,
+"""train/diag/exam_torch.py (and exam_letterings.py, match.py, probe_events.py) on a tiny random checkpoint: the misses it reports are the decider's own,
 the relabelled and rephrased rows count every item, and a missing task file exits 2.
 
     python3 -m unittest discover -s tests/train -p 'test_exam_torch.py' -v
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -10,30 +11,29 @@ import io
 import json
 import os
 import re
-import sys
 import tempfile
 import unittest
 
+import torch
+
+from train import eval_table as E
+from train.diag import exam_letterings, exam_torch, probe_events
+from train.diag import match as diag_match
+from train.model import Config, DreamModel
+from train.tokenizer.bpe import Tokenizer
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
-
-import torch  # noqa: E402
-
-import eval_table as E  # noqa: E402
-import exam_letterings  # noqa: E402
-import diag_match  # noqa: E402
-import exam_torch  # noqa: E402
-import probe_events  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
 
 VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
 
 
 def _task(name: str, rule: str, options: list[str], exam: list[tuple[str, str]]) -> dict:
-    return {"name": name, "rule": rule,
-            "options": [{"letter": "ABCDEF"[i], "text": t} for i, t in enumerate(options)],
-            "exam": [{"status": s, "expected": L} for s, L in exam]}
+    return {
+        "name": name,
+        "rule": rule,
+        "options": [{"letter": "ABCDEF"[i], "text": t} for i, t in enumerate(options)],
+        "exam": [{"status": s, "expected": L} for s, L in exam],
+    }
 
 
 class ExamTorchTest(unittest.TestCase):
@@ -46,13 +46,31 @@ class ExamTorchTest(unittest.TestCase):
             p.data += 0.3 * torch.randn_like(p)
         cls.dir = tempfile.TemporaryDirectory()
         cls.ckpt = os.path.join(cls.dir.name, "ckpt.pt")
-        torch.save({"model": m.state_dict(), "config": cfg.to_dict(), "tokenizer": VOCAB, "seed": 0,
-                    "step": 11, "stage": 13}, cls.ckpt)
+        torch.save(
+            {
+                "model": m.state_dict(),
+                "config": cfg.to_dict(),
+                "tokenizer": VOCAB,
+                "seed": 0,
+                "step": 11,
+                "stage": 13,
+            },
+            cls.ckpt,
+        )
         # every built-in name, so the rephrased rows find their task (texts are stand-ins)
-        cls.tasks = [_task(n, "Push in the same direction the car is moving. Otherwise choose A.",
-                           ["push left", "do nothing", "push right"],
-                           [("the car is moving left", "A"), ("the car is still right of the middle", "B"),
-                            ("the car is moving right", "C")]) for n in E.BUILTIN]
+        cls.tasks = [
+            _task(
+                n,
+                "Push in the same direction the car is moving. Otherwise choose A.",
+                ["push left", "do nothing", "push right"],
+                [
+                    ("the car is moving left", "A"),
+                    ("the car is still right of the middle", "B"),
+                    ("the car is moving right", "C"),
+                ],
+            )
+            for n in E.BUILTIN
+        ]
         cls.tasks_json = os.path.join(cls.dir.name, "tasks.json")
         with open(cls.tasks_json, "w", encoding="utf-8") as f:
             json.dump(cls.tasks, f)
@@ -98,7 +116,9 @@ class ExamTorchTest(unittest.TestCase):
         self.assertEqual(sum(n for _, n in rows.values()), sum(len(c.situations) for c in cases))
         self.assertTrue(all(0 <= h <= n for h, n in rows.values()))
         look = exam_torch.lookup(dec, 40)
-        self.assertTrue(set(look) <= {(w, h) for w in ("neutral", "same", "other") for h in ("text", "letter")})
+        self.assertTrue(
+            set(look) <= {(w, h) for w in ("neutral", "same", "other") for h in ("text", "letter")}
+        )
         self.assertIn(("other", "text"), look)  # the shape mountaincar's still items need
         self.assertGreater(sum(n for _, n in look.values()), 10)
 
@@ -136,24 +156,31 @@ class ExamTorchTest(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("cannot read --tasks", err.getvalue())
 
-
     def test_every_lettering_is_decided_and_misses_are_the_deciders(self):
         # 3 options: 6 letterings x 3 items; the reported misses are exactly the decider's
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            rc = exam_letterings.main(["--ckpt", self.ckpt, "--tasks-json", self.tasks_json, "--tasks", "maze",
-                                       "--show", "100"])
+            rc = exam_letterings.main(
+                ["--ckpt", self.ckpt, "--tasks-json", self.tasks_json, "--tasks", "maze", "--show", "100"]
+            )
         line = out.getvalue().splitlines()[0]
         m = re.match(r"maze: (\d+) of 18 decisions wrong over 6 letterings", line)
         self.assertIsNotNone(m, line)
         self.assertEqual(rc, 1 if int(m.group(1)) else 0)
         self.assertEqual(len(out.getvalue().splitlines()) - 1, int(m.group(1)))
         with contextlib.redirect_stderr(io.StringIO()):
-            self.assertEqual(exam_letterings.main(["--ckpt", self.ckpt, "--tasks-json", self.tasks_json,
-                                                   "--tasks", "nosuch"]), 2)
-            self.assertEqual(exam_letterings.main(["--ckpt", self.ckpt, "--tasks-json",
-                                                   os.path.join(self.dir.name, "none.json")]), 2)
-
+            self.assertEqual(
+                exam_letterings.main(
+                    ["--ckpt", self.ckpt, "--tasks-json", self.tasks_json, "--tasks", "nosuch"]
+                ),
+                2,
+            )
+            self.assertEqual(
+                exam_letterings.main(
+                    ["--ckpt", self.ckpt, "--tasks-json", os.path.join(self.dir.name, "none.json")]
+                ),
+                2,
+            )
 
     def test_match_diagnosis_counts_every_decision(self):
         # every group splits the same decisions, and the accuracy printed is the decider's own
@@ -174,7 +201,11 @@ class ExamTorchTest(unittest.TestCase):
             self.assertEqual(sum(int(h) for h, _ in counts), hits, g)
 
     def test_match_diagnosis_rejects_bad_arguments(self):
-        for args in (["--stage", "999"], ["--tables", "0"], ["--ckpt", os.path.join(self.dir.name, "none.pt")]):
+        for args in (
+            ["--stage", "999"],
+            ["--tables", "0"],
+            ["--ckpt", os.path.join(self.dir.name, "none.pt")],
+        ):
             argv = ["--ckpt", self.ckpt, *args]
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
                 diag_match.main(argv)

@@ -1,5 +1,6 @@
 """Evidence marks (train/corpus/marks.py): marked stages read the same text as unmarked ones,
 and the packer turns the marks into per-token probe labels on exactly the marked words."""
+
 from __future__ import annotations
 
 import contextlib
@@ -7,20 +8,19 @@ import io
 import json
 import os
 import random
-import sys
 import tempfile
 import unittest
+from dataclasses import replace
+
+import torch
+
+from train.batching import Packer
+from train.corpus import marks
+from train.corpus.curriculum import stage
+from train.corpus.generate import draw_table, example, make_example
+from train.tokenizer.bpe import Tokenizer, fold_case
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
-
-import torch  # noqa: E402
-
-from batching import Packer  # noqa: E402
-from corpus import marks  # noqa: E402
-from corpus.curriculum import stage  # noqa: E402
-from corpus.generate import draw_table, example, make_example  # noqa: E402
-from tokenizer.bpe import Tokenizer, fold_case  # noqa: E402
 
 VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
 
@@ -35,22 +35,26 @@ class MarksTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tok = Tokenizer.load(VOCAB)
         cls.pk = Packer(cls.tok)
+
     def test_spans_in_bytes(self):
         text, spans = marks.spans("the " + marks.noun("café") + " moves " + marks.direction("left"))
         self.assertEqual(text, "the café moves left")
         b = text.encode()
-        self.assertEqual([(b[s:e].decode(), k) for s, e, k in spans], [("café", marks.NOUN), ("left", marks.DIRECTION)])
+        self.assertEqual(
+            [(b[s:e].decode(), k) for s, e, k in spans], [("café", marks.NOUN), ("left", marks.DIRECTION)]
+        )
         for bad in ("\ue000car", "car\ue001", "\ue002car\ue001"):
             with self.assertRaises(ValueError):
                 marks.spans(bad)
 
     def test_marked_stage_reads_the_unmarked_text(self):
-        # stages 47-51 are 44, 40, 42, 40, 43 plus marks: the same draws give the same text once stripped
-        for marked, plain in ((47, 44), (48, 40), (49, 42), (50, 40), (51, 43)):
+        # stages 47 and 51 are unmarked stages plus marks: the same draws give the same text once stripped
+        for marked in (47, 51):
+            plain = replace(stage(marked), marks=False, scene_marks=False)
             n_marked = 0
             for i in range(60):
                 a = make_example(random.Random(i), stage(marked))
-                b = make_example(random.Random(i), stage(plain))
+                b = make_example(random.Random(i), plain)
                 n_marked += any(marks.has_marks(s) for s in a.suffixes)
                 self.assertFalse(marks.has_marks(a.text()))
                 self.assertEqual(a.prefix, b.prefix)
@@ -58,17 +62,25 @@ class MarksTest(unittest.TestCase):
             self.assertGreater(n_marked, 55 if marked == 47 else 2, marked)
 
     def test_clause_marked_stage_reads_the_unmarked_text(self):
-        # stages 52 and 53 are 51 and 45 plus clause marks in the rule
-        for marked, plain in ((52, 51), (53, 45), (54, 51), (55, 45)):
+        # stages 53 and 61 are unmarked stages plus clause marks in the rule; clause_conditions
+        # (the removed stages 54-55) marks the clauses' conditions too
+        drill, mix = stage(53), replace(stage(51), clause_marks=True)
+        cases = (
+            (drill, replace(drill, clause_marks=False), 59),
+            (stage(61), replace(stage(61), clause_marks=False), 30),
+            (replace(drill, clause_conditions=True), replace(drill, clause_marks=False), 59),
+            (replace(mix, clause_conditions=True), stage(51), 30),
+        )
+        for marked, plain, least in cases:
             n_marked = 0
             for i in range(60):
-                a = make_example(random.Random(i), stage(marked))
-                b = make_example(random.Random(i), stage(plain))
+                a = make_example(random.Random(i), marked)
+                b = make_example(random.Random(i), plain)
                 n_marked += marks.has_marks(a.prefix)
                 self.assertFalse(marks.has_marks(a.text()))
                 self.assertEqual(marks.strip(a.prefix), b.prefix)
                 self.assertEqual([marks.strip(x) for x in a.suffixes], [marks.strip(x) for x in b.suffixes])
-            self.assertGreater(n_marked, 59 if marked in (53, 55) else 30, marked)
+            self.assertGreater(n_marked, least, marked)
 
     def test_packer_labels_clauses_with_the_named_letter(self):
         tok, pk, checked = self.tok, self.pk, 0
@@ -83,7 +95,9 @@ class MarksTest(unittest.TestCase):
             for letter, got in named.items():
                 # a clause marks the option it names: the letter itself or that option's text
                 # (capitalised at a clause's start)
-                self.assertLessEqual(set(got), {letter.lower(), options[letter].lower()}, (letter, got, table.rule))
+                self.assertLessEqual(
+                    set(got), {letter.lower(), options[letter].lower()}, (letter, got, table.rule)
+                )
                 checked += 1
             batch = pk.batch([ex], random.Random(0))
             ids = batch["ids"][0].tolist()
@@ -95,9 +109,13 @@ class MarksTest(unittest.TestCase):
             want = {"ABCDEF"[k - marks.CLAUSE] for _, _, k in spans}
             self.assertEqual(set(got), want)
             for letter, toks in got.items():
-                self.assertTrue(any(letter.lower() in tok.decode([t]).lower() or
-                                    any(w in tok.decode(toks).lower() for w in options[letter].lower().split())
-                                    for t in toks))
+                self.assertTrue(
+                    any(
+                        letter.lower() in tok.decode([t]).lower()
+                        or any(w in tok.decode(toks).lower() for w in options[letter].lower().split())
+                        for t in toks
+                    )
+                )
             self.assertEqual(batch["aux_m"][0].sum().item(), 0)  # prefix labels never feed the suffix probes
         self.assertGreater(checked, 59)  # two still clauses per drill table
 
@@ -111,7 +129,7 @@ class MarksTest(unittest.TestCase):
             # the option that its clause names (by text, or by letter)
             texts = {o.letter: o.text.lower() for o in table.options}
             for r, m, li in zip(b["point_row"].tolist(), b["point_mask"], b["point_letter"].tolist()):
-                self.assertEqual(tok.decode(ids[r - 2:r + 1]), "<|im_start|>assistant\n")
+                self.assertEqual(tok.decode(ids[r - 2 : r + 1]), "<|im_start|>assistant\n")
                 named = tok.decode([t for t, x in zip(ids, m.tolist()) if x]).strip().lower()
                 self.assertIn(texts["ABCDEF"[li]], named)
                 n += 1
@@ -121,13 +139,18 @@ class MarksTest(unittest.TestCase):
         self.assertEqual(len(b["point_b"]), 0)  # no clause marks, no pointers
 
     def test_match_table_situations_mark_condition_words(self):
-        # stages 57 / 58: a situation word of a condition carries that option's letter (57: any
-        # condition, partial matches too; 58: the answering one only); unmarked stage 25 reads the same
-        from corpus.tables import match_table
+        # match_marks (the removed stages 57 / 58): a situation word of a condition carries that
+        # option's letter (2: any condition, partial matches too; 1: the answering one only);
+        # unmarked stage 25 reads the same
+        from train.corpus.tables import match_table
+
+        def marked(level):
+            return replace(stage(25), clause_marks=True, clause_conditions=True, match_marks=level)
+
         partial = 0
-        for st in (57, 58):
+        for level in (2, 1):
             for i in range(80):
-                table = match_table(random.Random(i), stage(st))
+                table = match_table(random.Random(i), marked(level))
                 plain = match_table(random.Random(i), stage(25))
                 self.assertEqual(marks.strip(table.rule), plain.rule)
                 conds = {w.lower(): o.letter for o in table.options for c in o.conds for w in c}
@@ -139,11 +162,11 @@ class MarksTest(unittest.TestCase):
                         word, letter = text.encode()[a:b].decode().lower(), "ABCDEF"[kind - marks.CLAUSE]
                         self.assertEqual(conds[word], letter, s)
                         partial += letter != ans
-                        if st == 58:
+                        if level == 1:
                             self.assertEqual(letter, ans, s)
-        self.assertGreater(partial, 20)  # stage 57 marks partial matches' words with their own letter
+        self.assertGreater(partial, 20)  # level 2 marks partial matches' words with their own letter
         # the packer puts them in the clause probe's labels, but never in the pointer's targets
-        b = self.pk.batch([example(0, 57, 0)], random.Random(0))
+        b = self.pk.batch([make_example(random.Random("0:57:0"), marked(2))], random.Random(0))
         in_situations = (b["aux_clause"] >= 0) & (b["seg"] > 0)
         self.assertGreater(in_situations.sum().item(), 5)
         self.assertEqual(len(b["point_b"]), 0)
@@ -174,11 +197,37 @@ class MarksTest(unittest.TestCase):
         self.assertTrue(torch.all(b["aux_lab"].sum(-1) <= b["aux_m"] * marks.KINDS))
 
     def test_train_with_probes_and_resume(self):
-        import train
+        from train import train
+
         with tempfile.TemporaryDirectory() as d:
-            args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                    "--stage", "47", "--max-stage", "47", "--aux-binding", "1", "--aux-letter", "1", "--eval-every", "2",
-                    "--eval-tables", "2", "--steps", "4"]
+            args = [
+                "--run",
+                d,
+                "--dim",
+                "16",
+                "--heads",
+                "2",
+                "--kv-heads",
+                "1",
+                "--ffn",
+                "32",
+                "--batch",
+                "2",
+                "--stage",
+                "47",
+                "--max-stage",
+                "47",
+                "--aux-binding",
+                "1",
+                "--aux-letter",
+                "1",
+                "--eval-every",
+                "2",
+                "--eval-tables",
+                "2",
+                "--steps",
+                "4",
+            ]
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
@@ -204,16 +253,45 @@ class MarksTest(unittest.TestCase):
             self.assertEqual(len(torch.load(path)["opt"]["param_groups"]), 2)
 
     def test_train_with_the_clause_probe(self):
-        import train
+        from train import train
+
         with tempfile.TemporaryDirectory() as d:
-            args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                    "--stage", "53", "--max-stage", "53", "--aux-clause", "1", "--aux-point", "1",
-                    "--aux-point-letter", "1", "--eval-every", "2",
-                    "--eval-tables", "2", "--steps", "2"]
+            args = [
+                "--run",
+                d,
+                "--dim",
+                "16",
+                "--heads",
+                "2",
+                "--kv-heads",
+                "1",
+                "--ffn",
+                "32",
+                "--batch",
+                "2",
+                "--stage",
+                "53",
+                "--max-stage",
+                "53",
+                "--aux-clause",
+                "1",
+                "--aux-point",
+                "1",
+                "--aux-point-letter",
+                "1",
+                "--eval-every",
+                "2",
+                "--eval-tables",
+                "2",
+                "--steps",
+                "2",
+            ]
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
-            self.assertTrue(recs and all("aux3" in r and "aux4" in r and "aux5" in r for r in recs), out.getvalue())
+            self.assertTrue(
+                recs and all("aux3" in r and "aux4" in r and "aux5" in r for r in recs), out.getvalue()
+            )
             # the clause letter read with the model's own head instead of the probe
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args[:-1] + ["4", "--aux-clause-tied"]), 0)
@@ -231,18 +309,61 @@ class MarksTest(unittest.TestCase):
         self.assertIn("heads 0..1", err.getvalue())
 
     def test_bad_aux_layers_is_a_usage_error(self):
-        import train
+        from train import train
+
         for bad in ("0", "a,b", "0,1,2", "-1,0"):
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
                 train.parse(["--run", "x", "--aux-layers", bad])
             self.assertEqual(e.exception.code, 2)
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
-            self.assertEqual(train.main(["--run", d, "--dim", "16", "--layers", "2", "--heads", "2", "--kv-heads", "1",
-                                         "--ffn", "32", "--aux-layers", "0,2", "--steps", "1"]), 2)
+            self.assertEqual(
+                train.main(
+                    [
+                        "--run",
+                        d,
+                        "--dim",
+                        "16",
+                        "--layers",
+                        "2",
+                        "--heads",
+                        "2",
+                        "--kv-heads",
+                        "1",
+                        "--ffn",
+                        "32",
+                        "--aux-layers",
+                        "0,2",
+                        "--steps",
+                        "1",
+                    ]
+                ),
+                2,
+            )
         self.assertIn("layers 0..1", err.getvalue())
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
-            self.assertEqual(train.main(["--run", d, "--dim", "16", "--layers", "2", "--heads", "2", "--kv-heads", "1",
-                                         "--ffn", "32", "--aux-point-letter", "1", "--steps", "1"]), 2)
+            self.assertEqual(
+                train.main(
+                    [
+                        "--run",
+                        d,
+                        "--dim",
+                        "16",
+                        "--layers",
+                        "2",
+                        "--heads",
+                        "2",
+                        "--kv-heads",
+                        "1",
+                        "--ffn",
+                        "32",
+                        "--aux-point-letter",
+                        "1",
+                        "--steps",
+                        "1",
+                    ]
+                ),
+                2,
+            )
         self.assertIn("needs --aux-point", err.getvalue())
 
 

@@ -1,26 +1,25 @@
-"""train/recipe_cost.py: its FLOP count equals the matrix products torch's profiler counts in
+"""train/diag/recipe_cost.py: its FLOP count equals the matrix products torch's profiler counts in
 model.py's forward, and its log reading sums intervals the way the trainer logs them.
 
     python3 -m unittest discover -s tests/train -p 'test_recipe_cost.py' -v
 """
+
 from __future__ import annotations
 
 import io
 import json
 import os
-import sys
 import tempfile
 import unittest
 from contextlib import redirect_stderr
 
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+from train.diag import recipe_cost as RC
+from train.model import Config, DreamModel
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
-
-import torch  # noqa: E402
-from torch.profiler import ProfilerActivity, profile  # noqa: E402
-
-import recipe_cost as RC  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
 
 PRODUCTS = ("aten::mm", "aten::addmm", "aten::bmm")
 
@@ -28,8 +27,9 @@ PRODUCTS = ("aten::mm", "aten::addmm", "aten::bmm")
 class FlopsTest(unittest.TestCase):
     def counted(self, dim: int, layers: int, B: int, T: int, per_row: int) -> float:
         s = RC.Size(dim, layers)
-        m = DreamModel(Config(vocab=s.vocab, dim=dim, layers=layers, heads=s.heads, kv_heads=s.heads // 2,
-                              ffn=s.ffn))
+        m = DreamModel(
+            Config(vocab=s.vocab, dim=dim, layers=layers, heads=s.heads, kv_heads=s.heads // 2, ffn=s.ffn)
+        )
         g = torch.Generator().manual_seed(1)
         ids = torch.randint(0, s.vocab, (B, T), generator=g)
         pos = torch.arange(T).repeat(B, 1)
@@ -43,7 +43,9 @@ class FlopsTest(unittest.TestCase):
     def test_forward_equals_the_profilers_products(self):
         for dim, layers, B, T, n in ((64, 2, 3, 40, 2), (96, 3, 2, 57, 5), (32, 1, 4, 9, 3)):
             with self.subTest(dim=dim, layers=layers):
-                self.assertEqual(RC.forward_flops(RC.Size(dim, layers), B, T, n), self.counted(dim, layers, B, T, n))
+                self.assertEqual(
+                    RC.forward_flops(RC.Size(dim, layers), B, T, n), self.counted(dim, layers, B, T, n)
+                )
 
     def test_step_is_three_forwards(self):
         s = RC.Size(192, 3)
@@ -58,17 +60,23 @@ class FlopsTest(unittest.TestCase):
 
 class LogTest(unittest.TestCase):
     def test_intervals(self):
-        rows = [{"step": 200, "steps_per_s": 2.0, "steps_per_cpu_s": 1.0, "seq_len": 100},
-                {"step": 400, "steps_per_s": 4.0, "steps_per_cpu_s": 2.0, "seq_len": 200},
-                {"step": 400, "steps_per_s": 4.0, "steps_per_cpu_s": 2.0, "seq_len": 200},  # relogged: skipped
-                {"step": 500, "steps_per_s": 1.0, "steps_per_cpu_s": 1.0, "seq_len": 100}]
+        rows = [
+            {"step": 200, "steps_per_s": 2.0, "steps_per_cpu_s": 1.0, "seq_len": 100},
+            {"step": 400, "steps_per_s": 4.0, "steps_per_cpu_s": 2.0, "seq_len": 200},
+            {"step": 400, "steps_per_s": 4.0, "steps_per_cpu_s": 2.0, "seq_len": 200},  # relogged: skipped
+            {"step": 500, "steps_per_s": 1.0, "steps_per_cpu_s": 1.0, "seq_len": 100},
+        ]
         s = RC.Size(64, 2)
         c = RC.part_cost(rows, s, 16, 4)
         self.assertEqual(c["steps"], 500)
         self.assertEqual(c["tokens"], 16 * (200 * 100 + 200 * 200 + 100 * 100))
         self.assertAlmostEqual(c["wall_s"], 100 + 50 + 100)
         self.assertAlmostEqual(c["cpu_s"], 200 + 100 + 100)
-        want = 200 * RC.step_flops(s, 16, 100, 4) + 200 * RC.step_flops(s, 16, 200, 4) + 100 * RC.step_flops(s, 16, 100, 4)
+        want = (
+            200 * RC.step_flops(s, 16, 100, 4)
+            + 200 * RC.step_flops(s, 16, 200, 4)
+            + 100 * RC.step_flops(s, 16, 100, 4)
+        )
         self.assertAlmostEqual(c["flops"], want)
 
     def test_bad_log_exits_2(self):

@@ -7,28 +7,27 @@ Skips when no `meadow-mind` binary is found (MEADOW_CLI, else build/meadow-mind)
 a prefix + situation + slot sequence: PyTorch == `meadow-mind logits` cached and uncached,
 within 1e-4 relative. A fresh model trained for a few steps is exported for the check.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import random
 import subprocess
-import sys
 import tempfile
 import unittest
 
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from train.batching import Packer
+from train.corpus.generate import example
+from train.export_gguf import export
+from train.model import Config, DreamModel
+from train.tokenizer.bpe import Tokenizer
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from batching import Packer  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from export_gguf import export  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
 
 CLI = os.environ.get("MEADOW_CLI", os.path.join(ROOT, "build", "meadow-mind"))
 
@@ -80,9 +79,16 @@ class RuntimeParityTest(unittest.TestCase):
             for i in range(6):
                 ex = example(11, st, i)
                 texts += [ex.prefix] + ex.suffixes[:2]
-        texts += ["Pole pole POLE", "héllo wörld 世界 🙂", "  spaces\t\ttabs\n\n", "<|im_start|>user\nx<|im_end|><|mask|>"]
+        texts += [
+            "Pole pole POLE",
+            "héllo wörld 世界 🙂",
+            "  spaces\t\ttabs\n\n",
+            "<|im_start|>user\nx<|im_end|><|mask|>",
+        ]
         for t in texts:
-            self.assertEqual(_run("tokenize", "--model", self.path, t, "--json")["ids"], self.tok.encode(t), t)
+            self.assertEqual(
+                _run("tokenize", "--model", self.path, t, "--json")["ids"], self.tok.encode(t), t
+            )
 
     def test_folded_tokenizer_ids(self):
         """A vocabulary trained folded (meadow.tokenizer.fold_case): the runtime folds as the trainer."""
@@ -91,9 +97,17 @@ class RuntimeParityTest(unittest.TestCase):
         export(self.model.state_dict(), self.model.c, tok, path)
         self.assertTrue(_run("model", "info", path, "--json")["tokenizer"]["fold_case"])
         self.assertFalse(_run("model", "info", self.path, "--json")["tokenizer"]["fold_case"])
-        texts = [example(11, 13, i).prefix for i in range(3)] + [example(11, 13, i).suffixes[0] for i in range(3)]
-        texts += ["Pole pole POLE", "Pick B when Delirium ACTIVE. I go; AI ok, xY, Ab\u00e9C", "\u00dcn\u00efcode Stra\u00dfe",
-                  "<|im_start|>User\nRule: Part means C.<|im_end|>", "A\u030aB Ab\u030a", "\U0001f642Ab"]
+        texts = [example(11, 13, i).prefix for i in range(3)] + [
+            example(11, 13, i).suffixes[0] for i in range(3)
+        ]
+        texts += [
+            "Pole pole POLE",
+            "Pick B when Delirium ACTIVE. I go; AI ok, xY, Ab\u00e9C",
+            "\u00dcn\u00efcode Stra\u00dfe",
+            "<|im_start|>User\nRule: Part means C.<|im_end|>",
+            "A\u030aB Ab\u030a",
+            "\U0001f642Ab",
+        ]
         for t in texts:
             self.assertEqual(_run("tokenize", "--model", path, t, "--json")["ids"], tok.encode(t), t)
         ids = _run("tokenize", "--model", path, "Pole pole POLE", "--json")["ids"]
@@ -107,11 +121,24 @@ class RuntimeParityTest(unittest.TestCase):
         P, T = len(pre), len(ids)
         seg = torch.tensor([[0] * P + [1] * len(suf)])
         with torch.no_grad():
-            raw = self.model.head(self.model.hidden(torch.tensor([ids]), torch.arange(T)[None], seg))[0].numpy()
+            raw = self.model.head(self.model.hidden(torch.tensor([ids]), torch.arange(T)[None], seg))[
+                0
+            ].numpy()
         positions = [P, P + 1, T - 4, T - 3, T - 1]  # the CLI has no rows inside a cached prefix
         for extra in ([], ["--no-cache"]):
-            out = _run("logits", "--model", self.path, "--ids", ",".join(map(str, ids)), "--prefix", str(P),
-                       "--positions", ",".join(map(str, positions)), "--json", *extra)
+            out = _run(
+                "logits",
+                "--model",
+                self.path,
+                "--ids",
+                ",".join(map(str, ids)),
+                "--prefix",
+                str(P),
+                "--positions",
+                ",".join(map(str, positions)),
+                "--json",
+                *extra,
+            )
             got = np.array(out["logits"])
             # the CLI's row p predicts token p+1 = the raw output at p (Dream's shift is applied
             # when reading an answer: the token at p+1 is read from row p)

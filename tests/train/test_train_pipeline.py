@@ -6,6 +6,7 @@ The GGUF round trip is checked with an independent NumPy forward written from th
 equations (reading the exported file back), including the prefix-cache semantics: a packed
 row of several situations gives the same logits as each situation run on its own.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,18 +16,17 @@ import sys
 import tempfile
 import unittest
 
+import numpy as np
+import torch
+
+from train.corpus.curriculum import STAGES
+from train.corpus.generate import example
+from train.corpus.scenes import OPPOSITE
+from train.heldout.filter import HeldOut
+from train.heldout.filter import default as default_heldout
+from train.tokenizer.bpe import Tokenizer
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "train"))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from corpus.curriculum import STAGES  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from corpus.scenes import OPPOSITE  # noqa: E402
-from heldout.filter import HeldOut, default as default_heldout  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
 
 VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
 
@@ -37,7 +37,7 @@ class CorpusTest(unittest.TestCase):
         self.assertNotEqual(example(3, 4, 17).text(), example(4, 4, 17).text())
 
     def test_answers_are_option_letters(self):
-        for st in range(len(STAGES)):
+        for st in STAGES:
             for i in range(50):
                 ex = example(0, st, i)
                 # the stage's option range binds word tables; scene tables (corpus/scenes.py)
@@ -62,11 +62,11 @@ class CorpusTest(unittest.TestCase):
                     words = s.removeprefix("Situation: ").split("\n")[0].split(", ")
                     self.assertIn(cond[ans], words, (rule, s, ans))
 
-
     def test_mixed_clause_tables_answer_by_the_clause_letter(self):
         # stage 13: the answer is the letter written in the clause the situation opens with,
         # whatever the option texts say; the default is the letter of the "otherwise" sentence
-        from corpus.scenes import NEUTRAL, mixed_clause_table
+        from train.corpus.scenes import NEUTRAL, mixed_clause_table
+
         disagree = 0
         for i in range(200):
             rng = random.Random(f"mixed:{i}")
@@ -83,7 +83,9 @@ class CorpusTest(unittest.TestCase):
                 hits = [s for s in sentences if s.split()[-1] == ans or f" {ans} when" in s]
                 self.assertEqual(len(hits), 1, (t.rule, sit, ans))
                 if text[ans] in NEUTRAL:
-                    self.assertTrue(any(w in hits[0] for w in ("Otherwise", "other case", "Else")), (t.rule, ans))
+                    self.assertTrue(
+                        any(w in hits[0] for w in ("Otherwise", "other case", "Else")), (t.rule, ans)
+                    )
                 else:
                     cond = head.split(" ", 2)[2] if head.count(" ") >= 2 else head
                     self.assertIn(cond.split(" ", 1)[1] if " " in cond else cond, hits[0], (t.rule, sit, ans))
@@ -91,14 +93,16 @@ class CorpusTest(unittest.TestCase):
                     disagree += d in OPPOSITE and not text[ans].endswith(d) and f" {d} " not in text[ans]
         self.assertGreater(disagree, 100)  # option texts often name another direction
 
-
     def test_hard_match_tables(self):
-        # stage 63: with letter_first every clause puts its letter before its condition, and a
+        # letter_first and partial_repeat (the removed stage 63): every clause puts its letter before its condition, and a
         # repeated part of another condition appears in two phrases; the answer's condition is
         # still in the situation whole. At 0 the knobs draw nothing: stage 25's stream is as before.
         from dataclasses import replace
-        from corpus.tables import match_table
-        st = replace(STAGES[63], letter_first=1.0, partial=1.0, partial_repeat=1.0, case=0.0, article=0.0)
+
+        from train.corpus.tables import match_table
+
+        hard = replace(STAGES[25], partial=0.6, partial_repeat=0.4, letter_first=0.5)  # the removed stage 63
+        st = replace(hard, letter_first=1.0, partial=1.0, partial_repeat=1.0, case=0.0, article=0.0)
         repeats = 0
         for k in range(100):
             t = match_table(random.Random(k), st)
@@ -106,12 +110,14 @@ class CorpusTest(unittest.TestCase):
                 self.assertRegex(clause, r"^(Pick|Choose) [A-F] when", t.rule)
             for j in range(5):
                 s, ans = t.situation(random.Random(j))
-                phrases = re.split(r", |; | and | with ", re.sub(r"^(\w+ )?\w+: |^(Now|Here|There is|You see) |\.$", "", s))
+                phrases = re.split(
+                    r", |; | and | with ", re.sub(r"^(\w+ )?\w+: |^(Now|Here|There is|You see) |\.$", "", s)
+                )
                 conds = [" ".join(c) for o in t.options if o.letter == ans for c in o.conds]
                 self.assertTrue(any(c in phrases for c in conds), (t.rule, s, ans))
                 repeats += len(phrases) > len(set(phrases))
         self.assertGreater(repeats, 100)
-        plain = replace(STAGES[63], letter_first=0.0, partial=0.3, partial_repeat=0.0)
+        plain = replace(hard, letter_first=0.0, partial=0.3, partial_repeat=0.0)
         self.assertEqual(plain, STAGES[25])
         a, b = match_table(random.Random(7), plain), match_table(random.Random(7), STAGES[25])
         self.assertEqual(a.rule, b.rule)
@@ -121,8 +127,10 @@ class CorpusTest(unittest.TestCase):
         # stage 68: about a third of the content words are no dictionary word (spliced from two),
         # the situation still holds its answer's condition whole; at 0 the stream is stage 25's
         from dataclasses import replace
-        from corpus import wordlists as W
-        from corpus.tables import match_table
+
+        from train.corpus import wordlists as W
+        from train.corpus.tables import match_table
+
         known = set(W.dictionary_words())
         made = total = 0
         for k in range(60):
@@ -143,7 +151,8 @@ class CorpusTest(unittest.TestCase):
         # several distractors, never add up to all of its words, so the situation states exactly
         # one condition. At True (every training stage) they can: the eval had such items.
         from dataclasses import replace
-        from corpus.tables import match_table
+
+        from train.corpus.tables import match_table
 
         def second_answers(st) -> int:
             n = 0
@@ -152,8 +161,12 @@ class CorpusTest(unittest.TestCase):
                 for j in range(6):
                     s, ans = t.situation(random.Random(j))
                     words = set(re.findall(r"[a-z']+", s.lower()))
-                    n += any(len(c) > 1 and all(w.lower() in words for w in c)
-                             for o in t.options if o.letter != ans for c in o.conds)
+                    n += any(
+                        len(c) > 1 and all(w.lower() in words for w in c)
+                        for o in t.options
+                        if o.letter != ans
+                        for c in o.conds
+                    )
             return n
 
         st = replace(STAGES[27], partial=1.0, distractors=(3, 4))
@@ -165,8 +178,12 @@ class CorpusTest(unittest.TestCase):
         # NEUTRAL, are never a clause's option text, and a default situation still answers the
         # default's letter. At 0 the knob draws nothing: stage 65's stream is as before.
         from dataclasses import replace
-        from corpus import scenes as S
-        default_re = re.compile(r"(?:Otherwise,? (?:choose|pick|answer)|In any other case choose|Else choose) ([A-F])\.")
+
+        from train.corpus import scenes as S
+
+        default_re = re.compile(
+            r"(?:Otherwise,? (?:choose|pick|answer)|In any other case choose|Else choose) ([A-F])\."
+        )
         wide = defaults = hits = 0
         for k in range(200):
             t = S.mixed_clause_table(random.Random(k), 0.5, default_text=1.0)
@@ -194,10 +211,15 @@ class CorpusTest(unittest.TestCase):
     def test_event_tables_state_exactly_one_condition(self):
         # stage 67's event tables: a situation holds the answering clause's noun and predicate
         # together and no other clause's pair; a default situation holds none
-        from corpus.events import event_table
-        after = re.compile(r"(?:if|when) the (\w+) (is \w+|\w+),? (?:then )?(?:(?:choose|pick|answer) )?([A-F])\b", re.I)
+        from train.corpus.events import event_table
+
+        after = re.compile(
+            r"(?:if|when) the (\w+) (is \w+|\w+),? (?:then )?(?:(?:choose|pick|answer) )?([A-F])\b", re.I
+        )
         before = re.compile(r"(?:choose|pick) ([A-F]) (?:if|when) the (\w+) (is \w+|\w+)", re.I)
-        default_re = re.compile(r"(?:otherwise|else|in any other case)(?: choose| pick| answer)? ([A-F])\b", re.I)
+        default_re = re.compile(
+            r"(?:otherwise|else|in any other case)(?: choose| pick| answer)? ([A-F])\b", re.I
+        )
         shared = defaults = 0
         for k in range(150):
             t = event_table(random.Random(k), 0.6)
@@ -221,7 +243,8 @@ class CorpusTest(unittest.TestCase):
     def test_event_shared_knob(self):
         # stage 69 raises how often clauses share a noun; at the default the draws (and so stage
         # 67's stream) are as before
-        from corpus.events import EventKnobs, event_table
+        from train.corpus.events import EventKnobs, event_table
+
         noun = re.compile(r"the (\w+) (?:is \w+|\w+),? (?:then )?(?:choose|pick|answer)?", re.I)
 
         def shared_nouns(p: float) -> int:
@@ -232,14 +255,18 @@ class CorpusTest(unittest.TestCase):
                 n += len(nouns) > 2 and len(set(nouns)) < len(nouns)
             return n
 
-        self.assertEqual(event_table(random.Random(3), 0.6).rule, event_table(random.Random(3), 0.6, 0.0, EventKnobs(shared=0.3)).rule)
+        self.assertEqual(
+            event_table(random.Random(3), 0.6).rule,
+            event_table(random.Random(3), 0.6, 0.0, EventKnobs(shared=0.3)).rule,
+        )
         lo, mid, hi = shared_nouns(0.0), shared_nouns(0.3), shared_nouns(1.0)
         self.assertLess(lo, mid)
         self.assertLess(mid, hi)
         self.assertEqual(STAGES[69].events, 1.0)
         # stage 70's tails: at 0 the situations are as before; at 1 every stated condition ends in
         # a place, right after its predicate (and adverb), so the condition stays whole
-        from corpus.events import PREPS
+        from train.corpus.events import PREPS
+
         placed = {0.0: 0, 1.0: 0}
         for k in range(30):
             base = event_table(random.Random(k), 0.6)
@@ -258,8 +285,9 @@ class CorpusTest(unittest.TestCase):
     def test_event_uniform_knob(self):
         # stage 71: at 1 every clause's predicate takes one form ("is V-ing" / "V-s" / "is A"),
         # so only the stems tell clauses apart; at 0 the draws (stage 67's stream) are as before
-        from corpus import wordlists as W
-        from corpus.events import EventKnobs, _forms, event_table
+        from train.corpus import wordlists as W
+        from train.corpus.events import EventKnobs, _forms, event_table
+
         forms = [set(f) for f in _forms(W.current_split())]
         pred = re.compile(r"the \w+ (is \w+|\w+)(?=[,.;]| choose| pick| then|$)")
 
@@ -275,13 +303,16 @@ class CorpusTest(unittest.TestCase):
             return uniform, mixed
 
         for k in range(20):
-            self.assertEqual(event_table(random.Random(k), 0.6).rule,
-                             event_table(random.Random(k), 0.6, 0.0, EventKnobs(uniform=0.0)).rule)
+            self.assertEqual(
+                event_table(random.Random(k), 0.6).rule,
+                event_table(random.Random(k), 0.6, 0.0, EventKnobs(uniform=0.0)).rule,
+            )
         self.assertEqual(form_counts(1.0)[1], 0)
         self.assertGreater(form_counts(0.0)[1], 40)
         self.assertEqual(STAGES[71].event_uniform, 0.5)
         self.assertEqual(STAGES[67].event_uniform, 0.0)
-        # stage 73's near tables: every clause's predicate stem starts with the same letter
+
+        # the near knob (the removed stage 73): every clause's predicate stem starts with the same letter
         def alike(near: float) -> int:
             n = 0
             for k in range(60):
@@ -291,12 +322,12 @@ class CorpusTest(unittest.TestCase):
 
         self.assertGreater(alike(1.0), 50)
         self.assertLess(alike(0.0), 15)
-        self.assertGreater(STAGES[73].event_near, 0.5)
 
     def test_event_same_end_knob(self):
         # stage 74: every clause's predicate ends in one BPE token ("is burning" / "is barking" both
         # in "ing"); at 0 the draws are as before
-        from corpus.events import EventKnobs, event_table
+        from train.corpus.events import EventKnobs, event_table
+
         tok = Tokenizer.load(VOCAB)
         pred = re.compile(r"the \w+ (is \w+|\w+)(?=[,.;]| choose| pick| then|$)")
 
@@ -309,17 +340,20 @@ class CorpusTest(unittest.TestCase):
             return n
 
         for k in range(20):
-            self.assertEqual(event_table(random.Random(k), 0.6).rule,
-                             event_table(random.Random(k), 0.6, 0.0, EventKnobs(same_end=0.0)).rule)
+            self.assertEqual(
+                event_table(random.Random(k), 0.6).rule,
+                event_table(random.Random(k), 0.6, 0.0, EventKnobs(same_end=0.0)).rule,
+            )
         self.assertEqual(same_end(1.0), 60)
         self.assertLess(same_end(0.0), 30)
         self.assertEqual(STAGES[74].event_same_end, 0.5)
 
     def test_event_clause_marks(self):
-        # stage 72: the marks wrap each clause's condition and letter with that letter and draw
+        # event marks (the removed stage 72): they wrap each clause's condition and letter with that letter and draw
         # nothing (the text is the unmarked table's); stage 67 leaves event tables unmarked
-        from corpus import marks
-        from corpus.events import EventKnobs, event_table
+        from train.corpus import marks
+        from train.corpus.events import EventKnobs, event_table
+
         for k in range(40):
             plain = event_table(random.Random(k), 0.6, 0.0, EventKnobs(shared=0.6, uniform=0.5))
             t = event_table(random.Random(k), 0.6, 0.0, EventKnobs(shared=0.6, uniform=0.5, marked=2))
@@ -331,17 +365,22 @@ class CorpusTest(unittest.TestCase):
                 letter = "ABCDEF"[kind - marks.CLAUSE]
                 self.assertIn(letter, letters)
                 span = raw[a:b].decode()
-                self.assertTrue(span == letter or " " in span, (span, t.rule))  # the letter or "noun predicate"
-            self.assertEqual(len(spans), 2 * len(t.options) - ("otherwise" in text.lower() or "else" in text.lower()
-                                                                or "other case" in text))
-        self.assertTrue(STAGES[72].event_marks)
-        self.assertFalse(STAGES[67].event_marks)
+                self.assertTrue(
+                    span == letter or " " in span, (span, t.rule)
+                )  # the letter or "noun predicate"
+            self.assertEqual(
+                len(spans),
+                2 * len(t.options)
+                - ("otherwise" in text.lower() or "else" in text.lower() or "other case" in text),
+            )
+        self.assertFalse(any(st.event_marks for st in STAGES.values()))  # the removed stage 72's knob
 
 
 def changed_keeping_letters(test: unittest.TestCase, knob: str) -> int:
     """Scene tables with a rewording knob at 0 and at 1: same rule, same letter for the same
     situation draw; returns how many of the 150 situations the knob changed."""
-    from corpus import scenes as S
+    from train.corpus import scenes as S
+
     changed = 0
     for k in range(30):
         plain, varied = (S.scene_table(random.Random(k), level=3, **{knob: p}) for p in (0.0, 1.0))
@@ -358,8 +397,9 @@ class RewordTest(unittest.TestCase):
     a synonym never collides with another verb of the rule, and the letter is unchanged."""
 
     def test_reword(self):
-        from corpus import reword as R
-        from corpus import scenes as S
+        from train.corpus import reword as R
+        from train.corpus import scenes as S
+
         motion = {v0 for v0, _ in S.MOTION}
         for v, syns in R.SYNONYMS.items():
             self.assertIn(v, motion)
@@ -377,8 +417,10 @@ class RewordTest(unittest.TestCase):
             seen.add(out)
         self.assertGreater(len(seen), 40)  # it does reword
         r = random.Random(1)
-        outs = {R.reword(r, "the fox is still left of the barn", "If the fox is still left of the barn, wait.")
-                for _ in range(200)}
+        outs = {
+            R.reword(r, "the fox is still left of the barn", "If the fox is still left of the barn, wait.")
+            for _ in range(200)
+        }
         self.assertTrue(any("not moving" in o or "at rest" in o or "stands still" in o for o in outs))
         self.assertTrue(all("left" in o for o in outs))
         # a reworded table answers what the same table does unreworded
@@ -390,8 +432,9 @@ class RewordLevel2Test(unittest.TestCase):
     a whole distractor clause sometimes first; what the situation says is unchanged."""
 
     def test_reword_level2(self):
-        from corpus import reword as R
-        from corpus import scenes as S
+        from train.corpus import reword as R
+        from train.corpus import scenes as S
+
         motion = {v0 for v0, _ in S.MOTION}
         for v, syns in R.SYNONYMS2.items():
             self.assertIn(v, motion)
@@ -401,14 +444,18 @@ class RewordLevel2Test(unittest.TestCase):
         rule = "If the fox sinks too fast, choose A. If the fox leans too far left, choose B. Otherwise choose C."
         seen, mods, first = set(), set(), 0
         for i in range(400):
-            out = R.reword(random.Random(i), "the fox sinks too fast, the barn is left, and the owl leans right", rule, 2)
+            out = R.reword(
+                random.Random(i), "the fox sinks too fast, the barn is left, and the owl leans right", rule, 2
+            )
             self.assertRegex(out, r"fox (sinks|drops|descends|comes down|plunges) too")
             mods.add(re.search(r"fox \w+( down)? (too \w+)", out).group(2))
             first += not out.startswith("the fox") and not out.startswith("leaning")
             self.assertIn("left", out)
             self.assertIn("right", out)
             seen.add(out)
-            self.assertEqual(R.reword(random.Random(i), "the fox sinks too fast", rule, 1).count("too fast"), 1)
+            self.assertEqual(
+                R.reword(random.Random(i), "the fox sinks too fast", rule, 1).count("too fast"), 1
+            )
         self.assertEqual(mods, {"too fast", "too quickly", "too rapidly"})
         self.assertGreater(first, 20)  # "the barn is left; the fox ..." (a whole clause first)
         self.assertGreater(len(seen), 100)
@@ -419,15 +466,20 @@ class RewordLevel2Test(unittest.TestCase):
 
 
 class FrontTest(unittest.TestCase):
-    """Stage 32's fronting moves one phrase before the subject and keeps every other word."""
+    """The front knob (the removed stage 32) moves one phrase before the subject and keeps every other word."""
 
     def test_front(self):
-        from corpus import reword as R
+        from train.corpus import reword as R
+
         r = random.Random(0)
-        self.assertEqual(R.front(r, "the fox is moving left, is high above the barn"),
-                         "high above the barn, the fox is moving left")
+        self.assertEqual(
+            R.front(r, "the fox is moving left, is high above the barn"),
+            "high above the barn, the fox is moving left",
+        )
         self.assertEqual(R.front(r, "the fox leans right; stays put"), "the fox leans right; stays put")
-        self.assertTrue(R.front(r, "the fox is moving left and leans far right").startswith("leaning far right, "))
+        self.assertTrue(
+            R.front(r, "the fox is moving left and leans far right").startswith("leaning far right, ")
+        )
         self.assertGreater(changed_keeping_letters(self, "front"), 40)
 
 
@@ -436,8 +488,11 @@ class PlacePoolTest(unittest.TestCase):
 
     def test_place_nouns(self):
         import re
-        from corpus import scenes as S
-        common = set(S._nouns())
+
+        from train.corpus import phrases as P
+        from train.corpus import scenes as S
+
+        common = set(P._nouns())
         place = re.compile(r"(?:up|above|in|near|to|from|on|under|of) (?:the|a) ([a-z]+)")
         for pool, rare_share in ((0.0, (0.0, 0.0)), (1.0, (0.6, 1.0))):
             found = rare = 0
@@ -446,62 +501,61 @@ class PlacePoolTest(unittest.TestCase):
                 for j in range(6):
                     s, _ = t.situation(random.Random(j))
                     for noun in place.findall(s):
-                        self.assertNotIn(noun, S.TASK_NOUNS)
+                        self.assertNotIn(noun, P.TASK_NOUNS)
                         found += 1
                         rare += noun not in common and noun not in t.rule
             self.assertGreater(found, 40)
             self.assertGreaterEqual(rare / found, rare_share[0])
             self.assertLessEqual(rare / found, rare_share[1])
 
-
-    def test_relational_word_tables(self):
-        # stage 33 = stage 30 with more word tables, half of them relational; stage 30 has none
-        kinds = [example(0, 33, i).kind for i in range(300)]
-        self.assertGreater(kinds.count("relational"), 30)
-        self.assertGreater(kinds.count("scene"), 120)
-        self.assertNotIn("relational", [example(0, 30, i).kind for i in range(300)])
-
     def test_mixed_relational_stages(self):
-        # stage 34: half scenes (with stage 14's still clauses), 60 % of the word tables relational;
-        # stage 36: relational word tables only
-        kinds = [example(0, 34, i).kind for i in range(300)]
+        # stage 37: half scenes (with stage 14's still clauses), 60 % of the word tables relational;
+        # stage 47: relational word tables only; stage 30 has none
+        kinds = [example(0, 37, i).kind for i in range(300)]
         self.assertGreater(kinds.count("relational"), 60)
         self.assertGreater(kinds.count("scene"), 110)
         self.assertLess(kinds.count("scene"), 190)
-        self.assertEqual({example(0, 36, i).kind for i in range(100)}, {"relational"})
+        self.assertEqual({example(0, 47, i).kind for i in range(100)}, {"relational"})
+        self.assertNotIn("relational", [example(0, 30, i).kind for i in range(300)])
 
     def test_two_pair_relational_tables(self):
-        # stage 56 = stage 52 with most relational word tables in two direction pairs (4 options,
-        # each answer's pair partner and the other pair's words all present); 52 keeps 0.3
-        from corpus.curriculum import stage
-        from corpus.tables import sample_table
+        # stage 61 has most relational word tables in two direction pairs (4 options, each
+        # answer's pair partner and the other pair's words all present); stage 51 keeps 0.3
+        from train.corpus.curriculum import stage
+        from train.corpus.tables import sample_table
 
         def four_options(st):
-            ts = [t for t in (sample_table(random.Random(k), stage(st)) for k in range(600)) if t.kind == "relational"]
+            ts = [
+                t
+                for t in (sample_table(random.Random(k), stage(st)) for k in range(600))
+                if t.kind == "relational"
+            ]
             return sum(len(t.options) == 4 for t in ts) / len(ts), len(ts)
-        share52, n52 = four_options(52)
-        share56, n56 = four_options(56)
-        self.assertLess(share52, 0.4)
-        self.assertGreater(share56, 0.7)
-        self.assertGreater(n56, n52)
+
+        share51, n51 = four_options(51)
+        share61, n61 = four_options(61)
+        self.assertLess(share51, 0.4)
+        self.assertGreater(share61, 0.7)
+        self.assertGreater(n61, n51)
 
     def test_more_place_phrases(self):
-        # stage 59 = stage 56 with scenes.MORE_PLACES ("along the bottom of the N"); 56 never has them
-        from corpus import scenes
-        from corpus.generate import example
+        # stage 61 has phrases.MORE_PLACES ("along the bottom of the N"); stage 51 never has them
+        from train.corpus import phrases
+        from train.corpus.generate import example
 
         def share(st):
             sits = [s for i in range(150) for s in example(0, st, i).suffixes]
-            return sum(any(f" the {p} of the " in s for p in scenes.PLACE_PARTS) for s in sits) / len(sits)
-        self.assertEqual(share(56), 0)
-        self.assertGreater(share(59), 0.01)
+            return sum(any(f" the {p} of the " in s for p in phrases.PLACE_PARTS) for s in sits) / len(sits)
+
+        self.assertEqual(share(51), 0)
+        self.assertGreater(share(61), 0.01)
 
     def test_hazard_phrase_first(self):
         # stage 60's toward / away scene situations open with the hazard's phrase about half the
         # time they have one (the goal's phrase, marked, comes later); the older scenes rarely do
         import re
 
-        from corpus import marks, scenes
+        from train.corpus import marks, scenes
 
         def share(hazard_first):
             first = with_hazard = 0
@@ -524,6 +578,7 @@ class PlacePoolTest(unittest.TestCase):
                     if hazard_first:
                         self.assertIn(marks.noun(goal), s)
             return first / with_hazard
+
         self.assertLess(share(0.0), 0.3)
         self.assertGreater(share(0.5), 0.4)
 
@@ -532,11 +587,14 @@ class PlacePoolTest(unittest.TestCase):
         # below"), always a form of the answer's direction; stage 60 never does
         import re
 
-        from corpus import marks, scenes
+        from train.corpus import scenes
+
         found = 0
         for i in range(300):
             for pf in (0.0, 0.5):
-                t = scenes.relational_table(random.Random(i), 0.3, 6, marked=True, hazard_first=0.5, place_forms=pf)
+                t = scenes.relational_table(
+                    random.Random(i), 0.3, 6, marked=True, hazard_first=0.5, place_forms=pf
+                )
                 for k in range(3):
                     s, letter = t.situation(random.Random(f"{i}:{k}"))
                     m = re.search(r"\ue000\w+\ue001 is \d+ \w+ \ue002([\w ]+)\ue003", s)
@@ -550,21 +608,29 @@ class PlacePoolTest(unittest.TestCase):
         self.assertGreater(found, 20)
 
     def test_scene_letters_out_of_order(self):
-        # stage 39 lists most scene tables' letters out of order; stage 37 keeps 65 % in order
-        from corpus.curriculum import stage
-        from corpus.tables import sample_table
+        # stage 51 lists most scene tables' letters out of order; stage 37 keeps 65 % in order
+        from train.corpus.curriculum import stage
+        from train.corpus.tables import sample_table
 
         def in_order(st):
-            ts = [t for t in (sample_table(random.Random(k), stage(st)) for k in range(300)) if t.kind == "scene"]
-            return sum([o.letter for o in t.options] == list("ABCDEF"[:len(t.options)]) for t in ts) / len(ts)
+            ts = [
+                t
+                for t in (sample_table(random.Random(k), stage(st)) for k in range(300))
+                if t.kind == "scene"
+            ]
+            return sum([o.letter for o in t.options] == list("ABCDEF"[: len(t.options)]) for t in ts) / len(
+                ts
+            )
+
         self.assertGreater(in_order(37), 0.5)
-        self.assertLess(in_order(39), 0.35)
+        self.assertLess(in_order(51), 0.35)
 
     def test_still_place_clauses(self):
         # stage 37: "the X is still D of the N" picks the option its clause names, which holds
-        # D, the opposite direction or "wait" alike (no "still -> wait" shortcut); stage 34 has none
-        from corpus.curriculum import stage
-        from corpus.tables import relational_table
+        # D, the opposite direction or "wait" alike (no "still -> wait" shortcut); without the knob none
+        from train.corpus.curriculum import stage
+        from train.corpus.tables import relational_table
+
         holds, other = 0, 0
         for k in range(200):
             t = relational_table(random.Random(k), stage(37))
@@ -578,13 +644,20 @@ class PlacePoolTest(unittest.TestCase):
                     other += not text.endswith(" " + m.group(1))
         self.assertGreater(holds, 20)
         self.assertGreater(other, 20)
-        self.assertFalse(any(re.search(r"still \w+ of the", relational_table(random.Random(k), stage(34)).rule)
-                             for k in range(200)))
+        from dataclasses import replace
+
+        plain = replace(stage(37), still_places=0.0)
+        self.assertFalse(
+            any(
+                re.search(r"still \w+ of the", relational_table(random.Random(k), plain).rule)
+                for k in range(200)
+            )
+        )
 
     def test_level5_scene_still_clauses_name_options_by_text(self):
         # scene level 4 names a still clause's option by its letter half the time; level 5
         # always by its text, and the situation answers with that option's letter
-        from corpus.scenes import relational_table
+        from train.corpus.scenes import relational_table
 
         def clauses(level):
             by_letter = by_text = 0
@@ -598,9 +671,12 @@ class PlacePoolTest(unittest.TestCase):
                     s, letter = t.situation(random.Random(j))
                     m = re.search(r"is still (\w+) of the (\w+)", s)
                     if m and level == 5:
-                        clause = re.search(rf"[^.]*still {m.group(1)} of the {m.group(2)}[^.]*", t.rule).group(0)
+                        clause = re.search(
+                            rf"[^.]*still {m.group(1)} of the {m.group(2)}[^.]*", t.rule
+                        ).group(0)
                         self.assertIn(text[letter], clause.lower(), (t.rule, s))
             return by_letter, by_text
+
         l4, t4 = clauses(4)
         l5, t5 = clauses(5)
         self.assertGreater(l4, 40)
@@ -608,9 +684,9 @@ class PlacePoolTest(unittest.TestCase):
         self.assertEqual(l5, 0)
         self.assertGreater(t5, 100)
 
-
     def test_level6_one_still_clause_names_the_neutral_option(self):
-        from corpus.scenes import NEUTRAL, relational_table
+        from train.corpus.scenes import NEUTRAL, relational_table
+
         neutral_named = tables = 0
         for k in range(300):
             t = relational_table(random.Random(k), 0.35, 6)
@@ -622,11 +698,11 @@ class PlacePoolTest(unittest.TestCase):
         self.assertGreater(tables, 60)
         self.assertGreater(neutral_named, 0.65 * tables)  # by text (a quarter are by letter)
 
-
     def test_level8_lookup_drill_names_by_letter_half_the_time(self):
         # stage 62's drill: every table has two still clauses, about half naming their option
         # by letter, and a still situation answers with the letter its own clause names
-        from corpus.scenes import relational_table
+        from train.corpus.scenes import relational_table
+
         by_letter = clauses_n = checked = 0
         for k in range(200):
             t = relational_table(random.Random(k), 0.35, 8)
@@ -652,15 +728,17 @@ class PlacePoolTest(unittest.TestCase):
         self.assertGreater(by_letter, 0.35 * clauses_n)
         self.assertLess(by_letter, 0.65 * clauses_n)
 
-
     def test_binding_drill_other_thing_never_shares_the_direction(self):
-        # stage 44: two options, one other thing, always in the other direction word, so
+        # the binding drill (stage 47 without its marks): two options, one other thing, always in the other direction word, so
         # reading either phrase at random scores 0.5, not 0.75
-        from corpus.curriculum import stage
-        from corpus.tables import relational_table
+        from dataclasses import replace
+
+        from train.corpus.curriculum import stage
+        from train.corpus.tables import relational_table
+
         n = 0
         for k in range(100):
-            t = relational_table(random.Random(k), stage(44))
+            t = relational_table(random.Random(k), replace(stage(47), marks=False))
             self.assertEqual(len(t.options), 2)
             dirs = [o.text.split()[-1] for o in t.options]
             for j in range(6):
@@ -674,7 +752,7 @@ class PlacePoolTest(unittest.TestCase):
 
 class ReplayTest(unittest.TestCase):
     def test_stage_draws(self):
-        from stream import pick_stage
+        from train.stream import pick_stage
 
         def draws(*args, **kw):
             rng = random.Random("r")
@@ -690,12 +768,15 @@ class ReplayTest(unittest.TestCase):
         self.assertEqual(set(draws(15, 0.4, 9, 13)), {9, 10, 11, 12, 13, 15})
         self.assertEqual(set(draws(9, 0.3, 9, replay="16,15,9")), {9, 15, 16})
         self.assertEqual(set(draws(9, 0.3, 9)), {9})
+        # a range over numbers no stage holds (removed stages) draws only the curriculum's stages
+        self.assertEqual(set(draws(47, 1.0, 25)), {25, 26, 27, 30, 37})
 
     def test_bad_replay_list_is_a_usage_error(self):
         import contextlib
         import io
 
-        from train import parse
+        from train.train import parse
+
         for bad in ("a,b", "15,99", "16,"):
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()) as err:
                 parse(["--run", "x", "--replay", bad])
@@ -713,17 +794,48 @@ class ReplayTest(unittest.TestCase):
 
 class SignalTest(unittest.TestCase):
     def test_sigterm_saves_and_exits_nonzero(self):
-        """A stopped run saves its checkpoint and exits 143, so a recipe script under `set -e` does
-        not go on to its next phase (make_scenes.sh once resumed stage 30 on a half-done stage 13)."""
+        """A stopped run saves its checkpoint and exits 143, so the recipe's runner does
+        not go on to its next stage (the scene branch once resumed stage 30 on a half-done stage 13)."""
         import signal
         import subprocess
         import time
+
         with tempfile.TemporaryDirectory() as d:
-            cmd = [sys.executable, os.path.join(ROOT, "train", "train.py"), "--run", d, "--dim", "16", "--heads", "2",
-                   "--kv-heads", "1", "--ffn", "32", "--batch", "2", "--stage", "16", "--max-stage", "16",
-                   "--eval-every", "2", "--eval-tables", "2", "--steps", "1000000"]
-            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                 env={**os.environ, "OMP_NUM_THREADS": "1"})
+            cmd = [
+                sys.executable,
+                "-m",
+                "train.train",
+                "--run",
+                d,
+                "--dim",
+                "16",
+                "--heads",
+                "2",
+                "--kv-heads",
+                "1",
+                "--ffn",
+                "32",
+                "--batch",
+                "2",
+                "--stage",
+                "16",
+                "--max-stage",
+                "16",
+                "--eval-every",
+                "2",
+                "--eval-tables",
+                "2",
+                "--steps",
+                "1000000",
+            ]
+            p = subprocess.Popen(
+                cmd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                cwd=ROOT,
+                env={**os.environ, "OMP_NUM_THREADS": "1"},
+            )
             log = os.path.join(d, "log.jsonl")
             deadline = time.time() + 120
             while not (os.path.exists(log) and os.path.getsize(log) > 0) and time.time() < deadline:
@@ -743,12 +855,31 @@ class ThreadsLaterTest(unittest.TestCase):
         import contextlib
         import io
 
-        import train
+        from train import train
+
         before = torch.get_num_threads()
         try:
             with tempfile.TemporaryDirectory() as d:
-                small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                         "--eval-every", "2", "--eval-tables", "2", "--stage", "16", "--max-stage", "16"]
+                small = [
+                    "--dim",
+                    "16",
+                    "--heads",
+                    "2",
+                    "--kv-heads",
+                    "1",
+                    "--ffn",
+                    "32",
+                    "--batch",
+                    "2",
+                    "--eval-every",
+                    "2",
+                    "--eval-tables",
+                    "2",
+                    "--stage",
+                    "16",
+                    "--max-stage",
+                    "16",
+                ]
                 flag = os.path.join(d, "scenes.done")
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out):
@@ -773,7 +904,8 @@ class DeviceTest(unittest.TestCase):
         import contextlib
         import io
 
-        import train
+        from train import train
+
         with tempfile.TemporaryDirectory() as d:
             err = io.StringIO()
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
@@ -787,23 +919,45 @@ class DeviceTest(unittest.TestCase):
                 with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
                     train.main(["--run", f"{d}/r", "--steps", "1", "--device", device])
                 self.assertEqual(e.exception.code, 2)
-                self.assertIn(f"--device {device!r}" if device == "bogus" else "sees no CUDA device", err.getvalue())
+                self.assertIn(
+                    f"--device {device!r}" if device == "bogus" else "sees no CUDA device", err.getvalue()
+                )
                 self.assertFalse(os.path.exists(f"{d}/r"), "nothing is written before the error")
 
     def test_checkpoint_holds_cpu_tensors(self):
         import contextlib
         import io
 
-        import train
+        from train import train
+
         with tempfile.TemporaryDirectory() as d:
-            small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                     "--eval-every", "2", "--eval-tables", "2"]
+            small = [
+                "--dim",
+                "16",
+                "--heads",
+                "2",
+                "--kv-heads",
+                "1",
+                "--ffn",
+                "32",
+                "--batch",
+                "2",
+                "--eval-every",
+                "2",
+                "--eval-tables",
+                "2",
+            ]
             with contextlib.redirect_stdout(io.StringIO()):
-                self.assertEqual(train.main(["--run", f"{d}/r", "--steps", "2", "--device", "cpu"] + small), 0)
+                self.assertEqual(
+                    train.main(["--run", f"{d}/r", "--steps", "2", "--device", "cpu"] + small), 0
+                )
             st = torch.load(f"{d}/r/ckpt.pt", weights_only=False)
             self.assertEqual(st["args"]["device"], "cpu")
-            tensors = [*st["model"].values(), *st["probes"].values(),
-                       *(v for s in st["opt"]["state"].values() for v in s.values() if torch.is_tensor(v))]
+            tensors = [
+                *st["model"].values(),
+                *st["probes"].values(),
+                *(v for s in st["opt"]["state"].values() for v in s.values() if torch.is_tensor(v)),
+            ]
             self.assertTrue(tensors)
             self.assertTrue(all(t.device.type == "cpu" for t in tensors))
 
@@ -814,18 +968,43 @@ class DeviceTest(unittest.TestCase):
         import io
         import json
 
-        import train
-        small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                 "--eval-every", "4", "--eval-tables", "2", "--promote", "0", "--max-stage", "2"]
+        from train import train
+
+        small = [
+            "--dim",
+            "16",
+            "--heads",
+            "2",
+            "--kv-heads",
+            "1",
+            "--ffn",
+            "32",
+            "--batch",
+            "2",
+            "--eval-every",
+            "4",
+            "--eval-tables",
+            "2",
+            "--promote",
+            "0",
+            "--max-stage",
+            "2",
+        ]
         with tempfile.TemporaryDirectory() as d:
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(train.main(["--run", f"{d}/inline", "--steps", "12"] + small), 0)
-                self.assertEqual(train.main(["--run", f"{d}/ahead", "--steps", "6", "--workers", "2"] + small), 0)
-                self.assertEqual(train.main(["--run", f"{d}/ahead", "--steps", "12", "--workers", "2"] + small), 0)
+                self.assertEqual(
+                    train.main(["--run", f"{d}/ahead", "--steps", "6", "--workers", "2"] + small), 0
+                )
+                self.assertEqual(
+                    train.main(["--run", f"{d}/ahead", "--steps", "12", "--workers", "2"] + small), 0
+                )
             runs = [torch.load(f"{d}/{r}/ckpt.pt", weights_only=False) for r in ("inline", "ahead")]
             logs = [[json.loads(x) for x in open(f"{d}/{r}/log.jsonl")] for r in ("inline", "ahead")]
         self.assertEqual([x["stage"] for x in logs[0]], [0, 1, 2])  # promoted at each eval
-        self.assertEqual([(x["stage"], x["eval_acc"]) for x in logs[0]], [(x["stage"], x["eval_acc"]) for x in logs[1]])
+        self.assertEqual(
+            [(x["stage"], x["eval_acc"]) for x in logs[0]], [(x["stage"], x["eval_acc"]) for x in logs[1]]
+        )
         self.assertEqual(logs[0][-1]["loss"], logs[1][-1]["loss"])
         self.assertEqual(runs[0]["counters"], runs[1]["counters"])
         for k, v in runs[0]["model"].items():
@@ -838,11 +1017,43 @@ class DeviceTest(unittest.TestCase):
         import signal
         import subprocess
         import sys
+
         with tempfile.TemporaryDirectory() as d:
-            cmd = [sys.executable, os.path.join(ROOT, "train", "train.py"), "--run", f"{d}/r", "--workers", "2",
-                   "--minutes", "0.05", "--steps", "100000", "--eval-every", "100000", "--eval-tables", "2",
-                   "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2"]
-            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+            cmd = [
+                sys.executable,
+                "-m",
+                "train.train",
+                "--run",
+                f"{d}/r",
+                "--workers",
+                "2",
+                "--minutes",
+                "0.05",
+                "--steps",
+                "100000",
+                "--eval-every",
+                "100000",
+                "--eval-tables",
+                "2",
+                "--dim",
+                "16",
+                "--heads",
+                "2",
+                "--kv-heads",
+                "1",
+                "--ffn",
+                "32",
+                "--batch",
+                "2",
+            ]
+            p = subprocess.Popen(
+                cmd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+                cwd=ROOT,
+            )
             try:
                 out, err = p.communicate(timeout=120)
             except subprocess.TimeoutExpired:
@@ -853,119 +1064,6 @@ class DeviceTest(unittest.TestCase):
             self.assertIn("stopped at step", out)
 
 
-class MakeJointTest(unittest.TestCase):
-    def test_bad_phases_line_stops_before_training(self):
-        import subprocess
-        script = os.path.join(ROOT, "train", "make_joint.sh")
-        for which in ("PHASES", "SOUP"):
-            for bad in ("34 x 5e-4 9 0.3 10", "34 3000 5e-4 9", "34 100 5e-4 9 0.3 1500", "47 100 5e-4 9 0.3 10 aux 1"):
-                with tempfile.TemporaryDirectory() as d:
-                    env = dict(os.environ, PHASES="", SOUP="", RUN=os.path.join(d, "run"))
-                    env[which] = bad
-                    r = subprocess.run(["bash", script], env=env, capture_output=True, text=True, timeout=60)
-                    self.assertEqual(r.returncode, 2, r.stderr)
-                    self.assertIn("bad PHASES or SOUP line", r.stderr)
-                    self.assertFalse(os.path.exists(os.path.join(d, "run")))
-
-
-    def test_joint_then_spread_then_polish(self):
-        """The recipe's tail on tiny branches: make_joint.sh (stitch, stage-13 steps, PHASES with a
-        sticky flag, a SOUP), spread_unread.py, make_polish.sh (resumable, refuses an unspread
-        checkpoint), and the card telling the polish's steps apart from the joint's."""
-        import contextlib
-        import io
-        import json
-        import subprocess
-
-        import model_card
-        import spread_unread
-        import train
-        small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                 "--eval-every", "2", "--eval-tables", "2"]
-        with tempfile.TemporaryDirectory() as d:
-            with contextlib.redirect_stdout(io.StringIO()):
-                train.main(["--run", f"{d}/a", "--stage", "9", "--max-stage", "9", "--steps", "2"] + small)
-                train.main(["--run", f"{d}/b", "--layers", "3", "--stage", "16", "--max-stage", "16",
-                            "--steps", "3"] + small)
-            env = dict(os.environ, SCENES=f"{d}/a/ckpt.pt", WORDS=f"{d}/b/ckpt.pt", RUN=f"{d}/j", STEPS="2",
-                       ANNEAL="1", MINUTES="5", PRECISION="--no-bf16", THREADS="1", OMP_NUM_THREADS="1",
-                       PHASES="9 2 1e-3 9 0.3 1\n16 2 1e-3 9 0.3 1 --read-softmax",
-                       SOUP="9 1 1e-3 9 0.3 1")
-            sh = lambda name, e: subprocess.run(["bash", os.path.join(ROOT, "train", name)], env=e,
-                                                capture_output=True, text=True, timeout=600)
-            r = sh("make_joint.sh", env)
-            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
-            j = torch.load(f"{d}/j/ckpt.pt")
-            # stitch at 3, stage 13 to 5, the phases to 7 and 9, then the soup (its mean)
-            self.assertEqual((j["step"], j["stage"], j["args"]["read_softmax"]), (9, 16, True))
-            self.assertEqual([b["steps"] for b in j["soup"]["branches"]], [1])
-            polish = dict(env, RUN=f"{d}/s", POLISH="9 2 1e-3 9 0.3 1 --read-softmax\n16 1 1e-3 9 0.3 1",
-                          SOUP_STEPS="2 3")
-            r = sh("make_polish.sh", dict(polish, RUN=f"{d}/j"))
-            self.assertEqual(r.returncode, 2)
-            self.assertIn("not a readable spread checkpoint", r.stderr)
-            with contextlib.redirect_stdout(io.StringIO()):
-                self.assertEqual(spread_unread.main(["--ckpt", f"{d}/j/ckpt.pt", "--out", f"{d}/s/ckpt.pt",
-                                                     "--per-stage", "20"]), 0)
-            r = sh("make_polish.sh", dict(polish, SOUP_STEPS="1"))  # not the end of a line
-            self.assertEqual(r.returncode, 2)
-            self.assertIn("SOUP_STEPS: 1 is not the end of a POLISH line", r.stderr)
-            r = sh("make_polish.sh", polish)
-            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
-            s = torch.load(f"{d}/s/ckpt.pt")
-            self.assertEqual((s["step"], s["stage"], s["spread"]["step"]), (12, 16, 9))
-            # the model is the mean of the two phases' last checkpoints, kept beside it
-            k2, k3 = (torch.load(f"{d}/s/keep-{n}.pt") for n in (2, 3))
-            self.assertEqual((k2["step"], k3["step"], s["soup"]["steps"]), (11, 12, [12, 11]))
-            for name, w in s["model"].items():
-                torch.testing.assert_close(w, (k2["model"][name] + k3["model"][name]) / 2)
-            # a rerun finds every phase done and trains nothing
-            r = sh("make_polish.sh", polish)
-            self.assertEqual((r.returncode, torch.load(f"{d}/s/ckpt.pt")["step"]), (0, 12))
-            self.assertNotIn("resuming", r.stdout)
-            self.assertIn("the polish is done (the mean of polish steps 2 3)", r.stdout)
-            # POST phases train on from the mean with a fresh optimizer, resumably (in a copy: the
-            # card below reads the mean)
-            import shutil
-            shutil.copytree(f"{d}/s", f"{d}/p")
-            post = dict(polish, RUN=f"{d}/p", POST="16 1 1e-3 9 0.3 1")
-            r = sh("make_polish.sh", post)
-            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
-            self.assertEqual(open(f"{d}/p/post_start").read().strip(), "12")
-            self.assertEqual(torch.load(f"{d}/p/ckpt.pt")["step"], 13)
-            self.assertEqual(torch.load(f"{d}/p/ckpt.pt")["soup"]["steps"], [12, 11])  # kept for the card
-            r = sh("make_polish.sh", post)
-            self.assertEqual((r.returncode, torch.load(f"{d}/p/ckpt.pt")["step"]), (0, 13))
-            self.assertNotIn("resuming", r.stdout)
-            r = sh("make_polish.sh", dict(post, POST="16 x 1e-3 9 0.3 1"))
-            self.assertEqual(r.returncode, 2)
-            self.assertIn("bad PHASES or SOUP line", r.stderr)
-            r = sh("make_polish.sh", dict(post, RUN=f"{d}/none", POST="events"))  # the preset's lines check out
-            self.assertEqual(r.returncode, 2)
-            self.assertIn("no checkpoint", r.stderr)
-            for name, v in {"eval.json": {"rows": [], "info": {"stage": 13, "tables": 1, "seconds": 1}},
-                            "bench.json": {"threads": 2, "machine": "m", "decisions_per_task": 1, "tasks": {}}}.items():
-                with open(f"{d}/{name}", "w") as f:
-                    json.dump(v, f)
-            open(f"{d}/plays.txt", "w").close()
-            open(f"{d}/m.gguf", "wb").write(b"x" * 10)
-            with contextlib.redirect_stdout(io.StringIO()):
-                model_card.main(["--ckpt", f"{d}/s/ckpt.pt", "--gguf", f"{d}/m.gguf", "--eval", f"{d}/eval.json",
-                                 "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
-                                 "--out", f"{d}/card.md", "--targets", f"{d}/t.json"])
-            card = open(f"{d}/card.md").read()
-            self.assertIn("Joint fine-tune (`train/make_joint.sh`): 6 steps", card)
-            self.assertIn("Then the polish (`train/make_polish.sh`): 3 steps with the read softmax", card)
-            self.assertIn("the mean of the polish's checkpoints at steps 2, 3 after the spread", card)
-            self.assertNotIn("POST's phases", card)
-            with contextlib.redirect_stdout(io.StringIO()):  # the POST run: the mean, then its phases
-                model_card.main(["--ckpt", f"{d}/p/ckpt.pt", "--gguf", f"{d}/m.gguf", "--eval", f"{d}/eval.json",
-                                 "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
-                                 "--out", f"{d}/card-post.md", "--targets", f"{d}/t.json"])
-            self.assertIn("at steps 2, 3 after the spread (`make_polish.sh` SOUP_STEPS, `train/average.py`), "
-                          "then `make_polish.sh` POST's phases from that mean to step 13.", open(f"{d}/card-post.md").read())
-
-
 class PathTest(unittest.TestCase):
     """--path walks listed stages in order, replays the path's earlier ones, and --stop-at-end
     ends a phase when its last stage reaches --promote (so a script can grow the model next)."""
@@ -974,8 +1072,9 @@ class PathTest(unittest.TestCase):
         import contextlib
         import io
 
-        from stream import path_replay
-        from train import next_stage, parse, replay_note
+        from train.stream import path_replay
+        from train.train import next_stage, parse, replay_note
+
         a = parse(["--run", "x", "--path", "0,1,16", "--mix-prev", "0.2"])
         self.assertEqual([next_stage(a, s) for s in (0, 1, 16)], [1, 16, None])
         self.assertEqual((path_replay(a, 0), path_replay(a, 16)), (None, "0,1"))
@@ -986,7 +1085,8 @@ class PathTest(unittest.TestCase):
             with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
                 parse(["--run", "x", "--path", bad])
         self.assertIsNone(parse(["--run", "x", "--path", ""]).path)  # clears a resumed run's path
-        import evaluate
+        from train.diag import evaluate
+
         for bad in ("x", "99"):  # checked before any checkpoint is read
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
                 evaluate.main(["--ckpt", "/nonexistent.pt", "--stages", bad])
@@ -996,11 +1096,34 @@ class PathTest(unittest.TestCase):
         import contextlib
         import io
 
-        import train
+        from train import train
+
         with tempfile.TemporaryDirectory() as d:
-            args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                    "--path", "16,17", "--promote", "0", "--stop-at-end", "--eval-every", "2",
-                    "--eval-tables", "2", "--steps", "50"]
+            args = [
+                "--run",
+                d,
+                "--dim",
+                "16",
+                "--heads",
+                "2",
+                "--kv-heads",
+                "1",
+                "--ffn",
+                "32",
+                "--batch",
+                "2",
+                "--path",
+                "16,17",
+                "--promote",
+                "0",
+                "--stop-at-end",
+                "--eval-every",
+                "2",
+                "--eval-tables",
+                "2",
+                "--steps",
+                "50",
+            ]
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             st = torch.load(os.path.join(d, "ckpt.pt"))
@@ -1013,15 +1136,17 @@ class PathTest(unittest.TestCase):
 
 class HeldOutTest(unittest.TestCase):
     def test_filter_flags_overlap(self):
-        h = HeldOut(["push in the same direction the car is moving, to pump energy like a swing", "go left now"])
+        h = HeldOut(
+            ["push in the same direction the car is moving, to pump energy like a swing", "go left now"]
+        )
         self.assertIsNotNone(h.find("then Push in the SAME direction the car is here"))  # a 6-gram
-        self.assertIsNotNone(h.find("you should go left now."))                          # short sentence
+        self.assertIsNotNone(h.find("you should go left now."))  # short sentence
         self.assertIsNone(h.find("push in the same way the car is moving"))
 
     def test_sample_is_clean(self):
         h = default_heldout()
         self.assertGreater(len(h.sentences), 0)
-        for st in range(len(STAGES)):
+        for st in STAGES:
             for i in range(200):
                 self.assertIsNone(h.find(example(7, st, i).text()))
 
@@ -1029,7 +1154,12 @@ class HeldOutTest(unittest.TestCase):
 class TokenizerTest(unittest.TestCase):
     def test_round_trip_any_utf8(self):
         tok = Tokenizer.load(VOCAB)
-        for s in ["héllo wörld 世界 🙂‍🙂", "<|im_start|>user\nRule: x<|im_end|>", "\x00\x7f tabs\t\n\n  ", "Pole pole POLE"]:
+        for s in [
+            "héllo wörld 世界 🙂‍🙂",
+            "<|im_start|>user\nRule: x<|im_end|>",
+            "\x00\x7f tabs\t\n\n  ",
+            "Pole pole POLE",
+        ]:
             self.assertEqual(tok.decode(tok.encode(s)), s)
         self.assertEqual(len(tok.tokens[:256]), 256)
         self.assertEqual(tok.encode("<|mask|>"), [tok.mask])
@@ -1037,9 +1167,12 @@ class TokenizerTest(unittest.TestCase):
             self.assertEqual(len(tok.encode(L)), 1)
 
     def test_folded_tokenizer(self):
-        from tokenizer.bpe import fold_case
-        self.assertEqual(fold_case("Rule: Part means C. I go, AI ok, xY, B2, Ab\u00e9C"),
-                         "rule: part means C. I go, ai ok, xy, B2, ab\u00e9C")
+        from train.tokenizer.bpe import fold_case
+
+        self.assertEqual(
+            fold_case("Rule: Part means C. I go, AI ok, xY, B2, Ab\u00e9C"),
+            "rule: part means C. I go, ai ok, xy, B2, ab\u00e9C",
+        )
         tok = Tokenizer(Tokenizer.load(VOCAB).merges, fold=True)
         with tempfile.TemporaryDirectory() as d:
             tok.save(os.path.join(d, "v.json"))
@@ -1053,11 +1186,35 @@ class TokenizerTest(unittest.TestCase):
         # a run started folded resumes folded without --tokenizer (its checkpoint names it)
         import contextlib
         import io
-        import train
+
+        from train import train
+
         with tempfile.TemporaryDirectory() as d:
             folded_path = os.path.join(ROOT, "train", "tokenizer", "vocab-folded.json")
-            args = ["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                    "--stage", "13", "--max-stage", "13", "--eval-every", "2", "--eval-tables", "2", "--steps", "2"]
+            args = [
+                "--run",
+                d,
+                "--dim",
+                "16",
+                "--heads",
+                "2",
+                "--kv-heads",
+                "1",
+                "--ffn",
+                "32",
+                "--batch",
+                "2",
+                "--stage",
+                "13",
+                "--max-stage",
+                "13",
+                "--eval-every",
+                "2",
+                "--eval-tables",
+                "2",
+                "--steps",
+                "2",
+            ]
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(train.main(args + ["--tokenizer", folded_path]), 0)
             args[-1] = "4"
@@ -1073,7 +1230,8 @@ class TokenizerTest(unittest.TestCase):
 
 class PackingTest(unittest.TestCase):
     def test_slot_targets_and_reveal(self):
-        from batching import Packer
+        from train.batching import Packer
+
         tok = Tokenizer.load(VOCAB)
         ex = example(2, 0, 4)
         b = Packer(tok).batch([ex], random.Random(0))
@@ -1108,7 +1266,7 @@ def _np_forward(r, ids, pos, seg):
     def rope(v):  # v [T, heads, hd], NeoX halves
         inv = theta ** (-np.arange(0, hd // 2) * 2.0 / hd)
         a = np.asarray(pos)[:, None, None] * inv
-        v1, v2 = v[..., : hd // 2], v[..., hd // 2:]
+        v1, v2 = v[..., : hd // 2], v[..., hd // 2 :]
         return np.concatenate([v1 * np.cos(a) - v2 * np.sin(a), v2 * np.cos(a) + v1 * np.sin(a)], -1)
 
     for i in range(L):
@@ -1141,8 +1299,9 @@ class TargetRowsTest(unittest.TestCase):
     gradients as reading them out of the full pass (train.py's fast path)."""
 
     def test_targets_equal_the_full_pass(self):
-        from batching import Packer
-        from model import Config, DreamModel
+        from train.batching import Packer
+        from train.model import Config, DreamModel
+
         torch.manual_seed(3)
         tok = Tokenizer.load(VOCAB)
         m = DreamModel(Config(vocab=len(tok), dim=32, layers=3, heads=4, kv_heads=2, ffn=64)).double()
@@ -1167,9 +1326,13 @@ class TargetRowsTest(unittest.TestCase):
     def test_bench_rejects_an_unknown_path(self):
         import contextlib
         import io
-        import bench_speed
+
+        from train.diag import bench_speed
+
         err = io.StringIO()
-        with self.assertRaises(SystemExit) as cm, contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        with self.assertRaises(SystemExit) as cm, contextlib.redirect_stderr(err), contextlib.redirect_stdout(
+            io.StringIO()
+        ):
             bench_speed.main(["--paths", "full,fast", "--steps", "1", "--sizes", "16x1", "--heap", "default"])
         self.assertEqual(cm.exception.code, 2)
         self.assertIn("--paths 'full,fast'", err.getvalue())
@@ -1179,15 +1342,26 @@ class TargetRowsTest(unittest.TestCase):
         loaded run reports the saved stage, batch size and corpus cost, and times every batch."""
         import contextlib
         import io
-        import bench_speed
+
+        from train.diag import bench_speed
+
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "b.pt")
             with contextlib.redirect_stdout(io.StringIO()):
-                self.assertEqual(bench_speed.main(["--stage", "0", "--batch", "2", "--steps", "1", "--save-batches", path]), 0)
+                self.assertEqual(
+                    bench_speed.main(
+                        ["--stage", "0", "--batch", "2", "--steps", "1", "--save-batches", path]
+                    ),
+                    0,
+                )
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                self.assertEqual(bench_speed.main(["--load-batches", path, "--sizes", "16x1", "--paths", "targets",
-                                                   "--heap", "default"]), 0)
+                self.assertEqual(
+                    bench_speed.main(
+                        ["--load-batches", path, "--sizes", "16x1", "--paths", "targets", "--heap", "default"]
+                    ),
+                    0,
+                )
         lines = out.getvalue().splitlines()
         self.assertTrue(lines[0].startswith("stage 0, batch 2 tables"), lines[0])
         self.assertIn("device cpu", lines[0])
@@ -1199,7 +1373,8 @@ class GrowTest(unittest.TestCase):
     """A grown checkpoint keeps what the old model computed, so a learned circuit survives."""
 
     def _logp(self, st, b):
-        from model import Config, DreamModel
+        from train.model import Config, DreamModel
+
         m = DreamModel(Config(**st["config"]))
         m.load_state_dict(st["model"])
         m.double()  # so "exact" means exact, not float32 rounding of large logits
@@ -1207,9 +1382,10 @@ class GrowTest(unittest.TestCase):
             return m.head(m.hidden(b["ids"], b["pos"], b["seg"])[b["t_batch"], b["t_pos"]]).log_softmax(-1)
 
     def test_widen_and_deepen(self):
-        import grow
-        from batching import Packer
-        from model import Config, DreamModel
+        from train import grow
+        from train.batching import Packer
+        from train.model import Config, DreamModel
+
         torch.manual_seed(1)
         cfg = Config(vocab=len(Tokenizer.load(VOCAB)), dim=32, layers=2, heads=2, kv_heads=1, ffn=96)
         m = DreamModel(cfg)
@@ -1222,8 +1398,15 @@ class GrowTest(unittest.TestCase):
         # (not 0: RMSNorm's eps does not scale with the width)
         self.assertLess((self._logp(exact, b) - ref).abs().max().item(), 1e-3)
         wide = grow.widen(st, 2)
-        self.assertEqual((wide["config"]["dim"], wide["config"]["heads"], wide["config"]["kv_heads"],
-                          wide["config"]["ffn"]), (64, 4, 2, 192))
+        self.assertEqual(
+            (
+                wide["config"]["dim"],
+                wide["config"]["heads"],
+                wide["config"]["kv_heads"],
+                wide["config"]["ffn"],
+            ),
+            (64, 4, 2, 192),
+        )
         self.assertEqual(wide["step"], 7)
         got = self._logp(wide, b)
         self.assertLess((got - ref).abs().mean().item(), 0.1)
@@ -1245,9 +1428,12 @@ class StitchTest(unittest.TestCase):
     streams have equal rms, and closer with the rms plan than without it otherwise."""
 
     def _model(self, seed, dim, heads, kv, ffn, scale):
-        from model import Config, DreamModel
+        from train.model import Config, DreamModel
+
         torch.manual_seed(seed)
-        m = DreamModel(Config(vocab=len(Tokenizer.load(VOCAB)), dim=dim, layers=2, heads=heads, kv_heads=kv, ffn=ffn))
+        m = DreamModel(
+            Config(vocab=len(Tokenizer.load(VOCAB)), dim=dim, layers=2, heads=heads, kv_heads=kv, ffn=ffn)
+        )
         with torch.no_grad():
             for p in m.parameters():
                 p += 0.05 * torch.randn_like(p)
@@ -1255,15 +1441,17 @@ class StitchTest(unittest.TestCase):
         return m.double().eval()
 
     def _logits(self, st, b):
-        from model import Config, DreamModel
+        from train.model import Config, DreamModel
+
         m = DreamModel(Config(**st["config"]))
         m.load_state_dict(st["model"])
         with torch.no_grad():
             return m.double().head(m.hidden(b["ids"], b["pos"], b["seg"]))
 
     def test_stitch(self):
-        import stitch
-        from batching import Packer
+        from train import stitch
+        from train.batching import Packer
+
         a, b_ = self._model(1, 32, 4, 2, 64, 1.0), self._model(2, 48, 6, 3, 96, 3.0)
         sa = {"model": a.state_dict(), "config": a.c.to_dict(), "seed": 0, "step": 1}
         sb = {"model": b_.state_dict(), "config": b_.c.to_dict(), "seed": 0, "step": 9, "stage": 4}
@@ -1272,12 +1460,15 @@ class StitchTest(unittest.TestCase):
             za, zb = (m.head(m.hidden(batch["ids"], batch["pos"], batch["seg"])) for m in (a, b_))
         self_st = stitch.stitch(sa, sa)  # equal halves: equal rms, so the sum is exact
         self.assertLess((self._logits(self_st, batch) - 2 * za).abs().max().item(), 1e-6)
-        from grow import deepen  # a deeper B: A gets blocks that compute nothing, still exact
+        from train.grow import deepen  # a deeper B: A gets blocks that compute nothing, still exact
+
         deep = stitch.stitch(sa, deepen(deepen(sa)))  # (blocks appended, as stitch appends them)
         self.assertEqual(deep["config"]["layers"], 4)
         self.assertLess((self._logits(deep, batch) - 2 * za).abs().max().item(), 1e-6)
         plain = stitch.stitch(sa, sb)
-        self.assertEqual((plain["config"]["dim"], plain["config"]["heads"], plain["config"]["kv_heads"]), (80, 10, 5))
+        self.assertEqual(
+            (plain["config"]["dim"], plain["config"]["heads"], plain["config"]["kv_heads"]), (80, 10, 5)
+        )
         self.assertEqual(plain["step"], 9)
         self.assertGreater((self._logits(plain, batch) - (za + zb)).abs().mean().item(), 0.1)  # rms coupling
         # A2 = A with its stream twice as large (same function): the plan scales it back, exactly
@@ -1288,7 +1479,9 @@ class StitchTest(unittest.TestCase):
         a2.load_state_dict(sd2)
         c, gains = stitch.plan(stitch.stream_rms(a2, batch), stitch.stream_rms(a, batch), 32, 32)
         self.assertAlmostEqual(c, 0.5, places=5)
-        self.assertLess((self._logits(stitch.stitch(sa2, sa, c, gains), batch) - 2 * za).abs().max().item(), 1e-5)
+        self.assertLess(
+            (self._logits(stitch.stitch(sa2, sa, c, gains), batch) - 2 * za).abs().max().item(), 1e-5
+        )
         wrong = {**sb, "config": {**sb["config"], "heads": 3}}  # 1 query head per KV head, A has 2
         with self.assertRaises(SystemExit):
             stitch.stitch(sa, wrong)
@@ -1306,30 +1499,78 @@ class JoinedCardTest(unittest.TestCase):
         import io
         import json
 
-        import model_card
-        import stitch
-        import train
+        from train import model_card, stitch, train
+
         with tempfile.TemporaryDirectory() as d:
-            small = ["--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                     "--eval-every", "2", "--eval-tables", "2"]
+            small = [
+                "--dim",
+                "16",
+                "--heads",
+                "2",
+                "--kv-heads",
+                "1",
+                "--ffn",
+                "32",
+                "--batch",
+                "2",
+                "--eval-every",
+                "2",
+                "--eval-tables",
+                "2",
+            ]
             with contextlib.redirect_stdout(io.StringIO()):
                 train.main(["--run", f"{d}/a", "--stage", "9", "--max-stage", "9", "--steps", "2"] + small)
-                train.main(["--run", f"{d}/b", "--layers", "3", "--stage", "16", "--max-stage", "16",
-                            "--steps", "3"] + small)
+                train.main(
+                    ["--run", f"{d}/b", "--layers", "3", "--stage", "16", "--max-stage", "16", "--steps", "3"]
+                    + small
+                )
                 stitch.main(["--a", f"{d}/a/ckpt.pt", "--b", f"{d}/b/ckpt.pt", "--out", f"{d}/j/ckpt.pt"])
-                train.main(["--run", f"{d}/j", "--set-stage", "13", "--max-stage", "13", "--steps", "5",
-                            "--eval-every", "2", "--eval-tables", "2"])
+                train.main(
+                    [
+                        "--run",
+                        f"{d}/j",
+                        "--set-stage",
+                        "13",
+                        "--max-stage",
+                        "13",
+                        "--steps",
+                        "5",
+                        "--eval-every",
+                        "2",
+                        "--eval-tables",
+                        "2",
+                    ]
+                )
             st = torch.load(f"{d}/j/ckpt.pt", weights_only=False)
             self.assertEqual(st["step"], 5)
             pa, pb = st["parents"]["a"], st["parents"]["b"]
-            self.assertEqual((pa["step"], pa["config"]["layers"], pb["step"], pb["config"]["layers"]), (2, 2, 3, 3))
+            self.assertEqual(
+                (pa["step"], pa["config"]["layers"], pb["step"], pb["config"]["layers"]), (2, 2, 3, 3)
+            )
             self.assertEqual(st["config"]["dim"], 32)
-            row = {"name": "exam: cartpole", "n": 1, "accuracy": 1.0, "misses": 0, "target_kind": "max_misses",
-                   "target": 0, "pass": True}
-            t = {"cached": {"p50_ms": 1, "p95_ms": 1}, "uncached": {"p50_ms": 2, "p95_ms": 2},
-                 "first_with_prefix_ms": 3}
-            files = {"eval.json": {"rows": [row], "info": {"stage": 13, "tables": 1, "seconds": 1}},
-                     "bench.json": {"threads": 2, "machine": "m", "decisions_per_task": 1, "tasks": {"cartpole": t}}}
+            row = {
+                "name": "exam: cartpole",
+                "n": 1,
+                "accuracy": 1.0,
+                "misses": 0,
+                "target_kind": "max_misses",
+                "target": 0,
+                "pass": True,
+            }
+            t = {
+                "cached": {"p50_ms": 1, "p95_ms": 1},
+                "uncached": {"p50_ms": 2, "p95_ms": 2},
+                "first_with_prefix_ms": 3,
+            }
+            files = {
+                "eval.json": {"rows": [row], "info": {"stage": 13, "tables": 1, "seconds": 1}},
+                "bench.json": {
+                    "threads": 2,
+                    "machine": "m",
+                    "decisions_per_task": 1,
+                    "tasks": {"cartpole": t},
+                },
+            }
             for name, v in files.items():
                 with open(f"{d}/{name}", "w") as f:
                     json.dump(v, f)
@@ -1338,53 +1579,114 @@ class JoinedCardTest(unittest.TestCase):
             gguf = f"{d}/m.gguf"
             open(gguf, "wb").write(b"x" * 10)
             with contextlib.redirect_stdout(io.StringIO()):
-                model_card.main(["--ckpt", f"{d}/j/ckpt.pt", "--gguf", gguf, "--eval", f"{d}/eval.json",
-                                 "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
-                                 "--out", f"{d}/card.md", "--targets", f"{d}/t.json"])
+                model_card.main(
+                    [
+                        "--ckpt",
+                        f"{d}/j/ckpt.pt",
+                        "--gguf",
+                        gguf,
+                        "--eval",
+                        f"{d}/eval.json",
+                        "--bench",
+                        f"{d}/bench.json",
+                        "--plays",
+                        f"{d}/plays.txt",
+                        "--out",
+                        f"{d}/card.md",
+                        "--targets",
+                        f"{d}/t.json",
+                    ]
+                )
             card = open(f"{d}/card.md").read()
-            self.assertIn("Scene branch (`train/make_scenes.sh`): 16 x 2, 2 steps", card)
-            self.assertIn("Word branch (`train/make_words.sh`): 16 x 3, 3 steps", card)
-            self.assertIn("Joint fine-tune (`train/make_joint.sh`): 2 steps", card)
+            self.assertIn("Scene branch (phase `scenes`): 16 x 2, 2 steps", card)
+            self.assertIn("Word branch (phase `words`): 16 x 3, 3 steps", card)
+            self.assertIn("Joint fine-tune (phase `joint`): 2 steps", card)
             # the joint's precision and threads come from its checkpoint (float32, one thread here)
             self.assertIn("the joint fine-tune on one CPU thread, float32", card)
-            self.assertIn("The scene branch on one CPU thread, float32; the word branch on one CPU thread, float32", card)
-            # make_model.sh's word branch: bf16, a second thread once the scene branch is done
-            self.assertEqual(model_card._how({"threads": 1, "bf16": True, "threads_later": ["r/scenes.done", "2"]}),
-                             "one CPU thread, 2 CPU threads once `scenes.done` existed, bfloat16 autocast")
+            self.assertIn(
+                "The scene branch on one CPU thread, float32; the word branch on one CPU thread, float32",
+                card,
+            )
+            # a word branch in bf16 that takes a second thread once the scene branch is done
+            self.assertEqual(
+                model_card._how({"threads": 1, "bf16": True, "threads_later": ["r/scenes.done", "2"]}),
+                "one CPU thread, 2 CPU threads once `scenes.done` existed, bfloat16 autocast",
+            )
             import re
+
             joint = re.search(r"joint fine-tune: ([^.]*)\.", card).group(1)
             self.assertEqual(sum(int(n) for n in re.findall(r"stage \d+: (\d+) tables", joint)), 2 * 2, joint)
             self.assertIn(f"stage 16: {pb['counters']['16']} tables; joint fine-tune: ", card)
             self.assertNotIn("Soup", card)
 
-            # a soup (make_joint.sh SOUP): two fine-tunes of j, averaged with it (train/average.py)
-            import average
+            # a soup: two fine-tunes of j, averaged with it (train/average.py)
             import shutil
+
+            from train import average
+
             for k in (1, 2):
                 shutil.copytree(f"{d}/j", f"{d}/j{k}")
                 with contextlib.redirect_stdout(io.StringIO()):
-                    train.main(["--run", f"{d}/j{k}", "--set-stage", "59", "--max-stage", "59", "--steps", str(5 + k),
-                                "--eval-every", "2", "--eval-tables", "2"])
+                    train.main(
+                        [
+                            "--run",
+                            f"{d}/j{k}",
+                            "--set-stage",
+                            "61",
+                            "--max-stage",
+                            "61",
+                            "--steps",
+                            str(5 + k),
+                            "--eval-every",
+                            "2",
+                            "--eval-tables",
+                            "2",
+                        ]
+                    )
             with contextlib.redirect_stdout(io.StringIO()):
-                self.assertEqual(average.main_args(["--out", f"{d}/soup.pt", f"{d}/j/ckpt.pt", f"{d}/j1/ckpt.pt",
-                                                    f"{d}/j2/ckpt.pt"]), 0)
+                self.assertEqual(
+                    average.main_args(
+                        ["--out", f"{d}/soup.pt", f"{d}/j/ckpt.pt", f"{d}/j1/ckpt.pt", f"{d}/j2/ckpt.pt"]
+                    ),
+                    0,
+                )
             soup = torch.load(f"{d}/soup.pt", weights_only=False)
             parts = [torch.load(f"{d}/{r}/ckpt.pt", weights_only=False) for r in ("j", "j1", "j2")]
             for name, w in soup["model"].items():
                 torch.testing.assert_close(w, sum(p["model"][name] for p in parts) / 3)
             self.assertEqual(soup["step"], 5)
             self.assertEqual([b["steps"] for b in soup["soup"]["branches"]], [1, 2])
-            self.assertEqual(sum(soup["counters"].values()),
-                             sum(parts[0]["counters"].values()) + 2 * 1 + 2 * 2)  # batch 2 tables a step
+            self.assertEqual(
+                sum(soup["counters"].values()), sum(parts[0]["counters"].values()) + 2 * 1 + 2 * 2
+            )  # batch 2 tables a step
             with contextlib.redirect_stdout(io.StringIO()):
-                model_card.main(["--ckpt", f"{d}/soup.pt", "--gguf", gguf, "--eval", f"{d}/eval.json",
-                                 "--bench", f"{d}/bench.json", "--plays", f"{d}/plays.txt",
-                                 "--out", f"{d}/card.md", "--targets", f"{d}/t.json"])
-            self.assertIn("Soup (`make_joint.sh` SOUP): 2 fine-tunes of the joint's last step (stage 59, 1 steps, "
-                          "stage 59, 2 steps)", open(f"{d}/card.md").read())
+                model_card.main(
+                    [
+                        "--ckpt",
+                        f"{d}/soup.pt",
+                        "--gguf",
+                        gguf,
+                        "--eval",
+                        f"{d}/eval.json",
+                        "--bench",
+                        f"{d}/bench.json",
+                        "--plays",
+                        f"{d}/plays.txt",
+                        "--out",
+                        f"{d}/card.md",
+                        "--targets",
+                        f"{d}/t.json",
+                    ]
+                )
+            self.assertIn(
+                "Soup: 2 fine-tunes of the joint's last step (stage 61, 1 steps, " "stage 61, 2 steps)",
+                open(f"{d}/card.md").read(),
+            )
             # different architectures are an error, not a partial mean
             with contextlib.redirect_stderr(io.StringIO()) as err:
-                self.assertEqual(average.main_args(["--out", f"{d}/bad.pt", f"{d}/j/ckpt.pt", f"{d}/a/ckpt.pt"]), 2)
+                self.assertEqual(
+                    average.main_args(["--out", f"{d}/bad.pt", f"{d}/j/ckpt.pt", f"{d}/a/ckpt.pt"]), 2
+                )
             self.assertIn("differ in architecture", err.getvalue())
             self.assertFalse(os.path.exists(f"{d}/bad.pt"))
 
@@ -1394,7 +1696,8 @@ class SpreadUnreadTest(unittest.TestCase):
     mean and spread; every other weight, and every read token, stays as it was."""
 
     def test_spread_math(self):
-        from spread_unread import spread
+        from train.spread_unread import spread
+
         g = torch.Generator().manual_seed(0)
         e = torch.randn(40, 8, generator=g)
         e[20:] = e[20:] * 0.1 + 3.0  # a collapsed cluster far from the rest
@@ -1412,15 +1715,41 @@ class SpreadUnreadTest(unittest.TestCase):
         import contextlib
         import io
 
-        import spread_unread
-        import train
+        from train import spread_unread, train
+
         with tempfile.TemporaryDirectory() as d:
-            args = ["--run", f"{d}/r", "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32", "--batch", "2",
-                    "--stage", "16", "--max-stage", "16", "--eval-every", "2", "--eval-tables", "2", "--steps", "2"]
+            args = [
+                "--run",
+                f"{d}/r",
+                "--dim",
+                "16",
+                "--heads",
+                "2",
+                "--kv-heads",
+                "1",
+                "--ffn",
+                "32",
+                "--batch",
+                "2",
+                "--stage",
+                "16",
+                "--max-stage",
+                "16",
+                "--eval-every",
+                "2",
+                "--eval-tables",
+                "2",
+                "--steps",
+                "2",
+            ]
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(train.main(args), 0)
-                self.assertEqual(spread_unread.main(["--ckpt", f"{d}/r/ckpt.pt", "--out", f"{d}/s/ckpt.pt",
-                                                     "--per-stage", "30"]), 0)
+                self.assertEqual(
+                    spread_unread.main(
+                        ["--ckpt", f"{d}/r/ckpt.pt", "--out", f"{d}/s/ckpt.pt", "--per-stage", "30"]
+                    ),
+                    0,
+                )
             a, b = torch.load(f"{d}/r/ckpt.pt"), torch.load(f"{d}/s/ckpt.pt")
             tok = Tokenizer.load(a["tokenizer"])
             counts = spread_unread.read_counts(tok, [16], 30)
@@ -1429,15 +1758,21 @@ class SpreadUnreadTest(unittest.TestCase):
             self.assertEqual(len(moved), b["spread"]["unread"])
             self.assertGreater(len(moved), 100)  # stage 16 alone reads few of the 4,096 tokens
             self.assertTrue(all(counts[t] == 0 and 256 <= t < tok.mask - 3 for t in moved))
-            self.assertTrue(all(torch.equal(v, b["model"][k]) for k, v in a["model"].items() if k != "embed.weight"))
+            self.assertTrue(
+                all(torch.equal(v, b["model"][k]) for k, v in a["model"].items() if k != "embed.weight")
+            )
             self.assertIsNone(b["opt"])
             # bad input: exit 2 with the reason, never a second spread of a spread model
             err = io.StringIO()
             with contextlib.redirect_stderr(err):
                 self.assertEqual(spread_unread.main(["--ckpt", f"{d}/s/ckpt.pt", "--out", f"{d}/t.pt"]), 2)
                 self.assertEqual(spread_unread.main(["--ckpt", f"{d}/none.pt", "--out", f"{d}/t.pt"]), 2)
-                self.assertEqual(spread_unread.main(["--ckpt", f"{d}/r/ckpt.pt", "--out", f"{d}/t.pt",
-                                                     "--per-stage", "0"]), 2)
+                self.assertEqual(
+                    spread_unread.main(
+                        ["--ckpt", f"{d}/r/ckpt.pt", "--out", f"{d}/t.pt", "--per-stage", "0"]
+                    ),
+                    2,
+                )
                 with open(f"{d}/cut.pt", "wb") as f:  # a truncated checkpoint
                     f.write(open(f"{d}/r/ckpt.pt", "rb").read()[:1000])
                 self.assertEqual(spread_unread.main(["--ckpt", f"{d}/cut.pt", "--out", f"{d}/t.pt"]), 2)
@@ -1445,11 +1780,15 @@ class SpreadUnreadTest(unittest.TestCase):
             self.assertIn("cannot read", err.getvalue())
             self.assertFalse(os.path.exists(f"{d}/t.pt"))
             self.assertEqual((b["spread"]["step"], b["spread"]["elapsed_s"]), (2, a["elapsed_s"]))
-            # training on after the spread (make_polish.sh) keeps its record: the card tells the
+            # training on after the spread (the polish) keeps its record: the card tells the
             # polish apart, and a second spread is still refused
             with contextlib.redirect_stdout(io.StringIO()):
-                self.assertEqual(train.main(["--run", f"{d}/s", "--steps", "3", "--eval-every", "2",
-                                             "--eval-tables", "2"]), 0)
+                self.assertEqual(
+                    train.main(
+                        ["--run", f"{d}/s", "--steps", "3", "--eval-every", "2", "--eval-tables", "2"]
+                    ),
+                    0,
+                )
             c = torch.load(f"{d}/s/ckpt.pt")
             self.assertEqual((c["step"], c["spread"]), (3, b["spread"]))
             with contextlib.redirect_stderr(io.StringIO()) as err2:
@@ -1464,9 +1803,10 @@ class ReadSoftmaxTest(unittest.TestCase):
         import contextlib
         import io
 
-        import train
-        from batching import Packer
-        from model import Config, DreamModel
+        from train import train
+        from train.batching import Packer
+        from train.model import Config, DreamModel
+
         tok = Tokenizer.load(VOCAB)
         torch.manual_seed(0)
         m = DreamModel(Config(vocab=len(tok), dim=16, layers=1, heads=2, kv_heads=1, ffn=32))
@@ -1484,18 +1824,45 @@ class ReadSoftmaxTest(unittest.TestCase):
             g = m.embed.weight.grad[~keep].abs().sum().item()
             self.assertEqual(g == 0.0, restrict, g)
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(io.StringIO()):
-            self.assertEqual(train.main(["--run", d, "--dim", "16", "--heads", "2", "--kv-heads", "1", "--ffn", "32",
-                                         "--batch", "2", "--stage", "25", "--max-stage", "25", "--eval-every", "2",
-                                         "--eval-tables", "2", "--steps", "2", "--read-softmax"]), 0)
+            self.assertEqual(
+                train.main(
+                    [
+                        "--run",
+                        d,
+                        "--dim",
+                        "16",
+                        "--heads",
+                        "2",
+                        "--kv-heads",
+                        "1",
+                        "--ffn",
+                        "32",
+                        "--batch",
+                        "2",
+                        "--stage",
+                        "25",
+                        "--max-stage",
+                        "25",
+                        "--eval-every",
+                        "2",
+                        "--eval-tables",
+                        "2",
+                        "--steps",
+                        "2",
+                        "--read-softmax",
+                    ]
+                ),
+                0,
+            )
             self.assertTrue(torch.load(os.path.join(d, "ckpt.pt"))["args"]["read_softmax"])
 
 
 class ExportTest(unittest.TestCase):
     def test_gguf_matches_torch_and_packing_equals_cache(self):
-        from batching import Packer
-        from export_gguf import export
-        from gguf_py import gguf_file as gf
-        from model import Config, DreamModel
+        from tools.gguf_py import gguf_file as gf
+        from train.batching import Packer
+        from train.export_gguf import export
+        from train.model import Config, DreamModel
 
         tok = Tokenizer.load(VOCAB)
         torch.manual_seed(0)

@@ -5,16 +5,11 @@ python3 -m unittest discover -s tests/train_small -p 'test_*.py' -v
 
 from __future__ import annotations
 
-import os
 import random
-import sys
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, ROOT)
-
-from train.small import compose, heldout  # noqa: E402
-from train.small.compose import Cat, Num, Rule, answer_of  # noqa: E402
+from train.small import compose, heldout
+from train.small.compose import Cat, Num, Rule, answer_of
 
 
 def world(aspects=None, nums=None):
@@ -136,7 +131,7 @@ class HeldOut(unittest.TestCase):
         self.assertIsNotNone(h.find("the answer: " + texts[0].upper()))
 
     def test_the_training_stream_is_clean(self):
-        from train.small.train import groups_stream  # noqa: E402 (torch-free path below)
+        from train.small.train import groups_stream  # torch-free path below
 
         stream = groups_stream(compose.load_bank(), seed=3, states_per_rule=3)
         h = heldout.default()

@@ -8,27 +8,60 @@ noun with a predicate ("is whistling", "barks", "is dry"); clauses may share a n
 predicate, so only the pair decides; a situation states one condition among other events, some
 of them the rule's nouns doing something else or the rule's predicates said of other nouns.
 """
+
 from __future__ import annotations
 
 import functools
+import os
 import random
 from dataclasses import dataclass
 
+from ..tokenizer.bpe import Tokenizer
 from . import marks as M
 from . import wordlists as W
-from .scenes import ACTIONS, IDLE, _cap, _letters, _place, _Words, wordnet_lemmas
+from .phrases import ACTIONS, IDLE, _cap, _letters, _place, _Words, wordnet_lemmas
+from .table import Option, Table
 
-TEMPLATES = ("If the {N} {P}, choose {L}", "When the {N} {P}, choose {L}", "If the {N} {P}, pick {L}",
-             "When the {N} {P} choose {L}", "If the {N} {P} then answer {L}", "Choose {L} if the {N} {P}",
-             "If the {N} {P}, {L}", "Pick {L} when the {N} {P}")
+TEMPLATES = (
+    "If the {N} {P}, choose {L}",
+    "When the {N} {P}, choose {L}",
+    "If the {N} {P}, pick {L}",
+    "When the {N} {P} choose {L}",
+    "If the {N} {P} then answer {L}",
+    "Choose {L} if the {N} {P}",
+    "If the {N} {P}, {L}",
+    "Pick {L} when the {N} {P}",
+)
 JOINS = (". ", "; ", ", ", ". ", "; ")
-DEFAULTS = ("otherwise choose {L}", "otherwise {L}", "else pick {L}", "in any other case choose {L}",
-            "otherwise answer {L}")
+DEFAULTS = (
+    "otherwise choose {L}",
+    "otherwise {L}",
+    "else pick {L}",
+    "in any other case choose {L}",
+    "otherwise answer {L}",
+)
 LEADS = ("", "", "", "Now ", "Look: ", "You see that ", "Right now ", "It seems ")
 PREPS = ("at the", "in the", "near the", "by the", "behind the", "on the", "under the", "next to the")
-ADVERBS = ("loudly", "fast", "again", "now", "slowly", "a lot", "quietly", "badly", "all the time", "once more")
-QUIET = ("all is calm", "nothing happens", "everything is quiet", "nothing is going on", "all is well",
-         "nothing changes")
+ADVERBS = (
+    "loudly",
+    "fast",
+    "again",
+    "now",
+    "slowly",
+    "a lot",
+    "quietly",
+    "badly",
+    "all the time",
+    "once more",
+)
+QUIET = (
+    "all is calm",
+    "nothing happens",
+    "everything is quiet",
+    "nothing is going on",
+    "all is well",
+    "nothing changes",
+)
 
 
 def _doubles(w: str) -> bool:
@@ -68,11 +101,9 @@ def _forms(split: str) -> tuple[tuple[str, ...], ...]:
 def _same_end(split: str) -> tuple[tuple[str, ...], ...]:
     """The predicates grouped by form and by the last BPE token of their last word ("is burning"
     and "is barking" end in "ing", "is eating" in "ating"); the groups of eight or more."""
-    import os
-
-    from tokenizer.bpe import Tokenizer  # (train/ is on sys.path, as for heldout in generate.py)
-    tok = Tokenizer.load(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tokenizer",
-                                      "vocab.json"))
+    tok = Tokenizer.load(
+        os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tokenizer", "vocab.json")
+    )
     groups: dict[tuple[int, int], list[str]] = {}
     for f, form in enumerate(_forms(split)):
         for p in form:
@@ -88,17 +119,21 @@ def _action(rng: random.Random, nouns: list[str]) -> str:
 class EventKnobs:
     """What a stage asks of its event tables (curriculum.Stage's event_* fields). The defaults are
     stage 67's; a knob left at 0 draws nothing, so the streams of the stages before it stay."""
+
     shared: float = 0.3  # prob. (each) that two clauses share a noun / a predicate
     tails: float = 0.0  # prob. a situation's condition ends in a place ("at the door")
     uniform: float = 0.0  # prob. every predicate takes one form ("is V-ing", "V-s", "is A")
     marked: int = 0  # clause marks (marks.py): 1 the letter each clause names, 2 its condition too
     near: float = 0.0  # prob. a one-form table's predicates all start with one letter
-    same_end: float = 0.0  # prob. every predicate ends in the same BPE token (" burn"+"ing", " b"+"ark"+"ing")
+    same_end: float = (
+        0.0  # prob. every predicate ends in the same BPE token (" burn"+"ing", " b"+"ark"+"ing")
+    )
 
 
-def event_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, knobs: EventKnobs = EventKnobs()):
+def event_table(
+    rng: random.Random, shuffled: float, place_pool: float = 0.0, knobs: EventKnobs = EventKnobs()
+):
     """The marks (knobs.marked, for train.py --aux-clause) draw nothing: the text is the unmarked one."""
-    from .tables import Option, Table
     shared, tails, uniform, near = knobs.shared, knobs.tails, knobs.uniform, knobs.near
     words = _Words(rng, place_pool)
     preds = _predicates(W.current_split())

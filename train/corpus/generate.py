@@ -1,29 +1,25 @@
 """The procedural corpus: deterministic examples (one rule table, several situations) from a seed.
 
-    python3 train/corpus/generate.py --stage 4 --examples 5            # show examples
-    python3 train/corpus/generate.py --stage 4 --examples 20000 --text out.txt   # raw text (tokenizer)
+    python3 -m train.corpus.generate --stage 4 --examples 5            # show examples
+    python3 -m train.corpus.generate --stage 4 --examples 20000 --text out.txt   # raw text (tokenizer)
 
 Example i of (seed, stage) is always the same: each example draws from its own
 random.Random(f"{seed}:{stage}:{i}"), so a trainer can resume mid-stream and two runs agree.
 Texts overlapping a held-out sentence (train/heldout) are rejected and redrawn.
 """
+
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 from dataclasses import dataclass
 
-if __package__ in (None, ""):
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    __package__ = "corpus"
-
-from heldout import filter as heldout  # noqa: E402
-
-from . import layout, marks  # noqa: E402
-from .curriculum import Stage, stage as get_stage  # noqa: E402
-from .tables import sample_table  # noqa: E402
+from ..heldout import filter as heldout
+from . import layout, marks
+from .curriculum import Stage
+from .curriculum import stage as get_stage
+from .tables import sample_table
 
 
 @dataclass

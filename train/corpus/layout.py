@@ -15,6 +15,7 @@ compact layout (early curriculum only: shorter sequences, same structure without
     Situation: {situation}\nAnswer:<|mask|>...
 The answer slot's targets are: the letter, then <|im_end|>, then <|endoftext|>.
 """
+
 from __future__ import annotations
 
 import random

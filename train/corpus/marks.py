@@ -5,9 +5,9 @@ A marked stage wraps the subject's noun and its direction word in private-use se
 turns them into per-token labels for probes on the hidden states (train.py --aux-binding);
 the text the model reads is the unmarked one. Why: binding a direction word to its noun is a
 composition of two attention steps with no gradient toward either until both exist; the
-binding drill stayed at chance for every plain recipe (train/README.md, session 13), while a
+binding drill stayed at chance for every plain recipe (docs/training-sessions.md, session 13), while a
 probe per step ("this token is the rule's noun", then "this is that noun's direction") made a
-toy version learnable in 1,000-3,000 steps (train/probe_binding.py).
+toy version learnable in 1,000-3,000 steps (train/diag/probe_binding.py).
 
 Clause marks go in the rule (the prefix): the option a clause names, by letter or by its text
 ("If the car is still left of the middle, \ue012push right\ue022."), carries that option's letter
@@ -18,6 +18,7 @@ named option (train.py --aux-point). Why: a still item needs the clause -> optio
 letter lookup inside the prefix, and then the situation must pick the clause by its condition;
 each is again a two-step composition (lookup by text stayed at 0.48-0.61, session 14).
 """
+
 from __future__ import annotations
 
 NOUN = 0  # the rule's subject, where the situation names it
@@ -65,7 +66,7 @@ def capitalize(text: str) -> str:
     i = 0
     while i < len(text) and text[i] in _ALL:
         i += 1
-    return text[:i] + text[i:i + 1].upper() + text[i + 1:]
+    return text[:i] + text[i : i + 1].upper() + text[i + 1 :]
 
 
 def spans(text: str) -> tuple[str, list[tuple[int, int, int]]]:

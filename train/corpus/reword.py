@@ -14,18 +14,24 @@ moved to the front as a participle ("leaning far left, the X is ..."), a distrac
 as a concession ("... although it leans right"), and "is still" by "is not moving" / "stands
 still". The synonyms are never MOTION verbs themselves, so a distractor phrase never holds one.
 """
+
 from __future__ import annotations
 
 import random
 import re
 
-from . import scenes as S
+from .phrases import MOTION, _join
 
 # participle -> [(participle, third person)] of verbs (or phrasal verbs) that mean the same
 SYNONYMS = {
     "moving": [("going", "goes"), ("travelling", "travels")],
-    "falling": [("toppling", "topples"), ("tumbling", "tumbles"), ("keeling over", "keels over"),
-                ("dropping", "drops"), ("toppling over", "topples over")],
+    "falling": [
+        ("toppling", "topples"),
+        ("tumbling", "tumbles"),
+        ("keeling over", "keels over"),
+        ("dropping", "drops"),
+        ("toppling over", "topples over"),
+    ],
     "rolling": [("coasting", "coasts"), ("rolling along", "rolls along")],
     "sliding": [("slipping", "slips"), ("skidding", "skids")],
     "leaning": [("listing", "lists"), ("slanting", "slants")],
@@ -47,8 +53,12 @@ SYNONYMS = {
 # missed "races", "comes down", "leads", "too quickly"), never a MOTION verb, never an ACTION
 SYNONYMS2 = {
     "moving": [("racing", "races"), ("speeding", "speeds"), ("cruising", "cruises"), ("rushing", "rushes")],
-    "sinking": [("dropping", "drops"), ("descending", "descends"), ("coming down", "comes down"),
-                ("plunging", "plunges")],
+    "sinking": [
+        ("dropping", "drops"),
+        ("descending", "descends"),
+        ("coming down", "comes down"),
+        ("plunging", "plunges"),
+    ],
     "falling": [("coming down", "comes down"), ("plunging", "plunges")],
     "heading": [("leading", "leads"), ("trending", "trends")],
     "climbing": [("rising", "rises"), ("ascending", "ascends")],
@@ -60,15 +70,21 @@ SYNONYMS2 = {
 }
 # modifier -> the same amount in other words (level 2), longest first so "too fast" is one unit
 MOD_SYNONYMS = {
-    "too slowly": ("too slow",), "too fast": ("too quickly", "too rapidly"),
-    "very fast": ("really fast", "at great speed"), "a little": ("a bit", "slightly"),
-    "a bit": ("slightly", "a little"), "slightly": ("a bit", "a little"), "fast": ("quickly", "rapidly", "at speed"),
-    "quickly": ("fast", "rapidly"), "slowly": ("at a slow pace", "at a crawl"), "barely": ("hardly", "only just"),
+    "too slowly": ("too slow",),
+    "too fast": ("too quickly", "too rapidly"),
+    "very fast": ("really fast", "at great speed"),
+    "a little": ("a bit", "slightly"),
+    "a bit": ("slightly", "a little"),
+    "slightly": ("a bit", "a little"),
+    "fast": ("quickly", "rapidly", "at speed"),
+    "quickly": ("fast", "rapidly"),
+    "slowly": ("at a slow pace", "at a crawl"),
+    "barely": ("hardly", "only just"),
 }
 _MOD_RE = re.compile(r"\b(" + "|".join(sorted(MOD_SYNONYMS, key=len, reverse=True)) + r")\b")
 _FILLER = {"too", "a", "at", "only"}
-_THIRD = {v0: v3 for v0, v3 in S.MOTION}
-_FROM_THIRD = {v3: v0 for v0, v3 in S.MOTION}
+_THIRD = {v0: v3 for v0, v3 in MOTION}
+_FROM_THIRD = {v3: v0 for v0, v3 in MOTION}
 
 # direction word -> other ways to write it after a verb or a modifier
 _DIR_FORMS = {
@@ -82,7 +98,9 @@ _DIR_FORMS = {
     "west": ("to the west", "westward", "toward the west"),
 }
 # a direction word that ends a phrase (so "the left door" is never touched)
-_DIR_RE = re.compile(r"\b(left|right|up|down|north|south|east|west)\b(?=$|[,;]| and | although | though | while )")
+_DIR_RE = re.compile(
+    r"\b(left|right|up|down|north|south|east|west)\b(?=$|[,;]| and | although | though | while )"
+)
 _OF_RE = re.compile(r"\b(left|right) of the\b")
 _STILL = ("is not moving", "stands still", "is at rest", "sits still", "is not moving at all")
 _STILL_AT = ("is not moving and sits", "stands still", "is at rest", "sits still", "is not moving,")
@@ -110,6 +128,7 @@ def _swap_modifier(r: random.Random, head: str, rule: str) -> str:
     def swap(m: re.Match) -> str:
         ok = [w for w in MOD_SYNONYMS[m.group(1)] if not (set(w.split()) - _FILLER) & words]
         return r.choice(ok) if ok else m.group(1)
+
     return _MOD_RE.sub(swap, head, count=1)
 
 
@@ -128,8 +147,12 @@ def _swap_verb(r: random.Random, head: str, rule: str, level: int = 1) -> str:
 
 
 def _directions(r: random.Random, s: str, p: float) -> str:
-    s = _OF_RE.sub(lambda m: r.choice((f"to the {m.group(1)} of the", f"on the {m.group(1)} side of the"))
-                   if r.random() < p else m.group(0), s)
+    s = _OF_RE.sub(
+        lambda m: r.choice((f"to the {m.group(1)} of the", f"on the {m.group(1)} side of the"))
+        if r.random() < p
+        else m.group(0),
+        s,
+    )
     return _DIR_RE.sub(lambda m: r.choice(_DIR_FORMS[m.group(1)]) if r.random() < p else m.group(1), s)
 
 
@@ -154,7 +177,7 @@ def front(r: random.Random, sentence: str) -> str:
     ("high on a N, the S is moving left"); the words of every phrase stay as they were."""
     head, tails = _split(sentence)
     p = _participle(tails[0]) if tails else None
-    return f"{p}, {S._join(r, head, tails[1:])}" if p else sentence
+    return f"{p}, {_join(r, head, tails[1:])}" if p else sentence
 
 
 def reword(r: random.Random, sentence: str, rule: str, level: int = 1) -> str:
@@ -185,8 +208,8 @@ def reword(r: random.Random, sentence: str, rule: str, level: int = 1) -> str:
         i = r.randrange(len(tails))
         first = tails[i].split(" ", 1)[0]
         if first not in _FROM_THIRD and first != "is":  # a bare verb phrase needs its subject after it
-            whole, tails = tails[i], tails[:i] + tails[i + 1:]
-    out = S._join(r, head, tails)
+            whole, tails = tails[i], tails[:i] + tails[i + 1 :]
+    out = _join(r, head, tails)
     if whole:
         full = whole.split(" ", 1)[0] in ("the", "a")  # a clause of its own may take "and"
         out = whole + r.choice(("; ", ", and ", ", ") if full else ("; ", ", ")) + out

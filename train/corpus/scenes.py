@@ -10,94 +10,104 @@ relational rule (same way, opposite way, toward / away from a named thing) to th
 whose text holds the direction. The built-in tasks' own nouns are never subjects or things
 here, and every text still passes the held-out 6-gram filter.
 """
+
 from __future__ import annotations
 
-import functools
 import random
 
 from . import marks
+from . import reword as R
 from . import wordlists as W
+from .events import EventKnobs, event_table
+from .phrases import (
+    ACTIONS,
+    ADJECTIVES,
+    DIR_SETS2,
+    DIR_SETS4,
+    IDLE,
+    MODS,
+    MOTION,
+    NEUTRAL,
+    OPPOSITE,
+    PLACE_DIR_FORMS,
+    PLACE_VERBS,
+    STATES,
+    TOO,
+    UNITS,
+    _cap,
+    _join,
+    _letters,
+    _place,
+    _rare_nouns,
+    _Words,
+)
+from .table import Option, Table
 
-# nouns of the built-in tasks: kept out of scene subjects/things so their exams test new words
-TASK_NOUNS = {"pole", "cart", "car", "lander", "pad", "goal", "hole", "path", "exit", "cell", "valley",
-              "hill", "middle", "engine", "ground", "legs", "ice", "lake", "maze"}
-
-DIR_SETS2 = (("left", "right"), ("up", "down"), ("north", "south"), ("east", "west"),
-             ("forward", "backward"), ("inward", "outward"))
-DIR_SETS4 = (("left", "down", "right", "up"), ("north", "south", "east", "west"))
-OPPOSITE = {a: b for p in DIR_SETS2 for a, b in (p, p[::-1])}
-
-# (participle, third person) of verbs a status uses for a direction
-MOTION = (("moving", "moves"), ("falling", "falls"), ("drifting", "drifts"), ("rolling", "rolls"),
-          ("sliding", "slides"), ("turning", "turns"), ("tilting", "tilts"), ("leaning", "leans"),
-          ("heading", "heads"), ("swinging", "swings"), ("spinning", "spins"), ("sinking", "sinks"),
-          ("floating", "floats"), ("pointing", "points"), ("tipping", "tips"), ("veering", "veers"),
-          ("wobbling", "wobbles"), ("creeping", "creeps"), ("flowing", "flows"), ("bending", "bends"),
-          ("sagging", "sags"), ("swerving", "swerves"), ("running", "runs"), ("flying", "flies"),
-          ("walking", "walks"), ("gliding", "glides"), ("climbing", "climbs"), ("shifting", "shifts"))
-ACTIONS = ("push", "pull", "steer", "turn", "walk", "go", "move", "roll", "lean", "tilt", "swing", "nudge",
-           "drive", "jump", "paddle", "row", "shift", "slide", "kick", "fly", "swim", "step", "run", "press",
-           "throw", "aim", "crawl", "hop", "dash", "glide")
-MODS = ("slightly", "a bit", "far", "fast", "slowly", "quickly", "very fast", "hard", "gently", "a little",
-        "sharply", "barely", "strongly")
-TOO = ("too fast", "too slowly", "too far {D}", "too much", "too hard", "too high", "too low", "too early")
-STATES = ("is nearly upright", "is steady", "is level", "is calm", "is at rest", "is still", "is low",
-          "is high", "is idle", "is balanced", "is safe", "is quiet", "stays put", "is resting")
-PLACES = ("high above the {N}", "low above the {N}", "near the {N}", "close to the {N}", "far from the {N}",
-          "halfway up the {N}", "deep in the {N}", "next to the {N}", "on the {N}", "under the {N}",
-          "high up a {N}", "low in the {N}", "{K} {U} away", "{K} {U} from the {N}", "at the edge of the {N}")
-# Stage.more_places: more place phrases, with part nouns ("along the bottom of the N"): a place
-# phrase the tables never wrote tipped mountaincar's rephrased "moving right" items to "push left"
-PLACE_PARTS = ("bottom", "top", "foot", "middle", "side", "end", "rim", "floor", "center", "far end", "base")
-MORE_PLACES = PLACES + ("at the {P} of the {N}", "along the {P} of the {N}", "on the {P} of the {N}",
-                        "down at the {P} of the {N}", "up at the {P} of the {N}", "across the {P} of the {N}",
-                        "over the {N}", "by the {N}",
-                        "through the {N}", "above the {N}", "below the {N}")
-# Stage.place_forms: a place's direction in other words (scene direction sets never hold above / below)
-PLACE_DIR_FORMS = {"down": ("below", "downward", "beneath", "underneath", "down below", "further down"),
-                   "up": ("above", "upward", "overhead", "up above", "further up"),
-                   "left": ("to the left", "on the left", "off to the left", "on the left side", "leftward"),
-                   "right": ("to the right", "on the right", "off to the right", "on the right side", "rightward"),
-                   "north": ("to the north", "northward"), "south": ("to the south", "southward"),
-                   "east": ("to the east", "eastward"), "west": ("to the west", "westward"),
-                   "forward": ("ahead", "in front"), "backward": ("behind", "at the back"),
-                   "inward": ("inside", "further in"), "outward": ("outside", "further out")}
-UNITS = ("steps", "meters", "cells", "feet", "tiles", "blocks", "yards", "squares")
-PLACE_VERBS = ("lies", "is", "sits", "waits", "stands", "shows", "appears", "remains")
-SEPS = (", ", " and ", ", ", "; ", ", and ")
-CLAUSE_T = ("If the {S} {P}, choose {L}.", "When the {S} {P}, choose {L}.", "If the {S} {P}, pick {L}.",
-            "If the {S} {P}, answer {L}.", "Choose {L} when the {S} {P}.", "If the {S} {P}, take {L}.",
-            "When the {S} {P}, answer {L}.", "If the {S} {P} then choose {L}.")
-ACTION_CLAUSE_T = ("If the {S} {P}, {T}.", "When the {S} {P}, {T}.", "If the {S} {P} then {T}.",
-                   "{Tc} when the {S} {P}.", "{Tc} if the {S} {P}.")
-ADJECTIVES = ("open", "small", "big", "old", "red", "blue", "green", "little", "long", "main", "dark", "bright",
-              "heavy", "light", "narrow", "wide", "empty", "full", "round", "flat", "top", "front", "back", "lower")
-DEFAULT_T = ("Otherwise choose {L}.", "Otherwise, choose {L}.", "Otherwise pick {L}.", "In any other case choose {L}.",
-             "Otherwise answer {L}.", "Else choose {L}.")
-SAME_T = ("{Ac} in the same direction the {S} is {V}.", "{Ac} the same way the {S} is {V}.",
-          "{Ac} in the direction the {S} is {V}.", "{Ac} where the {S} is {V}.", "Go where the {S} is {V}.",
-          "Follow the {S}: {A} the way it is {V}.", "{Ac} along with the {S} as it is {V}.")
-SAME_TAIL = ("", "", "", ", to build up speed", ", to keep it going", ", like a pendulum", ", to gain momentum",
-             ", to follow it", ", to keep up")
-OPP_T = ("{Ac} in the opposite direction the {S} is {V}.", "{Ac} against the way the {S} is {V}.",
-         "{Ac} the other way from where the {S} is {V}.", "{Ac} opposite to the {S}'s motion.")
-TOWARD_T = ("{Ac} toward the {G}.", "{Ac} toward the {G} and never {A2} into the {H}.",
-            "{Ac} toward the {G} and stay away from the {H}.", "Head for the {G}.", "{Ac} to the {G}.",
-            "{Ac} toward the {G} over safe {N} and never {A2} into a {H}.", "Always {A} toward the {G}.")
-AWAY_T = ("{Ac} away from the {G}.", "Keep away from the {G}: {A} the other way.", "{Ac} away from the {G}, never toward it.")
-NEUTRAL = ("do nothing", "wait", "stay still", "hold still", "rest")
-# Stage.default_text: an "otherwise" option's text need not be idle. With NEUTRAL's four
-# trainable phrases ("do nothing" is a built-in option text, held out) the model found the
-# default by its text: any other idle text ("do nothing", "coast", "no action") was answered
-# with another letter, which failed lunarlander's exam relabelled (session 24). These texts
-# share no word with STATES, so a default situation never names its option.
-IDLE = ("keep going", "carry on", "coast", "hover", "pause", "hold on", "stand by", "sit tight",
-        "hold position", "freeze", "let it be", "leave it", "stay the course", "no change", "skip",
-        "pass", "ignore it", "no action", "keep on", "go on", "hang on", "hold back", "stop")
-
-
-def _cap(s: str) -> str:
-    return s[:1].upper() + s[1:]
+CLAUSE_T = (
+    "If the {S} {P}, choose {L}.",
+    "When the {S} {P}, choose {L}.",
+    "If the {S} {P}, pick {L}.",
+    "If the {S} {P}, answer {L}.",
+    "Choose {L} when the {S} {P}.",
+    "If the {S} {P}, take {L}.",
+    "When the {S} {P}, answer {L}.",
+    "If the {S} {P} then choose {L}.",
+)
+ACTION_CLAUSE_T = (
+    "If the {S} {P}, {T}.",
+    "When the {S} {P}, {T}.",
+    "If the {S} {P} then {T}.",
+    "{Tc} when the {S} {P}.",
+    "{Tc} if the {S} {P}.",
+)
+DEFAULT_T = (
+    "Otherwise choose {L}.",
+    "Otherwise, choose {L}.",
+    "Otherwise pick {L}.",
+    "In any other case choose {L}.",
+    "Otherwise answer {L}.",
+    "Else choose {L}.",
+)
+SAME_T = (
+    "{Ac} in the same direction the {S} is {V}.",
+    "{Ac} the same way the {S} is {V}.",
+    "{Ac} in the direction the {S} is {V}.",
+    "{Ac} where the {S} is {V}.",
+    "Go where the {S} is {V}.",
+    "Follow the {S}: {A} the way it is {V}.",
+    "{Ac} along with the {S} as it is {V}.",
+)
+SAME_TAIL = (
+    "",
+    "",
+    "",
+    ", to build up speed",
+    ", to keep it going",
+    ", like a pendulum",
+    ", to gain momentum",
+    ", to follow it",
+    ", to keep up",
+)
+OPP_T = (
+    "{Ac} in the opposite direction the {S} is {V}.",
+    "{Ac} against the way the {S} is {V}.",
+    "{Ac} the other way from where the {S} is {V}.",
+    "{Ac} opposite to the {S}'s motion.",
+)
+TOWARD_T = (
+    "{Ac} toward the {G}.",
+    "{Ac} toward the {G} and never {A2} into the {H}.",
+    "{Ac} toward the {G} and stay away from the {H}.",
+    "Head for the {G}.",
+    "{Ac} to the {G}.",
+    "{Ac} toward the {G} over safe {N} and never {A2} into a {H}.",
+    "Always {A} toward the {G}.",
+)
+AWAY_T = (
+    "{Ac} away from the {G}.",
+    "Keep away from the {G}: {A} the other way.",
+    "{Ac} away from the {G}, never toward it.",
+)
 
 
 # clause_marked: 0 no clause marks, 1 the option a clause names (stages 52-53), 2 its condition
@@ -112,83 +122,9 @@ def _cond(on: int, text: str, letter: str) -> str:
     return marks.clause(text, letter) if on > 1 else text
 
 
-_NOUNS: list[str] | None = None
-
-
-def _nouns() -> list[str]:
-    """Common nouns (WordNet noun lemmas among the 1,500 most frequent words), task nouns out."""
-    global _NOUNS
-    if _NOUNS is None:
-        nouns = _wordnet_nouns()
-        skip = TASK_NOUNS | {d for s in DIR_SETS2 for d in s} | {"still", "steady", "way", "direction", "thing"}
-        _NOUNS = sorted(w for w in W.common_words(3000) if w in nouns and w not in skip and len(w) >= 3)
-    return _NOUNS
-
-
-@functools.lru_cache(maxsize=None)
-def wordnet_lemmas(pos: str) -> frozenset[str]:
-    """Every lemma of WordNet's index for one part of speech ("noun", "verb", "adj")."""
-    lemmas = set()
-    with open(f"{W.WORDNET_DIR}/index.{pos}", encoding="latin-1") as f:
-        for line in f:
-            if not line.startswith(" "):
-                lemmas.add(line.split(" ", 1)[0])
-    return frozenset(lemmas)
-
-
-def _wordnet_nouns() -> frozenset[str]:
-    return wordnet_lemmas("noun")
-
-
-@functools.lru_cache(maxsize=None)
-def _rare_nouns(split: str) -> tuple[str, ...]:
-    """Every WordNet noun among the dictionary words of one side of the split (~16k), task nouns out."""
-    nouns = _wordnet_nouns()
-    return tuple(w for w in W.split_words(split) if w in nouns and w not in TASK_NOUNS)
-
-
-class _Words:
-    """Distinct nouns for one table; `place_pool`: the share of place nouns drawn from every
-    dictionary word of the split instead (mostly rare words with barely trained tokens)."""
-
-    def __init__(self, rng: random.Random, place_pool: float = 0.0, more_places: bool = False):
-        self.rng, self.used, self.place_pool, self.more_places = rng, set(), place_pool, more_places
-
-    def subject(self) -> str:
-        """A noun, sometimes with an adjective in front ("the open door")."""
-        n = self.noun()
-        return f"{self.rng.choice(ADJECTIVES)} {n}" if self.rng.random() < 0.25 else n
-
-    def noun(self) -> str:
-        while True:
-            w = self.rng.choice(_nouns())
-            if w not in self.used:
-                self.used.add(w)
-                return w
-
-
-def _letters(rng: random.Random, n: int, shuffled: float) -> list[str]:
-    if rng.random() < shuffled:
-        ls = sorted(rng.sample("ABCDEF", n))
-        if rng.random() < 0.5:
-            rng.shuffle(ls)
-        return ls
-    return list("ABCDEF"[:n])
-
-
-def _place(rng: random.Random, words: _Words) -> str:
-    p = rng.choice(MORE_PLACES if words.more_places else PLACES)
-    if "{P}" in p:
-        p = p.replace("{P}", rng.choice(PLACE_PARTS))
-    # a rare noun teaches that a place's noun never decides ("high up a hill" once read as
-    # "push right"); drawn only when asked, so the other stages keep their streams
-    rare = words.place_pool and rng.random() < words.place_pool
-    noun = rng.choice(_rare_nouns(W.current_split())) if rare else words.noun()
-    return p.replace("{N}", noun).replace("{K}", str(rng.randint(1, 20))).replace("{U}", rng.choice(UNITS))
-
-
-def _tail_phrases(rng: random.Random, words: _Words, dirs, skip_verb: str, k: int,
-                  skip_verbs: tuple[str, ...] = ()) -> list[str]:
+def _tail_phrases(
+    rng: random.Random, words: _Words, dirs, skip_verb: str, k: int, skip_verbs: tuple[str, ...] = ()
+) -> list[str]:
     """Distractor phrases: another verb with any direction, a state, a place, a number."""
     out = []
     for _ in range(k):
@@ -211,8 +147,15 @@ def _tail_phrases(rng: random.Random, words: _Words, dirs, skip_verb: str, k: in
     return out
 
 
-MEMORY = ("you were here once before", "you were here twice before", "you were here {K} times before",
-          "this {N} is new", "you saw this {N} {K} times", "the {N} is new to you", "first time at this {N}")
+MEMORY = (
+    "you were here once before",
+    "you were here twice before",
+    "you were here {K} times before",
+    "this {N} is new",
+    "you saw this {N} {K} times",
+    "the {N} is new to you",
+    "first time at this {N}",
+)
 
 
 def _aside(rng: random.Random, words: _Words) -> str:
@@ -220,13 +163,6 @@ def _aside(rng: random.Random, words: _Words) -> str:
     if rng.random() < 0.5:
         return f"the {words.noun()} is {rng.randint(1, 20)} {rng.choice(UNITS)} away"
     return rng.choice(MEMORY).replace("{N}", words.noun()).replace("{K}", str(rng.randint(3, 9)))
-
-
-def _join(rng: random.Random, head: str, tail: list[str]) -> str:
-    s = head
-    for t in tail:
-        s += rng.choice(SEPS) + t
-    return s
 
 
 def _default_text(rng: random.Random, default_text: float, act: str, texts: list[str]) -> str:
@@ -247,12 +183,18 @@ def _default_text(rng: random.Random, default_text: float, act: str, texts: list
             return t
 
 
-def _slot_options(rng: random.Random, letters: list[str], texts: list[str], default: bool, shuffle: bool,
-                  default_text: float = 0.0, act: str = ""):
+def _slot_options(
+    rng: random.Random,
+    letters: list[str],
+    texts: list[str],
+    default: bool,
+    shuffle: bool,
+    default_text: float = 0.0,
+    act: str = "",
+):
     """Puts clause i's option text (and a default last) into lettered slots, in a random order
     when `shuffle`, so neither a clause's place nor "the default is the last option" can stand
     in for reading the letter. -> (options by letter slot, options by clause)."""
-    from .tables import Option
     n = len(texts) + (1 if default else 0)
     slots = list(range(n))
     if shuffle:
@@ -266,12 +208,17 @@ def _slot_options(rng: random.Random, letters: list[str], texts: list[str], defa
     return by_slot, [by_slot[slots[i]] for i in range(n)]  # [i]: clause i's option; [-1]: the default
 
 
-def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, clause_marked: int = 0,
-                 more_places: bool = False, default_text: float = 0.0):
+def clause_table(
+    rng: random.Random,
+    shuffled: float,
+    place_pool: float = 0.0,
+    clause_marked: int = 0,
+    more_places: bool = False,
+    default_text: float = 0.0,
+):
     """'If the S is V-ing D1, choose A. If the S is V-ing D2, choose B.' (optionally a default):
     the clauses can differ only in the direction after the verb, and situations add
     distractor phrases holding the other directions."""
-    from .tables import Table
     words = _Words(rng, place_pool, more_places)
     subj = words.subject()
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
@@ -310,19 +257,28 @@ def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, c
     else:
         ddirs = rng.sample(dirs_used, len(dirs_used))
     mid = obj and rng.random() < 0.4  # "fire the left engine" as well as "push the cart left"
-    texts = [(f"{act} the {dd} {obj}" if mid else f"{act} the {obj} {dd}") if obj else f"{act} {dd}" for dd in ddirs]
+    texts = [
+        (f"{act} the {dd} {obj}" if mid else f"{act} the {obj} {dd}") if obj else f"{act} {dd}"
+        for dd in ddirs
+    ]
     # which option each clause (and the default) names: any slot, so neither the clause's
     # place nor "the default is the last option" can stand in for reading the letter
     by_slot, opts = _slot_options(rng, letters, texts, default, rng.random() < 0.6, default_text, act)
     tpl = rng.choice(CLAUSE_T)
-    clauses = [tpl.replace("{S}", subj).replace("{P}", _cond(clause_marked, c, opts[i].letter))
-               .replace("{L}", _named(clause_marked, opts[i].letter, opts[i].letter)) for i, c in enumerate(conds)]
+    clauses = [
+        tpl.replace("{S}", subj)
+        .replace("{P}", _cond(clause_marked, c, opts[i].letter))
+        .replace("{L}", _named(clause_marked, opts[i].letter, opts[i].letter))
+        for i, c in enumerate(conds)
+    ]
     order = list(range(len(clauses)))
     if rng.random() < 0.4:
         rng.shuffle(order)
     rule = " ".join(clauses[i] for i in order)
     if default:
-        rule += " " + rng.choice(DEFAULT_T).replace("{L}", _named(clause_marked, opts[-1].letter, opts[-1].letter))
+        rule += " " + rng.choice(DEFAULT_T).replace(
+            "{L}", _named(clause_marked, opts[-1].letter, opts[-1].letter)
+        )
     shown = sorted(by_slot, key=lambda o: o.letter) if rng.random() < 0.7 else by_slot
 
     def situation(r: random.Random):
@@ -343,13 +299,20 @@ def clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, c
     return Table("scene", rule, shown, situation)
 
 
-def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_pool: float = 0.0,
-                     marked: bool = False, clause_marked: int = 0, more_places: bool = False,
-                     hazard_first: float = 0.0, place_forms: float = 0.0):
+def relational_table(
+    rng: random.Random,
+    shuffled: float,
+    level: int = 2,
+    place_pool: float = 0.0,
+    marked: bool = False,
+    clause_marked: int = 0,
+    more_places: bool = False,
+    hazard_first: float = 0.0,
+    place_forms: float = 0.0,
+):
     """Same way / opposite way as the subject moves, or toward / away from a named thing; the
     answer is the option whose text holds the direction. Optional extra clauses name an
     option by its text for a state with no motion ('If the S is still left of the N, push right.')."""
-    from .tables import Option, Table
     words = _Words(rng, place_pool, more_places)
     if level == 0:
         mode = rng.choice(("same", "toward"))
@@ -386,7 +349,11 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
     rule = _cap(rule)
     # extra clauses: a still subject at a place -> a named option text
     extra = []
-    if level > 0 and mode in ("same", "opposite") and rng.random() < (0.4 if level < 3 else 0.85 if level < 7 else 1):
+    if (
+        level > 0
+        and mode in ("same", "opposite")
+        and rng.random() < (0.4 if level < 3 else 0.85 if level < 7 else 1)
+    ):
         ref = words.noun()
         still_dirs = rng.sample(dirs, min(2, len(dirs)))
         pair = rng.sample(opts, 2) if level >= 4 else []  # two clauses, two different options
@@ -403,17 +370,21 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
             tc = rng.choice(ACTION_CLAUSE_T)
             # level 4 names the option by its letter half the time (one lookup, not two); level 5
             # always by its text, where mountaincar's "still right of the middle, do nothing"
-            # beside "push right" is weak (train/README, session 12); level 6 mostly by text, and
+            # beside "push right" is weak (docs/training-sessions.md, session 12); level 6 mostly by text, and
             # when there is a neutral option one clause names it (the weak shape is "do nothing");
             # level 7 (the drill) always by text, and three situations in four are still ones;
             # level 8 (stage 62) is level 7 by letter half the time, as mountaincar's rule
-            if ((level == 4 and rng.random() < 0.5) or (level == 6 and rng.random() < 0.25)
-                    or (level == 8 and rng.random() < 0.5)):
+            if (
+                (level == 4 and rng.random() < 0.5)
+                or (level == 6 and rng.random() < 0.25)
+                or (level == 8 and rng.random() < 0.5)
+            ):
                 tc = rng.choice(CLAUSE_T).replace("{L}", _named(clause_marked, target.letter, target.letter))
-            rule += " " + tc.replace("{S}", subj).replace("{P}", _cond(clause_marked, f"is still {d} of the {ref}",
-                                                                      target.letter)).replace(
-                "{T}", _named(clause_marked, target.text, target.letter)).replace(
-                "{Tc}", _named(clause_marked, _cap(target.text), target.letter))
+            rule += " " + tc.replace("{S}", subj).replace(
+                "{P}", _cond(clause_marked, f"is still {d} of the {ref}", target.letter)
+            ).replace("{T}", _named(clause_marked, target.text, target.letter)).replace(
+                "{Tc}", _named(clause_marked, _cap(target.text), target.letter)
+            )
     elif neutral and rng.random() < 0.5:
         nt = texts[-1]
         extra.append(("is still", by_text[nt]))
@@ -436,8 +407,11 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
         letter = by_text[f"{act} {want}"].letter
         if mode in ("same", "opposite"):
             mod = " " + r.choice(MODS) if r.random() < 0.4 else ""
-            head = (f"the {mark_n(subj)} is {verb[0]} {mark_d(d)}{mod}" if r.random() < 0.75
-                    else f"the {mark_n(subj)} {verb[1]} {mark_d(d)}{mod}")
+            head = (
+                f"the {mark_n(subj)} is {verb[0]} {mark_d(d)}{mod}"
+                if r.random() < 0.75
+                else f"the {mark_n(subj)} {verb[1]} {mark_d(d)}{mod}"
+            )
             tail = []
             if r.random() < (0.7 if level else 0.3):
                 tail.append("is " + _place(r, words) if r.random() < 0.5 else _place(r, words))
@@ -447,7 +421,9 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
                 tail.append(_aside(r, words))
             return _join(r, head, tail), letter
         pv = r.choice(PLACE_VERBS)
-        goal_m = mark_n(goal) if hazard_first else goal  # (marks here only where the knob is on: older label streams)
+        goal_m = (
+            mark_n(goal) if hazard_first else goal
+        )  # (marks here only where the knob is on: older label streams)
         head = f"the {goal_m} {pv} {mark_d(d) if hazard_first else d}"
         parts = [head]
         distance = r.random() < 0.6
@@ -464,9 +440,13 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
             hazard_at = len(parts)
             if place_forms and r.random() < place_forms:
                 shape = r.choice(("a {H} is {D}", "the {H} lies {D}", "there is a {H} {D}"))
-                parts.append(shape.replace("{H}", hazard).replace("{D}", r.choice(PLACE_DIR_FORMS.get(d2, (d2,)))))
+                parts.append(
+                    shape.replace("{H}", hazard).replace("{D}", r.choice(PLACE_DIR_FORMS.get(d2, (d2,))))
+                )
             else:
-                parts.append(r.choice((f"a {hazard} is {d2}", f"the {hazard} is {d2}", f"a {hazard} lies {d2}")))
+                parts.append(
+                    r.choice((f"a {hazard} is {d2}", f"the {hazard} is {d2}", f"a {hazard} lies {d2}"))
+                )
         if level and r.random() < 0.2:
             parts.append(_aside(r, words))
         if len(parts) == 3 and r.random() < 0.25:
@@ -474,22 +454,27 @@ def relational_table(rng: random.Random, shuffled: float, level: int = 2, place_
         elif hazard_first and hazard_at > 0 and r.random() < hazard_first:
             # the hazard's phrase first, with a direction of its own ("a hole sits to the right, and
             # the goal lies down"): the first direction word is no sign of the answer
-            parts = [parts[hazard_at]] + parts[:hazard_at] + parts[hazard_at + 1:]
+            parts = [parts[hazard_at]] + parts[:hazard_at] + parts[hazard_at + 1 :]
         s = parts[0]
         for p in parts[1:]:
-            s += r.choice((", ", ", and ", " and "))+ p
+            s += r.choice((", ", ", and ", " and ")) + p
         return s, letter
 
     return Table("scene", rule, opts, situation)
 
 
-def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 0.0, clause_marked: int = 0,
-                       more_places: bool = False, default_text: float = 0.0):
+def mixed_clause_table(
+    rng: random.Random,
+    shuffled: float,
+    place_pool: float = 0.0,
+    clause_marked: int = 0,
+    more_places: bool = False,
+    default_text: float = 0.0,
+):
     """3-5 clauses in different forms ("sinks too fast", "leans too far left", "leans too far
     right"), often a default in any slot, and option texts that name directions the clauses
     do not map to by their words ("leans too far left" -> "fire the right thruster"), so the
     letter after the clause must decide, never a word shared with an option's text."""
-    from .tables import Table
     words = _Words(rng, place_pool, more_places)
     subj = words.subject()
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
@@ -522,14 +507,21 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
     if rng.random() < 0.4:
         rng.shuffle(texts)
     mid = obj and rng.random() < 0.6
-    texts = [(f"{act} the {w} {obj}" if mid else f"{act} the {obj} {w}") if obj else f"{act} {w}" for w in texts]
+    texts = [
+        (f"{act} the {w} {obj}" if mid else f"{act} the {obj} {w}") if obj else f"{act} {w}" for w in texts
+    ]
     by_slot, opts = _slot_options(rng, letters, texts, default, True, default_text, act)
     tpl = rng.choice(CLAUSE_T)
-    rule = " ".join(tpl.replace("{S}", subj).replace("{P}", _cond(clause_marked, c, opts[i].letter))
-                    .replace("{L}", _named(clause_marked, opts[i].letter, opts[i].letter))
-                    for i, (c, _) in enumerate(conds))
+    rule = " ".join(
+        tpl.replace("{S}", subj)
+        .replace("{P}", _cond(clause_marked, c, opts[i].letter))
+        .replace("{L}", _named(clause_marked, opts[i].letter, opts[i].letter))
+        for i, (c, _) in enumerate(conds)
+    )
     if default:
-        rule += " " + rng.choice(DEFAULT_T).replace("{L}", _named(clause_marked, opts[-1].letter, opts[-1].letter))
+        rule += " " + rng.choice(DEFAULT_T).replace(
+            "{L}", _named(clause_marked, opts[-1].letter, opts[-1].letter)
+        )
     shown = sorted(by_slot, key=lambda o: o.letter) if rng.random() < 0.8 else by_slot
 
     def situation(r: random.Random):
@@ -545,20 +537,40 @@ def mixed_clause_table(rng: random.Random, shuffled: float, place_pool: float = 
     return Table("scene", rule, shown, situation)
 
 
-def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, rephrase: float = 0.0,
-                place_pool: float = 0.0, front: float = 0.0, reword_level: int = 1, marked: bool = False,
-                clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0,
-                place_forms: float = 0.0, default_text: float = 0.0, events: float = 0.0, event_knobs=None):
+def scene_table(
+    rng: random.Random,
+    shuffled: float = 0.35,
+    level: int = 2,
+    rephrase: float = 0.0,
+    place_pool: float = 0.0,
+    front: float = 0.0,
+    reword_level: int = 1,
+    marked: bool = False,
+    clause_marked: int = 0,
+    more_places: bool = False,
+    hazard_first: float = 0.0,
+    place_forms: float = 0.0,
+    default_text: float = 0.0,
+    events: float = 0.0,
+    event_knobs=None,
+):
     """event_knobs: events.EventKnobs for the share `events` of event tables (default: stage 67's)."""
     if events and rng.random() < events:  # (drawn only when asked: the other stages keep their streams)
-        from .events import EventKnobs, event_table
         return event_table(rng, shuffled, place_pool, event_knobs or EventKnobs())
-    t = _scene_table(rng, shuffled, level, place_pool, marked, clause_marked, more_places, hazard_first, place_forms,
-                     default_text)
+    t = _scene_table(
+        rng,
+        shuffled,
+        level,
+        place_pool,
+        marked,
+        clause_marked,
+        more_places,
+        hazard_first,
+        place_forms,
+        default_text,
+    )
     if not rephrase and not front:
         return t  # (no extra draws: the stages without rewording keep their streams)
-    from . import reword as R
-    from .tables import Table
 
     def situation(r: random.Random):
         s, letter = t.situation(r)
@@ -572,9 +584,18 @@ def scene_table(rng: random.Random, shuffled: float = 0.35, level: int = 2, reph
     return Table(t.kind, t.rule, t.options, situation)
 
 
-def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: float, marked: bool = False,
-                 clause_marked: int = 0, more_places: bool = False, hazard_first: float = 0.0,
-                 place_forms: float = 0.0, default_text: float = 0.0):
+def _scene_table(
+    rng: random.Random,
+    shuffled: float,
+    level: int,
+    place_pool: float,
+    marked: bool = False,
+    clause_marked: int = 0,
+    more_places: bool = False,
+    hazard_first: float = 0.0,
+    place_forms: float = 0.0,
+    default_text: float = 0.0,
+):
     extra = {"more_places": more_places, "default_text": default_text}
     rel = dict(more_places=more_places, hazard_first=hazard_first, place_forms=place_forms)
     if level >= 7:  # the drills of stages 45 and 62: only tables with still clauses
@@ -587,7 +608,9 @@ def _scene_table(rng: random.Random, shuffled: float, level: int, place_pool: fl
             return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, **rel)
         level = 2
     if level <= 1:
-        return relational_table(rng, 0.0 if level == 0 else shuffled, level, place_pool, marked, clause_marked, **rel)
+        return relational_table(
+            rng, 0.0 if level == 0 else shuffled, level, place_pool, marked, clause_marked, **rel
+        )
     if rng.random() < 0.55:
         return clause_table(rng, shuffled, place_pool, clause_marked, **extra)
     return relational_table(rng, shuffled, level, place_pool, marked, clause_marked, **rel)

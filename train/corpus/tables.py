@@ -10,29 +10,44 @@ A Table is what goes in the constant prefix (rule sentence(s) + lettered options
                the option whose text holds the situation's direction word (or its opposite).
 Every choice goes through the caller's random.Random, so a seed fixes the corpus.
 """
+
 from __future__ import annotations
 
 import functools
 import random
-from dataclasses import dataclass, field
-from typing import Callable
 
 from . import marks
 from . import templates as T
 from . import wordlists as W
 from .curriculum import Stage
+from .events import EventKnobs
+from .scenes import scene_table
+from .table import Option, Table
 
 LETTERS = "ABCDEF"
 
 
 def _template_words() -> set[str]:
     import re
-    texts = (list(T.RULE_CLAUSES) + list(T.DEFAULT_CLAUSES) + list(T.SITUATION_LEADS) + list(T.MODIFIERS)
-             + list(T.SAME_RULES) + list(T.OPPOSITE_RULES) + list(T.TOWARD_RULES) + list(T.AWAY_RULES)
-             + list(T.MOVING_SITUATIONS) + list(T.PLACE_SITUATIONS) + list(T.SYSTEM_PROMPTS)
-             + [w for p in T.DIRECTION_PAIRS for w in p] + [w for s in T.SCALES for w in s]
-             + [w for c in T.COMPARATORS for w in c] + ["still", "wait", "stay", "nothing"]
-             + list(T.FIXED_ACTIONS))
+
+    texts = (
+        list(T.RULE_CLAUSES)
+        + list(T.DEFAULT_CLAUSES)
+        + list(T.SITUATION_LEADS)
+        + list(T.MODIFIERS)
+        + list(T.SAME_RULES)
+        + list(T.OPPOSITE_RULES)
+        + list(T.TOWARD_RULES)
+        + list(T.AWAY_RULES)
+        + list(T.MOVING_SITUATIONS)
+        + list(T.PLACE_SITUATIONS)
+        + list(T.SYSTEM_PROMPTS)
+        + [w for p in T.DIRECTION_PAIRS for w in p]
+        + [w for s in T.SCALES for w in s]
+        + [w for c in T.COMPARATORS for w in c]
+        + ["still", "wait", "stay", "nothing"]
+        + list(T.FIXED_ACTIONS)
+    )
     out = set()
     for t in texts:
         out.update(re.findall(r"[a-z]+", t.lower()))
@@ -45,8 +60,10 @@ BANNED = _template_words() | W.RESERVED
 @functools.lru_cache(maxsize=None)
 def _pools(split: str = "train") -> tuple[list[str], list[str]]:
     """(common, full) content words of one side of the seen / unseen split (wordlists.py)."""
-    return ([w for w in W.common_words(split=split) if w not in BANNED],
-            [w for w in W.split_words(split) if w not in BANNED])
+    return (
+        [w for w in W.common_words(split=split) if w not in BANNED],
+        [w for w in W.split_words(split) if w not in BANNED],
+    )
 
 
 class Pool:
@@ -93,7 +110,7 @@ def made_up_word(rng: random.Random, words: list[str]) -> str:
     known = _dictionary_set()
     for _ in range(1000):
         a, b = rng.choice(words), rng.choice(words)
-        w = a[:rng.randint(2, max(2, len(a) - 1))] + b[rng.randint(1, max(1, len(b) - 2)):]
+        w = a[: rng.randint(2, max(2, len(a) - 1))] + b[rng.randint(1, max(1, len(b) - 2)) :]
         if 4 <= len(w) <= 10 and w not in known and w not in BANNED:
             return w
     raise ValueError("made_up_word: no word in 1000 draws")
@@ -128,23 +145,8 @@ def _stem_variants(w: str) -> list[str]:
     "ferment"), not by stacking another one ("fermentsing")."""
     for suf in ("ing", "ed", "es", "s"):
         if w.endswith(suf) and len(w) - len(suf) >= 3 and not w.endswith("ss"):
-            return [w[:-len(suf)]]
+            return [w[: -len(suf)]]
     return []
-
-
-@dataclass
-class Option:
-    letter: str
-    text: str
-    conds: list[list[str]] = field(default_factory=list)
-
-
-@dataclass
-class Table:
-    kind: str
-    rule: str
-    options: list[Option]                                 # listing order
-    situation: Callable[[random.Random], tuple[str, str]]  # -> (sentence, letter)
 
 
 def choose_letters(rng: random.Random, n: int, stage: Stage) -> list[str]:
@@ -173,8 +175,10 @@ def _render_cond(rng: random.Random, words: list[str], stage: Stage) -> str:
 
 
 def _clause(rng: random.Random, stage: Stage, opt: Option, conds_text: str) -> str:
-    pool = [T.RULE_CLAUSES[i] for i in stage.template_set] or T.RULE_CLAUSES[:stage.templates]
-    if stage.letter_first > 0 and rng.random() < stage.letter_first:  # no draw otherwise: old stages' streams stay
+    pool = [T.RULE_CLAUSES[i] for i in stage.template_set] or T.RULE_CLAUSES[: stage.templates]
+    if (
+        stage.letter_first > 0 and rng.random() < stage.letter_first
+    ):  # no draw otherwise: old stages' streams stay
         pool = [t for t in pool if "{L}" in t and "{C}" in t and t.index("{L}") < t.index("{C}")] or pool
     tpl = rng.choice(pool)
     named = (lambda t: marks.clause(t, opt.letter)) if stage.clause_marks else str
@@ -223,13 +227,19 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
         if o is default:
             continue
         texts = [_render_cond(rng, c, stage) for c in o.conds]
-        joined = texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + rng.choice((" or ", ", ")) + texts[-1]
+        joined = (
+            texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + rng.choice((" or ", ", ")) + texts[-1]
+        )
         clauses.append(_clause(rng, stage, o, joined))
     if rng.random() < stage.shuffle_clauses:
         rng.shuffle(clauses)
     if default is not None:
         named = (lambda t: marks.clause(t, default.letter)) if stage.clause_marks else str
-        d = rng.choice(T.DEFAULT_CLAUSES).replace("{L}", named(default.letter)).replace("{T}", named(default.text))
+        d = (
+            rng.choice(T.DEFAULT_CLAUSES)
+            .replace("{L}", named(default.letter))
+            .replace("{T}", named(default.text))
+        )
         clauses.append(d)
     rule = _join_clauses(rng.choice(T.CLAUSE_JOINERS if stage.templates > 1 else (" ",)), clauses)
 
@@ -248,8 +258,14 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
             if r.random() < stage.modifiers:
                 mod_at = r.randint(0, len(words))
                 words.insert(mod_at, r.choice(T.MODIFIERS))
-            phrases.append(" ".join(vary_case(r, w, stage.case) if i == mod_at
-                                    else mark(vary_case(r, w, stage.case), target.letter, 1) for i, w in enumerate(words)))
+            phrases.append(
+                " ".join(
+                    vary_case(r, w, stage.case)
+                    if i == mod_at
+                    else mark(vary_case(r, w, stage.case), target.letter, 1)
+                    for i, w in enumerate(words)
+                )
+            )
         others = [(c, o.letter) for o in opts if o is not target for c in o.conds if len(c) > 1]
         said: dict[int, set[str]] = {}  # words of each other condition the situation already holds
         for _ in range(r.randint(*stage.distractors)):
@@ -297,7 +313,10 @@ def bucket_table(rng: random.Random, stage: Stage) -> Table:
     def situation(r: random.Random) -> tuple[str, str]:
         target = r.choice(opts)
         a, _, b = target.conds[0]
-        phrases = [f"the {vary_case(r, a, stage.case)} is {b}" + (f" ({r.uniform(-9, 9):.2f})" if r.random() < 0.3 else "")]
+        phrases = [
+            f"the {vary_case(r, a, stage.case)} is {b}"
+            + (f" ({r.uniform(-9, 9):.2f})" if r.random() < 0.3 else "")
+        ]
         for other in nouns:
             if other == a:
                 continue
@@ -315,8 +334,10 @@ def _comparison_table(rng: random.Random, stage: Stage, pool: Pool) -> Table:
     more, less = rng.choice(T.COMPARATORS)
     a, b = pool.word(), pool.word()
     letters = choose_letters(rng, 2, stage)
-    opts = [Option(letters[0], _option_text(rng, pool), [[a, more, b]]),
-            Option(letters[1], _option_text(rng, pool), [[a, less, b]])]
+    opts = [
+        Option(letters[0], _option_text(rng, pool), [[a, more, b]]),
+        Option(letters[1], _option_text(rng, pool), [[a, less, b]]),
+    ]
     clauses = [_clause(rng, stage, o, f"the {a} is {o.conds[0][1]} the {b}") for o in opts]
     if rng.random() < stage.shuffle_clauses:
         rng.shuffle(clauses)
@@ -346,7 +367,12 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
     rng.shuffle(order)
     opts = [Option(letters[i], texts[k]) for i, k in enumerate(order)]
     by_dir = {o.text.split()[-1]: o for o in opts}
-    pool_t = {"same": T.SAME_RULES, "opposite": T.OPPOSITE_RULES, "toward": T.TOWARD_RULES, "away": T.AWAY_RULES}[mode]
+    pool_t = {
+        "same": T.SAME_RULES,
+        "opposite": T.OPPOSITE_RULES,
+        "toward": T.TOWARD_RULES,
+        "away": T.AWAY_RULES,
+    }[mode]
     rule = rng.choice(pool_t).replace("{V}", verb).replace("{N}", noun)
     rule = marks.capitalize(rule)
     if neutral:
@@ -379,8 +405,11 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
             letter = by_dir["wait"].letter
         else:
             d = r.choice(dirs)
-            phrases.append(r.choice(forms).replace("{N}", mark_n(vary_case(r, noun, stage.case)))
-                           .replace("{D}", mark_d(d)))
+            phrases.append(
+                r.choice(forms)
+                .replace("{N}", mark_n(vary_case(r, noun, stage.case)))
+                .replace("{D}", mark_d(d))
+            )
             want = d if mode in ("same", "toward") else opposite[d]
             letter = by_dir[want].letter
         lo, hi = stage.rel_distractors or (0, max(0, stage.distractors[1] - 2))
@@ -397,16 +426,32 @@ def relational_table(rng: random.Random, stage: Stage) -> Table:
 
 def sample_table(rng: random.Random, stage: Stage) -> Table:
     if stage.scene and rng.random() < stage.scene:
-        from .events import EventKnobs
-        from .scenes import scene_table
         clause_marked = (2 if stage.clause_conditions else 1) if stage.clause_marks else 0
-        knobs = EventKnobs(stage.event_shared, stage.event_tails, stage.event_uniform,
-                           clause_marked if stage.event_marks else 0, stage.event_near, stage.event_same_end)
-        return scene_table(rng, shuffled=stage.scene_shuffle, level=stage.scene_level, rephrase=stage.rephrase,
-                           place_pool=stage.place_pool, front=stage.front, reword_level=stage.reword_level,
-                           marked=stage.scene_marks, more_places=stage.more_places, hazard_first=stage.hazard_first,
-                           place_forms=stage.place_forms, default_text=stage.default_text, events=stage.events,
-                           event_knobs=knobs, clause_marked=clause_marked)
+        knobs = EventKnobs(
+            stage.event_shared,
+            stage.event_tails,
+            stage.event_uniform,
+            clause_marked if stage.event_marks else 0,
+            stage.event_near,
+            stage.event_same_end,
+        )
+        return scene_table(
+            rng,
+            shuffled=stage.scene_shuffle,
+            level=stage.scene_level,
+            rephrase=stage.rephrase,
+            place_pool=stage.place_pool,
+            front=stage.front,
+            reword_level=stage.reword_level,
+            marked=stage.scene_marks,
+            more_places=stage.more_places,
+            hazard_first=stage.hazard_first,
+            place_forms=stage.place_forms,
+            default_text=stage.default_text,
+            events=stage.events,
+            event_knobs=knobs,
+            clause_marked=clause_marked,
+        )
     r = rng.random()
     if r < stage.relational:
         return relational_table(rng, stage)

@@ -39,10 +39,25 @@ CLAUSE_JOINERS = (" ", " ", "\n", "; ")
 OPTION_LINES = ("{L}) {T}", "{L}) {T}", "{L}: {T}", "{L}. {T}", "({L}) {T}", "{L} - {T}")
 
 # Option texts of the earliest stages: a small fixed set, so the prefix holds no content words
-# besides the conditions (probe_matching.py --noise: content-word noise in the prefix stalls
+# besides the conditions (diag/probe_matching.py --noise: content-word noise in the prefix stalls
 # the matching skill; noise from a few fixed ids does not).
-FIXED_ACTIONS = ("hop", "slide", "roll", "dash", "hold", "rest", "duck", "spin", "lean",
-                 "hop left", "hop right", "roll left", "roll right", "slide up", "slide down")
+FIXED_ACTIONS = (
+    "hop",
+    "slide",
+    "roll",
+    "dash",
+    "hold",
+    "rest",
+    "duck",
+    "spin",
+    "lean",
+    "hop left",
+    "hop right",
+    "roll left",
+    "roll right",
+    "slide up",
+    "slide down",
+)
 
 SITUATION_LEADS = ("", "", "", "Now ", "You see ", "There is ", "Here: ", "The scene: ", "State: ")
 
@@ -60,9 +75,16 @@ DEFAULT_SYSTEM = SYSTEM_PROMPTS[0]
 # Relational rules: the answer is the option whose text shares the situation's direction
 # word (same / toward) or its opposite (opposite / away).
 DIRECTION_PAIRS = (
-    ("left", "right"), ("up", "down"), ("north", "south"), ("east", "west"),
-    ("forward", "backward"), ("upward", "downward"), ("clockwise", "counterclockwise"),
-    ("in", "out"), ("ahead", "behind"), ("above", "below"),
+    ("left", "right"),
+    ("up", "down"),
+    ("north", "south"),
+    ("east", "west"),
+    ("forward", "backward"),
+    ("upward", "downward"),
+    ("clockwise", "counterclockwise"),
+    ("in", "out"),
+    ("ahead", "behind"),
+    ("above", "below"),
 )
 
 SAME_RULES = (
@@ -92,8 +114,13 @@ AWAY_RULES = (
     "Keep clear of the {N}.",
     "Flee from the {N}.",
 )
-MOVING_SITUATIONS = ("the {N} is moving {D}", "the {N} moves {D}", "the {N} is heading {D}", "{N} going {D}",
-                     "the {N} drifts {D}")
+MOVING_SITUATIONS = (
+    "the {N} is moving {D}",
+    "the {N} moves {D}",
+    "the {N} is heading {D}",
+    "{N} going {D}",
+    "the {N} drifts {D}",
+)
 PLACE_SITUATIONS = ("the {N} is {D}", "the {N} lies {D}", "{N} to the {D}", "the {N} is {D} of you")
 
 # Bucketed numbers: a perceiver turns numbers into these words.
@@ -106,5 +133,9 @@ SCALES = (
     ("few", "some", "many"),
     ("negative", "zero", "positive"),
 )
-COMPARATORS = (("higher than", "lower than"), ("bigger than", "smaller than"),
-               ("ahead of", "behind"), ("closer than", "farther than"))
+COMPARATORS = (
+    ("higher than", "lower than"),
+    ("bigger than", "smaller than"),
+    ("ahead of", "behind"),
+    ("closer than", "farther than"),
+)

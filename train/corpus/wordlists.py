@@ -5,6 +5,7 @@ never seen rather than memorise a small vocabulary. WordNet supplies synonyms, a
 irregular inflections and a frequency ranking (cntlist.rev) for the "common words" pool
 used by the earliest curriculum stages.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -20,7 +21,8 @@ _ALPHA = re.compile(r"^[a-z]{3,10}$")
 
 # Words the templates themselves use; never drawn as content words so a condition can't
 # collide with the scaffolding ("if", "choose", direction words, modifiers...).
-RESERVED = set("""
+RESERVED = set(
+    """
 if when then else otherwise choose pick means mean do on the a an and or not no is are was
 be to of in at by for with as any other case whenever it its this that you your go take
 left right up down north south east west forward backward back front rear in out inward
@@ -29,7 +31,8 @@ away same opposite direction way slightly very fast slow slowly quickly barely s
 little much more less option options rule situation answer letter system user assistant
 moving heading going facing pointing moves heads goes low high medium small large tiny huge
 near far none zero level middle
-""".split())
+""".split()
+)
 
 
 @functools.lru_cache(maxsize=None)
@@ -60,7 +63,7 @@ def word_family(w: str) -> str:
     """A rough stem: -ing / -ed / -es / -s off, then a final 'e' off and 'i' -> 'y'."""
     for suf in ("ing", "ed", "es", "s"):
         if w.endswith(suf) and len(w) - len(suf) >= 3 and not w.endswith("ss"):
-            w = w[:-len(suf)]
+            w = w[: -len(suf)]
             break
     if w.endswith("e"):
         w = w[:-1]
@@ -127,8 +130,7 @@ def _ranked_common(n: int = 1500) -> tuple[str, ...]:
             lemma = parts[0].split("%", 1)[0]
             counts[lemma] = counts.get(lemma, 0) + int(parts[2])
     words = set(dictionary_words())
-    ranked = sorted((w for w in counts if w in words and len(w) <= 8),
-                    key=lambda w: (-counts[w], w))
+    ranked = sorted((w for w in counts if w in words and len(w) <= 8), key=lambda w: (-counts[w], w))
     return tuple(ranked[:n])
 
 
@@ -149,7 +151,7 @@ def _parse_data_file(path: str):
             n_ptr = int(fields[k])
             ants = []
             for i in range(n_ptr):
-                sym, tgt, _pos, st = fields[k + 1 + 4 * i: k + 5 + 4 * i]
+                sym, tgt, _pos, st = fields[k + 1 + 4 * i : k + 5 + 4 * i]
                 if sym == "!":
                     ants.append((int(st[:2], 16), tgt, int(st[2:], 16)))
             yield offset, words, ants
@@ -178,7 +180,7 @@ def wordnet_relations() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str
             tw = by_offset.get(tgt)
             if not tw or tnum < 1 or tnum > len(tw):
                 continue
-            srcs = words if src == 0 else words[src - 1: src]
+            srcs = words if src == 0 else words[src - 1 : src]
             b = tw[tnum - 1]
             for a in srcs:
                 if a in vocab and b in vocab and a != b:

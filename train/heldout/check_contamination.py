@@ -1,27 +1,25 @@
 """Contamination check: no held-out sentence, and no 6-gram of one, in a large corpus sample.
 
-    python3 train/heldout/check_contamination.py [--examples 20000] [--stages 9,10,11,12] [--seed 0]
+    python3 -m train.heldout.check_contamination [--examples 20000] [--stages 9,10,11,12] [--seed 0]
 
 Also proves the check can fail: it first plants the held-out sentences into a text and
 requires the detector to flag every one. Exit 0 = clean, 1 = contaminated (or detector broken).
 """
+
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from corpus.curriculum import STAGES  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from heldout import filter as heldout  # noqa: E402
+from ..corpus.curriculum import STAGES
+from ..corpus.generate import example
+from . import filter as heldout
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--examples", type=int, default=20000, help="examples per stage")
-    ap.add_argument("--stages", default=",".join(str(i) for i in range(len(STAGES))), help="default: every stage")
+    ap.add_argument("--stages", default=",".join(str(i) for i in STAGES), help="default: every stage")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
 

@@ -8,6 +8,7 @@ contains any 6-word window of a held-out sentence, or (for sentences shorter tha
 the whole sentence as a contiguous word sequence. The corpus generator refuses such texts
 and check_contamination.py proves it on a large sample.
 """
+
 from __future__ import annotations
 
 import functools
@@ -51,19 +52,19 @@ class HeldOut:
                     self.short[w] = s
             else:
                 for i in range(len(w) - N + 1):
-                    self.ngrams[w[i:i + N]] = s
+                    self.ngrams[w[i : i + N]] = s
 
     def find(self, text: str) -> str | None:
         """The held-out sentence that text overlaps, or None if text is clean."""
         w = words(text)
         for i in range(len(w) - N + 1):
-            hit = self.ngrams.get(w[i:i + N])
+            hit = self.ngrams.get(w[i : i + N])
             if hit:
                 return hit
         for sw, s in self.short.items():
             k = len(sw)
             for i in range(len(w) - k + 1):
-                if w[i:i + k] == sw:
+                if w[i : i + k] == sw:
                     return s
         return None
 

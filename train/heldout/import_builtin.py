@@ -1,6 +1,6 @@
 """Refresh the held-out files from the built-in tasks themselves.
 
-    python3 train/heldout/import_builtin.py --cli build/meadow-mind
+    python3 -m train.heldout.import_builtin --cli build/meadow-mind
 
 Runs `meadow-mind list --json` (every task's rule, options and exam) and APPENDS to
 train/heldout/<task>.txt whatever of these is missing there: the rule, every exam status
@@ -8,6 +8,7 @@ sentence, and option texts of 3+ words. Never removes lines: the task files may 
 (e.g. every status sentence a perceiver can produce, curated by the tasks' author). Re-run it
 whenever a task's wording changes, then train/heldout/check_contamination.py.
 """
+
 from __future__ import annotations
 
 import argparse

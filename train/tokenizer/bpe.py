@@ -10,10 +10,11 @@ corpus teaches the model that they match (train/corpus varies case of content wo
 rule and situation). A tokenizer file with "fold": true folds case before BPE (fold_case):
 every ASCII letter of a word of two or more letters is lower-cased, a lone capital (an option
 letter, "I") is kept. Why: byte-level BPE spells a short word in unrelated ids by case ("Part",
-" part"), and such words are the model's worst lookups (train/README.md, session 25). The fold
+" part"), and such words are the model's worst lookups (docs/training-sessions.md, session 25). The fold
 keeps every byte's length, so mark spans still align; export_gguf.py writes it as
 meadow.tokenizer.fold_case and the runtime applies the same fold.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -37,8 +38,9 @@ def fold_case(text: str) -> str:
         return text
     out = list(text)
     for i, c in enumerate(text):
-        if "A" <= c <= "Z" and ((i > 0 and _ascii_letter(text[i - 1])) or
-                                (i + 1 < len(text) and _ascii_letter(text[i + 1]))):
+        if "A" <= c <= "Z" and (
+            (i > 0 and _ascii_letter(text[i - 1])) or (i + 1 < len(text) and _ascii_letter(text[i + 1]))
+        ):
             out[i] = c.lower()
     return "".join(out)
 
@@ -134,7 +136,7 @@ class Tokenizer:
                     best, bi = r, i
             if best is None:
                 break
-            w[bi:bi + 2] = [w[bi] + w[bi + 1]]
+            w[bi : bi + 2] = [w[bi] + w[bi + 1]]
         ids = [self.ids[t] for t in w]
         if len(self._cache) < 200000:
             self._cache[chars] = ids

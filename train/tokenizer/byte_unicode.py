@@ -1,5 +1,6 @@
 """GPT-2's byte <-> unicode table: every byte maps to a printable character, so byte-level BPE
 tokens are plain strings (this is how GGUF and tokenizer.json store them)."""
+
 from __future__ import annotations
 
 import functools
@@ -7,8 +8,11 @@ import functools
 
 @functools.lru_cache(maxsize=None)
 def byte_to_char() -> dict[int, str]:
-    printable = (list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1))
-                 + list(range(ord("®"), ord("ÿ") + 1)))
+    printable = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
     table = {b: chr(b) for b in printable}
     n = 0
     for b in range(256):

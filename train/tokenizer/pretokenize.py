@@ -1,5 +1,6 @@
 """Pre-tokenization exactly as the runtime's `qwen2` pre-tokenizer (tokenizer.ggml.pre = qwen2):
 split around special tokens, NFC-normalise the text between them, then split by Qwen2's regex."""
+
 from __future__ import annotations
 
 import re as _re
@@ -7,8 +8,10 @@ import unicodedata
 
 import regex
 
-QWEN2_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
-                 r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+QWEN2_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
 _SPLIT = regex.compile(QWEN2_PATTERN)
 
 
@@ -21,7 +24,7 @@ def split_special(text: str, specials: tuple[str, ...]) -> list[tuple[str, bool]
     pos = 0
     for m in _re.finditer(alt, text):
         if m.start() > pos:
-            out.append((text[pos:m.start()], False))
+            out.append((text[pos : m.start()], False))
         out.append((m.group(0), True))
         pos = m.end()
     if pos < len(text):

@@ -1,7 +1,8 @@
 """Train the byte-level BPE on a sample of the corpus (every curriculum stage).
 
-    python3 train/tokenizer/train_tokenizer.py --vocab 4096 --examples 1500 --out train/tokenizer/vocab.json
+python3 -m train.tokenizer.train_tokenizer --vocab 4096 --examples 1500 --out train/tokenizer/vocab.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -9,11 +10,9 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from corpus.curriculum import STAGES  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from tokenizer.bpe import SPECIALS, Tokenizer, train_merges  # noqa: E402
+from ..corpus.curriculum import STAGES
+from ..corpus.generate import example
+from .bpe import SPECIALS, Tokenizer, train_merges
 
 
 def main(argv=None) -> int:
@@ -24,7 +23,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "vocab.json"))
     a = ap.parse_args(argv)
     t0 = time.time()
-    texts = [example(a.seed, st, i).text() for st in range(len(STAGES)) for i in range(a.examples)]
+    texts = [example(a.seed, st, i).text() for st in STAGES for i in range(a.examples)]
     n_merges = a.vocab - 256 - len(SPECIALS)
     merges = train_merges(texts, n_merges)
     tok = Tokenizer(merges)
@@ -32,8 +31,10 @@ def main(argv=None) -> int:
     n_chars = sum(len(t) for t in texts)
     n_ids = sum(len(tok.encode(t)) for t in texts[:: max(1, len(texts) // 500)])
     n_chars_s = sum(len(t) for t in texts[:: max(1, len(texts) // 500)])
-    print(f"{len(tok)} tokens ({len(merges)} merges) from {n_chars / 1e6:.1f} M chars in {time.time() - t0:.0f} s;"
-          f" {n_chars_s / n_ids:.2f} chars/token; wrote {a.out}")
+    print(
+        f"{len(tok)} tokens ({len(merges)} merges) from {n_chars / 1e6:.1f} M chars in {time.time() - t0:.0f} s;"
+        f" {n_chars_s / n_ids:.2f} chars/token; wrote {a.out}"
+    )
     return 0
 
 

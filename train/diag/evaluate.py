@@ -1,30 +1,28 @@
 """Accuracy table of a checkpoint on fresh synthetic tables (the eval stream training never reads).
 
-    python3 train/evaluate.py --ckpt train/runs/NAME/ckpt.pt [--tables 300]
+    python3 -m train.diag.evaluate --ckpt train/runs/NAME/ckpt.pt [--tables 300]
 
 Prints, per curriculum stage and per rule kind (match / bucket / relational), the accuracy
 of the argmax over the table's option letters at the first answer slot (what the runtime's
 decision pass reads) and the chance level. Issue 4's full table (unseen words, relational,
 built-in exams, relabelling invariance, hand rephrasings) is train/eval_table.py.
 """
+
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
 
-import torch  # noqa: E402
-
-from batching import Packer  # noqa: E402
-from corpus.curriculum import STAGES  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
-from train import EVAL_SEED_OFFSET, letter_accuracy  # noqa: E402
+from ..batching import Packer
+from ..corpus.curriculum import STAGES, numbers
+from ..corpus.generate import example
+from ..model import Config, DreamModel
+from ..tokenizer.bpe import Tokenizer
+from ..train import EVAL_SEED_OFFSET, letter_accuracy
 
 
 def main(argv=None) -> int:
@@ -35,11 +33,11 @@ def main(argv=None) -> int:
     ap.add_argument("--stages", default=None, help="comma list of stages to evaluate (default: all)")
     a = ap.parse_args(argv)
     try:
-        stages = range(len(STAGES)) if a.stages is None else [int(x) for x in a.stages.split(",")]
+        stages = list(STAGES) if a.stages is None else [int(x) for x in a.stages.split(",")]
     except ValueError:
         ap.error(f"--stages {a.stages!r}: expected a comma list of stage numbers, e.g. 9,13")
-    if any(not 0 <= s < len(STAGES) for s in stages):
-        ap.error(f"--stages {a.stages!r}: stages run from 0 to {len(STAGES) - 1}")
+    if any(s not in STAGES for s in stages):
+        ap.error(f"--stages {a.stages!r}: the curriculum's stages are {numbers()}")
     torch.set_num_threads(a.threads)
     st = torch.load(a.ckpt, map_location="cpu")
     model = DreamModel(Config(**st["config"]))
@@ -56,7 +54,7 @@ def main(argv=None) -> int:
         rng = random.Random(f"evaluate:{s}")
         with torch.no_grad():
             for i in range(0, len(exs), 32):
-                chunk = exs[i:i + 32]
+                chunk = exs[i : i + 32]
                 b = packer.batch(chunk, rng)
                 rows = b["letter_rows"]
                 h = model.hidden(b["ids"], b["pos"], b["seg"])

@@ -1,8 +1,8 @@
 """Minimal binding probe: can a direction word be bound to its noun, and what makes it learnable?
 
-    OPENBLAS_CORETYPE=SkylakeX python3 train/probe_binding.py                 # chance (0.693) throughout
-    OPENBLAS_CORETYPE=SkylakeX python3 train/probe_binding.py --aux 1         # crosses at ~1,000-2,500 steps
-    python3 train/probe_binding.py --aux 1 --pieces 40 --others 2 --verbs 3 --rel both
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.diag.probe_binding                 # chance (0.693) throughout
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.diag.probe_binding --aux 1         # crosses at ~1,000-2,500 steps
+    python3 -m train.diag.probe_binding --aux 1 --pieces 40 --others 2 --verbs 3 --rel both
 
 Synthetic token ids, no corpus. Prefix: [rule, same|opposite, <noun>, A, push, <dir>, B, push,
 <dir>]; situation: phrases "the <noun> <verb...> <dir>" joined by "and" (the subject's and
@@ -11,19 +11,17 @@ answer slot. Uses the trainer's model, mask pattern and shifted read-out. `--aux
 evidence probes of train.py --aux-binding: "this token is the subject noun" on layer
 `--aux-layers`[0]'s output, "this is the subject's direction word" on [1]'s.
 """
+
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
+import torch.nn.functional as F
 
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from model import Config, DreamModel  # noqa: E402
+from ..model import Config, DreamModel
 
 
 class Vocab:
@@ -89,7 +87,10 @@ def batch(example, rng, n):
         ids[b, :L] = torch.tensor(pre + sit)
         pos[b, :L] = torch.arange(L)
         seg[b, :P], seg[b, P:L] = 0, 1
-        flags[b, P:L, 0], flags[b, P:L, 1] = torch.tensor(fn, dtype=torch.float), torch.tensor(fd, dtype=torch.float)
+        flags[b, P:L, 0], flags[b, P:L, 1] = (
+            torch.tensor(fn, dtype=torch.float),
+            torch.tensor(fd, dtype=torch.float),
+        )
         sit_mask[b, P:L] = 1
         slot[b], want[b] = L - 1, y
     return ids, pos, seg, flags, sit_mask, slot, want
@@ -112,7 +113,9 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     example, vocab = make_task(a)
-    m = DreamModel(Config(vocab=vocab, dim=a.dim, layers=a.layers, heads=4, kv_heads=2, ffn=3 * a.dim, context=128))
+    m = DreamModel(
+        Config(vocab=vocab, dim=a.dim, layers=a.layers, heads=4, kv_heads=2, ffn=3 * a.dim, context=128)
+    )
     probes = torch.nn.ModuleList(torch.nn.Linear(a.dim, 1) for _ in range(2))
     layers = [int(x) for x in a.aux_layers.split(",")]
     opt = torch.optim.AdamW([*m.parameters(), *probes.parameters()], lr=a.lr, weight_decay=0.01)
@@ -135,7 +138,10 @@ def main(argv=None) -> int:
             with torch.no_grad():
                 ids, pos, seg, _, _, slot, want = ev
                 got = m.head(m.hidden(ids, pos, seg))[torch.arange(len(slot)), slot - 1].argmax(-1)
-            print(f"step {step} loss {loss.item():.3f} eval {(got == want).float().mean().item():.3f}", flush=True)
+            print(
+                f"step {step} loss {loss.item():.3f} eval {(got == want).float().mean().item():.3f}",
+                flush=True,
+            )
     return 0
 
 

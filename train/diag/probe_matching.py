@@ -1,12 +1,13 @@
 """Minimal matching probe: is the "which rule word is in the situation" skill learnable?
 
-    OPENBLAS_CORETYPE=SkylakeX python3 train/probe_matching.py --init scaled --steps 1500
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.diag.probe_matching --init scaled --steps 1500
 
 Synthetic token ids, no corpus: prefix [w0, A, w1, B]; each of 8 packed situations is
 [w_t, distractor(s)] in random order + one <|mask|>; the answer is the letter after w_t. Uses
 the trainer's model, mask pattern and shifted read-out. --init gpt2 re-initialises with
 std 0.02 (the plateau that did not end within 3,000 steps); --init scaled is model.py's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,13 +16,11 @@ import random
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
 
-import torch  # noqa: E402
-import torch.nn as nn  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from model import Config, DreamModel  # noqa: E402
+from ..model import Config, DreamModel
 
 
 def main(argv=None) -> int:
@@ -38,16 +37,32 @@ def main(argv=None) -> int:
     ap.add_argument("--words", type=int, default=2700, help="size of the content-id range")
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--clip", type=float, default=0.0, help="clip the gradient norm (the trainer uses 1.0)")
-    ap.add_argument("--rule-letters", choices=("same", "spaced"), default="same",
-                    help="letter ids in the rule: the answer's ('A') or the corpus rule's (' A')")
+    ap.add_argument(
+        "--rule-letters",
+        choices=("same", "spaced"),
+        default="same",
+        help="letter ids in the rule: the answer's ('A') or the corpus rule's (' A')",
+    )
     ap.add_argument("--gap", type=int, default=0, help="filler tokens between a rule word and its letter")
-    ap.add_argument("--noise", type=int, default=0,
-                    help="random word ids appended to the prefix (like the options block's texts)")
-    ap.add_argument("--noise-vocab", type=int, default=0,
-                    help="draw the noise from this many fixed ids (0: from the content-word range)")
+    ap.add_argument(
+        "--noise",
+        type=int,
+        default=0,
+        help="random word ids appended to the prefix (like the options block's texts)",
+    )
+    ap.add_argument(
+        "--noise-vocab",
+        type=int,
+        default=0,
+        help="draw the noise from this many fixed ids (0: from the content-word range)",
+    )
     ap.add_argument("--distractors", type=int, default=1, help="distractor words per situation")
-    ap.add_argument("--tail", type=int, default=0,
-                    help="constant tokens between the situation and the mask (the corpus has 3-5: '\\nAnswer:')")
+    ap.add_argument(
+        "--tail",
+        type=int,
+        default=0,
+        help="constant tokens between the situation and the mask (the corpus has 3-5: '\\nAnswer:')",
+    )
     a = ap.parse_args(argv)
     if a.distractors < 0 or a.options < 2:
         ap.error("--options must be 2 or more and --distractors 0 or more")
@@ -83,7 +98,7 @@ def main(argv=None) -> int:
             ps, sg = list(range(P)), [0] * P
             for s in range(n_sit):
                 t = rng.randrange(K)
-                sit = [w[t]] + w[K + s * D:K + (s + 1) * D]
+                sit = [w[t]] + w[K + s * D : K + (s + 1) * D]
                 rng.shuffle(sit)
                 first.append(sit[0] == w[t])
                 tail = [10 + j for j in range(a.tail)]  # fixed filler ids (like "\nAnswer:")
@@ -91,13 +106,21 @@ def main(argv=None) -> int:
                 row += sit + tail + [mask]
                 ps += list(range(P, P + len(sit) + 1 + a.tail))
                 sg += [s + 1] * (len(sit) + 1 + a.tail)
-                tp.append((b, start + len(sit) - 1 + a.tail))  # shifted: the mask's token is read one row earlier
+                tp.append(
+                    (b, start + len(sit) - 1 + a.tail)
+                )  # shifted: the mask's token is read one row earlier
                 tt.append(letters[t])
             ids.append(row)
             pos.append(ps)
             seg.append(sg)
-        return (torch.tensor(ids), torch.tensor(pos), torch.tensor(seg), torch.tensor(tp), torch.tensor(tt),
-                torch.tensor(first))
+        return (
+            torch.tensor(ids),
+            torch.tensor(pos),
+            torch.tensor(seg),
+            torch.tensor(tp),
+            torch.tensor(tt),
+            torch.tensor(first),
+        )
 
     t0, acc, acc_first = time.time(), [], []
     for step in range(1, a.steps + 1):
@@ -117,9 +140,12 @@ def main(argv=None) -> int:
             # the situation by position answers the first word's letter more often
             hf = [h for f, h in acc_first if f]
             hs = [h for f, h in acc_first if not f]
-            print(f"init={a.init} step {step}: accuracy {sum(acc) / len(acc):.3f} (word first "
-                  f"{sum(hf) / max(1, len(hf)):.3f}, second {sum(hs) / max(1, len(hs)):.3f}) "
-                  f"({time.time() - t0:.0f} s)", flush=True)
+            print(
+                f"init={a.init} step {step}: accuracy {sum(acc) / len(acc):.3f} (word first "
+                f"{sum(hf) / max(1, len(hf)):.3f}, second {sum(hs) / max(1, len(hs)):.3f}) "
+                f"({time.time() - t0:.0f} s)",
+                flush=True,
+            )
             acc, acc_first = [], []
     return 0
 

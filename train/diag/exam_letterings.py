@@ -1,12 +1,13 @@
 """Every lettering of every built-in exam through a checkpoint: each permutation of a task's
 letters (in the rule and the options, which keep their listing order) must move the answer with
 the option. A sharper check than the eval table's one derangement per item: it found that jq1
-chose lunarlander's default by its text, not by "Otherwise choose L" (train/README.md, session 24).
+chose lunarlander's default by its text, not by "Otherwise choose L" (docs/training-sessions.md, session 24).
 
-    python3 train/exam_letterings.py --ckpt train/runs/NAME/ckpt.pt [--tasks lunarlander,maze] [--show 10]
+    python3 -m train.diag.exam_letterings --ckpt train/runs/NAME/ckpt.pt [--tasks lunarlander,maze] [--show 10]
 
 Exit 0 when every lettering is right, 1 when some are wrong, 2 on bad arguments.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,17 +17,18 @@ import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from .. import eval_table as E
 
-import eval_table as E  # noqa: E402
+TRAIN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ckpt", required=True)
-    ap.add_argument("--cli", default=os.path.join(HERE, "..", "build", "meadow-mind"))
-    ap.add_argument("--tasks-json", help="`meadow-mind list --json` saved to a file (instead of running --cli)")
+    ap.add_argument("--cli", default=os.path.join(TRAIN, "..", "build", "meadow-mind"))
+    ap.add_argument(
+        "--tasks-json", help="`meadow-mind list --json` saved to a file (instead of running --cli)"
+    )
     ap.add_argument("--tasks", default=",".join(E.BUILTIN))
     ap.add_argument("--show", type=int, default=10, help="misses listed per task")
     ap.add_argument("--threads", type=int, default=1)
@@ -41,7 +43,10 @@ def main(argv=None) -> int:
     elif os.path.exists(a.cli):
         listing = json.loads(subprocess.check_output([a.cli, "list", "--json"]))
     else:
-        print(f"exam_letterings.py: {a.cli} not found (build meadow-mind, or pass --cli / --tasks-json)", file=sys.stderr)
+        print(
+            f"exam_letterings.py: {a.cli} not found (build meadow-mind, or pass --cli / --tasks-json)",
+            file=sys.stderr,
+        )
         return 2
     tasks = {t["name"]: t for t in listing}
     unknown = [n for n in a.tasks.split(",") if n not in tasks]
@@ -63,10 +68,10 @@ def main(argv=None) -> int:
                 total += 1
                 got = max(probs, key=probs.get)
                 if got != perm[e["expected"]]:
-                    misses.append((''.join(p), e["status"], perm[e["expected"]], got, round(probs[got], 2)))
+                    misses.append(("".join(p), e["status"], perm[e["expected"]], got, round(probs[got], 2)))
         wrong_all += len(misses)
         print(f"{name}: {len(misses)} of {total} decisions wrong over {total // len(sits)} letterings")
-        for m in misses[:a.show]:
+        for m in misses[: a.show]:
             print(f"  letters {m[0]}: '{m[1]}' wants {m[2]}, got {m[3]} ({m[4]})")
     return 1 if wrong_all else 0
 

@@ -1,8 +1,8 @@
 """The built-in tasks' exams decided by a PyTorch checkpoint (fast feedback while training).
 
-    python3 train/exam_torch.py --ckpt train/runs/NAME/ckpt.pt [--tasks tasks.json] [--verbose]
-    python3 train/exam_torch.py --ckpt C --all     # + relabelled exams, rephrasings, relational
-    python3 train/exam_torch.py --ckpt C --skills  # + binding by phrase count, still-clause lookup
+    python3 -m train.diag.exam_torch --ckpt train/runs/NAME/ckpt.pt [--tasks tasks.json] [--verbose]
+    python3 -m train.diag.exam_torch --ckpt C --all     # + relabelled exams, rephrasings, relational
+    python3 -m train.diag.exam_torch --ckpt C --skills  # + binding by phrase count, still-clause lookup
 
 Builds each prompt exactly as the runtime does (eval_table.TorchDecider: chat layout, prefix
 and suffix tokenized apart, a slot of 3 <|mask|>) and prints, per task, the misses with the
@@ -12,18 +12,16 @@ candidate checkpoint can be judged in seconds before it is exported. The shipped
 from the C++ runtime (eval_table.py); this is the quick look. `--tasks` is
 `meadow-mind list --json` saved to a file.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import eval_table as E  # noqa: E402
+from .. import eval_table as E
 
 # the mountaincar items whose margin every fine-tune since session 7 has had to keep
 WATCH = ("mountaincar", "still")
@@ -113,7 +111,8 @@ def binding(dec: E.TorchDecider, tables: int, stage: int = 13) -> dict[int, tupl
 def lookup(dec: E.TorchDecider, tables: int, level: int = 6) -> dict[tuple[str, str], tuple[int, int]]:
     """Scene still clauses ("If the S is still D of the N, <option>") decided alone, by what
     the clause names: (neutral | same direction | other direction, by text | by letter)."""
-    from corpus.scenes import NEUTRAL, relational_table
+    from ..corpus.scenes import NEUTRAL, relational_table
+
     batch, kinds = [], []
     for k in range(tables):
         t = relational_table(random.Random(f"lookup:{k}"), 0.8, level)
@@ -148,16 +147,21 @@ def main(argv=None) -> int:
     ap.add_argument("--verbose", action="store_true", help="print each miss and the watched items' margins")
     ap.add_argument("--all", action="store_true", help="also relabelled exams, rephrasings and relational")
     ap.add_argument("--relational-tables", type=int, default=300)
-    ap.add_argument("--skills", action="store_true",
-                    help="also the two skill diagnostics: binding (relational tables by phrase count) "
-                         "and lookup (scene still clauses by what they name)")
+    ap.add_argument(
+        "--skills",
+        action="store_true",
+        help="also the two skill diagnostics: binding (relational tables by phrase count) "
+        "and lookup (scene still clauses by what they name)",
+    )
     a = ap.parse_args(argv)
     try:
         with open(a.tasks, encoding="utf-8") as f:
             tasks = json.load(f)
     except (OSError, ValueError) as e:
-        print(f"exam_torch: cannot read --tasks {a.tasks}: {e} (save `meadow-mind list --json` there)",
-              file=sys.stderr)
+        print(
+            f"exam_torch: cannot read --tasks {a.tasks}: {e} (save `meadow-mind list --json` there)",
+            file=sys.stderr,
+        )
         return 2
     dec = E.TorchDecider(a.ckpt)
     total = exams(dec, tasks, a.verbose or a.all)
@@ -168,8 +172,7 @@ def main(argv=None) -> int:
         print(f"relabelled exams: {h}/{n}")
         h, n = rephrased(dec, tasks)
         print(f"rephrasings: {h}/{n} = {h / n:.3f}")
-        print(f"relational ({a.relational_tables} tables, stage-13 eval stream): "
-              f"{relational(rows):.3f}")
+        print(f"relational ({a.relational_tables} tables, stage-13 eval stream): " f"{relational(rows):.3f}")
     if a.skills:
         for k, (h, n) in rows.items():
             print(f"binding: {k} phrase(s) {h}/{n} = {h / n:.2f}")

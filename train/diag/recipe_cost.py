@@ -1,7 +1,7 @@
 """What the recipe costs in arithmetic, and how fast this CPU does it.
 
-    python3 train/recipe_cost.py                 # the shipped lineage's logs (the training cache's checkpoints/)
-    python3 train/recipe_cost.py --peak --threads 2   # and the matmul peak of this CPU, side by side
+    python3 -m train.diag.recipe_cost                 # the shipped lineage's logs (the training cache's checkpoints/)
+    python3 -m train.diag.recipe_cost --peak --threads 2   # and the matmul peak of this CPU, side by side
 
 For each part (a training log and the model size that wrote it) it integrates the training
 step's matrix-product FLOPs over the log's intervals (steps x rows x the logged row length) and
@@ -15,6 +15,7 @@ SwiGLU, the optimizer) is left out, so achieved GFLOP/s read low by that share. 
 are in the logged minutes and not in the FLOPs. The row length of each interval is the one
 logged (the interval's last batch).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,10 +25,9 @@ import sys
 import time
 from dataclasses import dataclass
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from .. import cache_dir
 
-import cache_dir  # noqa: E402
+TRAIN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def lineage() -> tuple:
@@ -78,9 +78,9 @@ def forward_flops(s: Size, batch: int, seq: int, targets_per_row: float) -> floa
     [batch, seq] step (model.py): every layer but the last at all positions; the last one's
     keys and values at all positions, the rest only at the targets (queries over all keys)."""
     d, kv, f = s.dim, s.kv_dim, s.ffn
-    kv_proj = 2 * d * 2 * kv                  # k and v: 2 FLOPs per multiply-add
-    rest = 2 * (d * d + d * d + 3 * d * f)    # q, o, gate / up / down
-    att = 2 * 2 * seq * d                     # scores and mixing, per query over seq keys
+    kv_proj = 2 * d * 2 * kv  # k and v: 2 FLOPs per multiply-add
+    rest = 2 * (d * d + d * d + 3 * d * f)  # q, o, gate / up / down
+    att = 2 * 2 * seq * d  # scores and mixing, per query over seq keys
     tokens = batch * seq
     n = batch * targets_per_row
     full = (s.layers - 1) * tokens * (kv_proj + rest + att)
@@ -135,10 +135,11 @@ def targets_per_row(stage: int, batch: int = 16, batches: int = 8) -> float:
     """Mean answer-slot targets per row of the corpus at `stage` (the packer's own count)."""
     import random
 
-    from batching import Packer
-    from corpus.generate import example
-    from tokenizer.bpe import Tokenizer
-    pk = Packer(Tokenizer.load(os.path.join(HERE, "tokenizer", "vocab.json")))
+    from ..batching import Packer
+    from ..corpus.generate import example
+    from ..tokenizer.bpe import Tokenizer
+
+    pk = Packer(Tokenizer.load(os.path.join(TRAIN, "tokenizer", "vocab.json")))
     n = 0
     for k in range(batches):
         b = pk.batch([example(0, stage, k * batch + i) for i in range(batch)], random.Random(k))
@@ -146,11 +147,14 @@ def targets_per_row(stage: int, batch: int = 16, batches: int = 8) -> float:
     return n / (batch * batches)
 
 
-def matmul_peak(threads: int, bf16: bool, m: int = 4096, k: int = 192, n: int = 576, seconds: float = 2.0) -> float:
+def matmul_peak(
+    threads: int, bf16: bool, m: int = 4096, k: int = 192, n: int = 576, seconds: float = 2.0
+) -> float:
     """GFLOP/s of torch's matmul on [m,k] @ [k,n] (a layer's shape) for about `seconds`."""
     import torch
 
-    from heap import keep_heap
+    from ..heap import keep_heap
+
     keep_heap()  # as train.py: large products' outputs would be mmapped and page-faulted each call
     torch.set_num_threads(threads)
     a, b = torch.randn(m, k), torch.randn(k, n)
@@ -167,11 +171,20 @@ def matmul_peak(threads: int, bf16: bool, m: int = 4096, k: int = 192, n: int = 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", action="append", default=[], metavar="NAME=LOG@DIMxLAYERS",
-                    help="a part to count instead of the shipped lineage (repeat)")
+    ap.add_argument(
+        "--part",
+        action="append",
+        default=[],
+        metavar="NAME=LOG@DIMxLAYERS",
+        help="a part to count instead of the shipped lineage (repeat)",
+    )
     ap.add_argument("--batch", type=int, default=16, help="rule tables (rows) per step")
-    ap.add_argument("--targets-stage", type=int, default=13,
-                    help="corpus stage whose mean answer targets per row the count uses")
+    ap.add_argument(
+        "--targets-stage",
+        type=int,
+        default=13,
+        help="corpus stage whose mean answer targets per row the count uses",
+    )
     ap.add_argument("--peak", action="store_true", help="also measure this CPU's matmul GFLOP/s")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--budget", type=float, default=150.0, help="minutes the recipe may take")
@@ -190,12 +203,17 @@ def main(argv=None) -> int:
     except (OSError, ValueError) as e:
         print(f"recipe_cost: {e}", file=sys.stderr)
         if isinstance(e, OSError) and not a.part:
-            print("recipe_cost: the lineage's logs are in the training cache: train/restore_checkpoints.sh "
-                  "puts them there (train/checkpoints.md)", file=sys.stderr)
+            print(
+                "recipe_cost: the lineage's logs are in the training cache: train/restore_checkpoints.sh "
+                "puts them there (train/checkpoints.md)",
+                file=sys.stderr,
+            )
         return 2
     tpr = targets_per_row(a.targets_stage, a.batch)
     print(f"targets per row: {tpr:.1f} (stage {a.targets_stage}); batch {a.batch}\n")
-    print("| part | size | steps | tokens (M) | PFLOP | wall min | CPU min | GFLOP/s per wall s | per CPU s |")
+    print(
+        "| part | size | steps | tokens (M) | PFLOP | wall min | CPU min | GFLOP/s per wall s | per CPU s |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     tot = {"flops": 0.0, "wall_s": 0.0, "cpu_s": 0.0}
     for (name, _, size), s, rows in zip(parts, sizes, logs):
@@ -203,15 +221,23 @@ def main(argv=None) -> int:
         for k in tot:
             tot[k] += c[k]
         g = c["flops"] / 1e9
-        print(f"| {name} | {size} | {c['steps']:,} | {c['tokens'] / 1e6:.0f} | {c['flops'] / 1e15:.2f} | "
-              f"{c['wall_s'] / 60:.0f} | {c['cpu_s'] / 60:.0f} | {g / max(c['wall_s'], 1e-9):.0f} | "
-              f"{g / max(c['cpu_s'], 1e-9):.0f} |")
-    print(f"| all | | | | {tot['flops'] / 1e15:.2f} | {tot['wall_s'] / 60:.0f} | {tot['cpu_s'] / 60:.0f} | | |")
+        print(
+            f"| {name} | {size} | {c['steps']:,} | {c['tokens'] / 1e6:.0f} | {c['flops'] / 1e15:.2f} | "
+            f"{c['wall_s'] / 60:.0f} | {c['cpu_s'] / 60:.0f} | {g / max(c['wall_s'], 1e-9):.0f} | "
+            f"{g / max(c['cpu_s'], 1e-9):.0f} |"
+        )
+    print(
+        f"| all | | | | {tot['flops'] / 1e15:.2f} | {tot['wall_s'] / 60:.0f} | {tot['cpu_s'] / 60:.0f} | | |"
+    )
     need = tot["flops"] / 1e9 / (a.budget * 60)
-    print(f"\nIn {a.budget:.0f} minutes this recipe needs {need:.0f} GFLOP/s sustained "
-          f"(the products alone, every minute of the budget training).")
+    print(
+        f"\nIn {a.budget:.0f} minutes this recipe needs {need:.0f} GFLOP/s sustained "
+        f"(the products alone, every minute of the budget training)."
+    )
     if a.peak:
-        print(f"\n| matmul [4096,192]@[192,576], {a.threads} threads | GFLOP/s | minutes for the recipe's products |")
+        print(
+            f"\n| matmul [4096,192]@[192,576], {a.threads} threads | GFLOP/s | minutes for the recipe's products |"
+        )
         print("| --- | --- | --- |")
         for bf16 in (False, True):
             p = matmul_peak(a.threads, bf16)

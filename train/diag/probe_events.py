@@ -1,6 +1,6 @@
-"""Event tables through a checkpoint (train/README.md, sessions 31-32).
+"""Event tables through a checkpoint (docs/training-sessions.md, sessions 31-32).
 
-    OMP_NUM_THREADS=2 python3 train/probe_events.py --ckpt ~/.meadow-mind/train/checkpoints/events/ckpt.pt
+    OMP_NUM_THREADS=2 python3 -m train.diag.probe_events --ckpt ~/.meadow-mind/train/checkpoints/events/ckpt.pt
 
 (the shipped model's checkpoint in the training cache: train/checkpoints.md)
 
@@ -10,6 +10,7 @@ stage 74's tables forced to one shape: every predicate ending in the same BPE to
 (`event_same_end`, where the model used to match by that last token) and every predicate in one
 grammatical form (`event_uniform`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,9 +18,7 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import eval_table as E  # noqa: E402
+from .. import eval_table as E
 
 ROWS = (  # name, stage, split, forced stage fields, share of --tables
     ("stage 67", 67, "train", {}, 1.0),
@@ -32,7 +31,9 @@ ROWS = (  # name, stage, split, forced stage fields, share of --tables
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ckpt", required=True)
-    ap.add_argument("--tables", type=int, default=120, help="tables of each stage-67 row (half for stage 74's)")
+    ap.add_argument(
+        "--tables", type=int, default=120, help="tables of each stage-67 row (half for stage 74's)"
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args(argv)

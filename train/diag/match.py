@@ -1,6 +1,6 @@
 """Where a checkpoint misses the match tables of a stream, by what the situation's words are.
 
-    OPENBLAS_CORETYPE=SkylakeX python3 train/diag_match.py --ckpt C [--split unseen] [--tables 600]
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.diag.match --ckpt C [--split unseen] [--tables 600]
 
 Decides the match tables of `--stage` (default 13) through the checkpoint (eval_table's
 TorchDecider: the runtime's prompt and ids) and prints accuracy per group of decisions:
@@ -12,6 +12,7 @@ TorchDecider: the runtime's prompt and ids) and prints accuracy per group of dec
   - options: the table's number of options.
 The stream is a fresh one (`--seed`, default 555), not the eval's, so it can be read freely.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,10 +21,8 @@ import re
 import sys
 from collections import Counter
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import eval_table as E  # noqa: E402
-from corpus.curriculum import STAGES  # noqa: E402
+from .. import eval_table as E
+from ..corpus.curriculum import STAGES, numbers
 
 _WORD = re.compile(r"[A-Za-z']+")
 
@@ -34,14 +33,18 @@ def match_tables(seed: int, stage: int, n: int, split: str, whole: bool) -> list
 
 
 def _holds(seq: list[int], part: list[int]) -> bool:
-    return any(seq[i:i + len(part)] == part for i in range(len(seq) - len(part) + 1))
+    return any(seq[i : i + len(part)] == part for i in range(len(seq) - len(part) + 1))
 
 
 def groups(dec: E.TorchDecider, case: E.Case, situation: str, answer: str) -> dict[str, str]:
     conds = case.conds
     words = {w.lower() for w in _WORD.findall(situation)}
-    second = any(len(c) > 1 and all(w.lower() in words for w in c)
-                 for L, cs in conds.items() if L != answer for c in cs)
+    second = any(
+        len(c) > 1 and all(w.lower() in words for w in c)
+        for L, cs in conds.items()
+        if L != answer
+        for c in cs
+    )
     mine = [w.lower() for c in conds[answer] for w in c]
     if not mine:
         return {"tokens": "default option", "second": str(second), "options": str(len(case.options))}
@@ -52,8 +55,11 @@ def groups(dec: E.TorchDecider, case: E.Case, situation: str, answer: str) -> di
             lead = m.start() > 0 and situation[m.start() - 1] == " "
             same &= _holds(rule_ids, dec._encode((" " if lead else "") + m.group(0)))
     one = max(len(dec._encode(" " + w)) for w in mine) == 1
-    return {"tokens": f"{'one token' if one else 'several tokens'}, {'same' if same else 'other'} ids",
-            "second": str(second), "options": str(len(case.options))}
+    return {
+        "tokens": f"{'one token' if one else 'several tokens'}, {'same' if same else 'other'} ids",
+        "second": str(second),
+        "options": str(len(case.options)),
+    }
 
 
 def main(argv=None) -> int:
@@ -63,11 +69,13 @@ def main(argv=None) -> int:
     ap.add_argument("--split", choices=("train", "unseen"), default="train")
     ap.add_argument("--tables", type=int, default=600, help="tables drawn (about a quarter are match tables)")
     ap.add_argument("--seed", type=int, default=555)
-    ap.add_argument("--one-condition", action="store_true", help="draw as eval_table does (partial_whole off)")
+    ap.add_argument(
+        "--one-condition", action="store_true", help="draw as eval_table does (partial_whole off)"
+    )
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args(argv)
-    if not 0 <= a.stage < len(STAGES):
-        ap.error(f"--stage {a.stage}: the curriculum has stages 0-{len(STAGES) - 1}")
+    if a.stage not in STAGES:
+        ap.error(f"--stage {a.stage}: the curriculum's stages are {numbers()}")
     if a.tables < 1:
         ap.error("--tables must be at least 1")
     if not os.path.isfile(a.ckpt):
@@ -87,8 +95,10 @@ def main(argv=None) -> int:
                 tot.setdefault(g, Counter())[k] += 1
                 hit.setdefault(g, Counter())[k] += ok
     n = sum(tot["options"].values())
-    print(f"{a.ckpt}: stage {a.stage}, {a.split} words, {n} match decisions, "
-          f"accuracy {sum(hit['options'].values()) / n:.3f}")
+    print(
+        f"{a.ckpt}: stage {a.stage}, {a.split} words, {n} match decisions, "
+        f"accuracy {sum(hit['options'].values()) / n:.3f}"
+    )
     for g in ("tokens", "second", "options"):
         for k in sorted(tot[g]):
             print(f"  {g:8s} {k:28s} {hit[g][k]:5d} / {tot[g][k]:5d} = {hit[g][k] / tot[g][k]:.3f}")

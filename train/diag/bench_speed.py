@@ -1,6 +1,6 @@
 """Training-step speed of candidate model sizes on this CPU (1 thread by default).
 
-    OPENBLAS_CORETYPE=SkylakeX python3 train/bench_speed.py --stage 0 --batch 16
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.diag.bench_speed --stage 0 --batch 16
 
 Reports steps per CPU-second (process time: robust when other jobs share the cores) and
 per wall-second, plus the corpus+packing cost per step, for each size in --sizes; with
@@ -12,9 +12,10 @@ bfloat16 autocast, train.py --bf16).
 
 On a lent GPU (whose machine has no word lists): pack here, time there.
 
-    python3 train/bench_speed.py --stage 67 --steps 200 --save-batches .dev/b67.pt
-    python3 train/bench_speed.py --load-batches .dev/b67.pt --device cuda --sizes 192x3 --paths targets+bf16
+    python3 -m train.diag.bench_speed --stage 67 --steps 200 --save-batches .dev/b67.pt
+    python3 -m train.diag.bench_speed --load-batches .dev/b67.pt --device cuda --sizes 192x3 --paths targets+bf16
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,17 +24,17 @@ import random
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch
+import torch.nn.functional as F
 
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
+from ..batching import Packer
+from ..corpus.generate import example
+from ..heap import keep_heap
+from ..model import Config, DreamModel
+from ..tokenizer.bpe import Tokenizer
+from ..train import on
 
-from batching import Packer  # noqa: E402
-from corpus.generate import example  # noqa: E402
-from heap import keep_heap  # noqa: E402
-from model import Config, DreamModel  # noqa: E402
-from tokenizer.bpe import Tokenizer  # noqa: E402
-from train import on  # noqa: E402
+TRAIN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def pack(tok, stage: int, batch: int, count: int):
@@ -45,7 +46,7 @@ def pack(tok, stage: int, batch: int, count: int):
     c0 = time.process_time()
     exs = [example(0, stage, i) for i in range(n)]
     rng = random.Random(0)
-    batches = [pk.batch(exs[i:i + batch], rng) for i in range(0, n, batch)]
+    batches = [pk.batch(exs[i : i + batch], rng) for i in range(0, n, batch)]
     return batches, (time.process_time() - c0) / len(batches) * 1e3
 
 
@@ -58,12 +59,20 @@ def main(argv=None) -> int:
     ap.add_argument("--heap", choices=("both", "default", "keep"), default="both")
     ap.add_argument("--sizes", default="64x2,96x2,128x2,64x4,128x4", help="DIMxLAYERS list (ffn = 3*dim)")
     ap.add_argument("--paths", default="full,targets", help="comma list of full, targets, targets+bf16")
-    ap.add_argument("--device", default="cpu",
-                    help="torch device of the model and batches (cuda: a lent GPU; the corpus stays on the CPU, "
-                         "its cost is the column printed apart)")
-    ap.add_argument("--save-batches", metavar="FILE",
-                    help="pack the batches, write them to FILE and stop (for a machine without the word lists)")
-    ap.add_argument("--load-batches", metavar="FILE", help="time the batches --save-batches wrote (its stage and batch)")
+    ap.add_argument(
+        "--device",
+        default="cpu",
+        help="torch device of the model and batches (cuda: a lent GPU; the corpus stays on the CPU, "
+        "its cost is the column printed apart)",
+    )
+    ap.add_argument(
+        "--save-batches",
+        metavar="FILE",
+        help="pack the batches, write them to FILE and stop (for a machine without the word lists)",
+    )
+    ap.add_argument(
+        "--load-batches", metavar="FILE", help="time the batches --save-batches wrote (its stage and batch)"
+    )
     a = ap.parse_args(argv)
     paths = a.paths.split(",")
     if not set(paths) <= {"full", "targets", "targets+bf16"}:
@@ -71,7 +80,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(a.threads)
     dev = torch.device(a.device)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)  # time the work, not its launch
-    tok = Tokenizer.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tokenizer", "vocab.json"))
+    tok = Tokenizer.load(os.path.join(TRAIN, "tokenizer", "vocab.json"))
     if a.load_batches:
         saved = torch.load(a.load_batches)
         a.stage, a.batch, data_ms = saved["stage"], saved["batch"], saved["data_ms"]
@@ -80,16 +89,25 @@ def main(argv=None) -> int:
         batches, data_ms = pack(tok, a.stage, a.batch, a.steps + 2)
     if a.save_batches:
         keep = ("ids", "pos", "seg", "t_batch", "t_pos", "t_tok", "letter_rows")  # int32: half the file
-        torch.save({"stage": a.stage, "batch": a.batch, "data_ms": data_ms,
-                    "batches": [{k: b[k].int() for k in keep} for b in batches]}, a.save_batches)
+        torch.save(
+            {
+                "stage": a.stage,
+                "batch": a.batch,
+                "data_ms": data_ms,
+                "batches": [{k: b[k].int() for k in keep} for b in batches],
+            },
+            a.save_batches,
+        )
         print(f"{len(batches)} batches of stage {a.stage} ({data_ms:.1f} CPU-ms each) -> {a.save_batches}")
         return 0
     batches = [on(b, dev) for b in batches]
     T = sum(b["ids"].shape[1] for b in batches) / len(batches)
     dec = sum(len(b["letter_rows"]) for b in batches) / len(batches)
-    print(f"stage {a.stage}, batch {a.batch} tables: mean padded length {T:.0f}, {dec:.0f} decisions/step; "
-          f"corpus+packing {data_ms:.1f} CPU-ms/step; threads {a.threads}; "
-          f"device {a.device}; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}; load {os.getloadavg()[0]:.1f}")
+    print(
+        f"stage {a.stage}, batch {a.batch} tables: mean padded length {T:.0f}, {dec:.0f} decisions/step; "
+        f"corpus+packing {data_ms:.1f} CPU-ms/step; threads {a.threads}; "
+        f"device {a.device}; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')}; load {os.getloadavg()[0]:.1f}"
+    )
     modes = {"both": ("default", "keep"), "default": ("default",), "keep": ("keep",)}[a.heap]
     for mode, spec, path in ((m, s, p) for m in modes for s in a.sizes.split(",") for p in paths):
         if mode == "keep" and not keep_heap():
@@ -97,7 +115,9 @@ def main(argv=None) -> int:
         d, L = (int(x) for x in spec.split("x"))
         torch.manual_seed(0)
         # head size 16 as in the shipped model (4 heads at d = 64); KV heads half the heads
-        m = DreamModel(Config(vocab=len(tok), dim=d, layers=L, heads=d // 16, kv_heads=max(1, d // 32), ffn=3 * d)).to(dev)
+        m = DreamModel(
+            Config(vocab=len(tok), dim=d, layers=L, heads=d // 16, kv_heads=max(1, d // 32), ffn=3 * d)
+        ).to(dev)
         opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
         for i, b in enumerate(batches):
             if i == 2:
@@ -117,8 +137,11 @@ def main(argv=None) -> int:
         sync()
         cpu, wall = time.process_time() - c0, time.time() - w0
         k = len(batches) - 2
-        print(f"  heap {mode:7s} d={d:4d} layers={L} params={m.n_params():8d} {path:12s}: {k / cpu:6.2f} steps/CPU-s "
-              f"(model only; with data {1 / (cpu / k + data_ms / 1e3):5.2f}), {k / wall:6.2f} steps/wall-s", flush=True)
+        print(
+            f"  heap {mode:7s} d={d:4d} layers={L} params={m.n_params():8d} {path:12s}: {k / cpu:6.2f} steps/CPU-s "
+            f"(model only; with data {1 / (cpu / k + data_ms / 1e3):5.2f}), {k / wall:6.2f} steps/wall-s",
+            flush=True,
+        )
     return 0
 
 
