@@ -54,7 +54,7 @@ struct GenerateOptions {
   bool cache = true;  // false: recompute everything every step (the reference path)
   int threads = 1;
   std::vector<std::string> stop;  // stop strings: the text ends before the first one
-  bool ignore_eos = false;  // run to max_new_tokens through end tokens (benchmarks)
+  bool ignore_eos = false;        // run to max_new_tokens through end tokens (benchmarks)
 };
 
 struct Generation {
@@ -76,6 +76,17 @@ using OnCommit = std::function<bool(std::string_view text)>;
 Generation generate(const model::Model& model, const Tokenizer& tok,
                     std::span<const int32_t> prompt, const GenerateOptions& opts,
                     const OnCommit& on_commit = {});
+
+// Infill: `n_tokens` masked tokens between a fixed `before` and `after`, unmasked by the same
+// schedule (steps_per_block steps over the gap, or the threshold) with the model's full
+// attention, so the gap reads both sides. Bidirectional models only. Special tokens in the
+// gap are dropped from `text`.
+Generation infill(const model::Model& model, const Tokenizer& tok, std::span<const int32_t> before,
+                  std::span<const int32_t> after, int n_tokens, const GenerateOptions& opts);
+
+// The general form: every position of `gaps` in `seq` is masked, then filled in place.
+Generation fill_gaps(const model::Model& model, const Tokenizer& tok, std::vector<int32_t>& seq,
+                     const std::vector<int64_t>& gaps, const GenerateOptions& opts);
 
 // The model's chat prompt for the messages, ending with the assistant generation prompt.
 std::vector<int32_t> chat_prompt_ids(const Tokenizer& tok,

@@ -6,6 +6,8 @@
 //                        [--threads N] [--ignore-eos] [--model M] [--lora F] [--json]
 //   meadow-mind draft --prompt TEXT [--length N] [--json]
 //   meadow-mind route --prompt TEXT [--length N] [--escalate-below X] [--json]
+//   meadow-mind infill --before TEXT --after TEXT [--tokens N] [--steps N] [--json]
+//   meadow-mind tool-call --prompt TEXT [--tool NAME] [--tools FILE] [--value-tokens N] [--json]
 //
 // The prompt is the user message of the model's chat template unless --raw.
 #include <unistd.h>
@@ -23,6 +25,7 @@
 #include "meadow/generate.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/model.hpp"
+#include "meadow/tool_call.hpp"
 
 namespace meadow::cli {
 namespace {
@@ -36,6 +39,8 @@ struct TextArgs {
   int max_tokens = 128, block = 32, steps = 0, threads = 1, length = 32;
   double threshold = 0, temperature = 0, top_p = 1, escalate_below = 0.5;
   uint64_t seed = 0;
+  std::string before, after, tool, tools_file;  // infill, tool-call
+  int tokens = 8, value_tokens = 8;
 };
 
 struct Loaded {
@@ -111,6 +116,7 @@ void run_generate(const TextArgs& a) {
                    {"prefill_ms", g.prefill_ms},
                    {"ms", g.ms},
                    {"tokens_per_s", tps},
+                   {"arch", model::arch_name(L.model.config().arch)},
                    {"model", resolve_model(a.model)}};
     std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return;
@@ -157,9 +163,88 @@ void run_draft(const TextArgs& a, bool routing) {
               signals.empty() ? "-" : signals.c_str(), r.coherence, r.escalate ? "  escalate" : "");
 }
 
+diffusion::GenerateOptions fill_options(const TextArgs& a) {
+  diffusion::GenerateOptions o;
+  o.steps_per_block = a.steps;
+  o.threshold = a.threshold;
+  o.confidence = diffusion::parse_confidence(a.confidence);
+  o.temperature = a.temperature;
+  o.top_p = a.top_p;
+  o.seed = a.seed;
+  o.threads = a.threads;
+  return o;
+}
+
+void run_infill(const TextArgs& a) {
+  if (a.before.empty()) throw Error("--before is empty: infill needs the text before the gap");
+  const diffusion::GenerateOptions o = fill_options(a);
+  const model::Model m = model::Model::load(resolve_model(a.model), a.lora);
+  const Tokenizer tok = Tokenizer::from_gguf(m.file());
+  const diffusion::Generation g = diffusion::infill(m, tok, tok.encode(a.before, false),
+                                                    tok.encode(a.after, false), a.tokens, o);
+  if (a.json) {
+    const ordered_json j{{"text", g.text}, {"tokens", g.tokens}, {"steps", g.steps}, {"ms", g.ms}};
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  } else {
+    std::printf("%s%s%s\n", a.before.c_str(), g.text.c_str(), a.after.c_str());
+  }
+}
+
+void run_tool_call(const TextArgs& a) {
+  if (a.prompt.empty()) throw Error("--prompt is empty: give the request");
+  const std::vector<diffusion::Tool> tools =
+      a.tools_file.empty() ? diffusion::builtin_tools() : diffusion::load_tools(a.tools_file);
+  const diffusion::GenerateOptions o = fill_options(a);
+  const model::Model m = model::Model::load(resolve_model(a.model), a.lora);
+  const Tokenizer tok = Tokenizer::from_gguf(m.file());
+  const diffusion::ToolCall c =
+      diffusion::tool_call(m, tok, a.prompt, tools, a.tool, a.value_tokens, o);
+  if (a.json) {
+    const ordered_json j{{"call", ordered_json::parse(c.json)},
+                         {"chosen_by_model", c.chosen_by_model},
+                         {"ms", c.ms}};
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  } else {
+    std::printf("%s\n", c.json.c_str());
+  }
+}
+
+void add_fill_options(CLI::App* c, TextArgs& a) {
+  add_model_option(c, a.model);
+  add_lora_option(c, a.lora);
+  c->add_option("--steps", a.steps, "denoising steps (0: one token a step)")
+      ->check(CLI::Range(0, 1 << 16));
+  c->add_option("--threshold", a.threshold, "unmask every position this confident (0: off)")
+      ->check(CLI::Range(0.0, 1.0));
+  c->add_option("--confidence", a.confidence, "probability, margin or entropy");
+  c->add_option("--temperature", a.temperature, "0: greedy")->check(CLI::Range(0.0, 100.0));
+  c->add_option("--top-p", a.top_p, "nucleus mass")->check(CLI::Range(0.0, 1.0));
+  c->add_option("--seed", a.seed, "sampling seed");
+  c->add_option("--threads", a.threads, "threads")->check(CLI::Range(1, 256));
+  c->add_flag("--json", a.json, "print one JSON object");
+}
+
 }  // namespace
 
 void add_text_commands(CLI::App& app) {
+  auto f = std::make_shared<TextArgs>();
+  auto* inf = app.add_subcommand("infill", "fill a gap of masked tokens between two texts");
+  inf->add_option("--before", f->before, "the text before the gap")->required();
+  inf->add_option("--after", f->after, "the text after the gap");
+  inf->add_option("--tokens", f->tokens, "tokens in the gap")->check(CLI::Range(1, 4096));
+  add_fill_options(inf, *f);
+  inf->callback([f] { run_infill(*f); });
+
+  auto t = std::make_shared<TextArgs>();
+  auto* tc = app.add_subcommand("tool-call", "a JSON tool call whose argument values are infilled");
+  tc->add_option("--prompt", t->prompt, "the request")->required();
+  tc->add_option("--tool", t->tool, "the tool to call (default: the model chooses)");
+  tc->add_option("--tools", t->tools_file, "a JSON file of tools (default: the built-in five)");
+  tc->add_option("--value-tokens", t->value_tokens, "tokens per argument value")
+      ->check(CLI::Range(1, 1024));
+  add_fill_options(tc, *t);
+  tc->callback([t] { run_tool_call(*t); });
+
   auto g = std::make_shared<TextArgs>();
   auto* gen = app.add_subcommand("generate", "generate an answer (block diffusion or causal)");
   add_common(gen, *g);

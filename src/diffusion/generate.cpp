@@ -70,6 +70,27 @@ struct Finisher {
   }
 };
 
+// One denoising step's commit: the most confident picks, as many as the threshold admits (at
+// least one) or an even share of what is left over the remaining steps.
+void unmask(std::vector<int32_t>& tokens, const std::vector<int64_t>& masked,
+            const std::vector<Pick>& picks, int64_t step, int64_t steps, double threshold) {
+  std::vector<size_t> order(picks.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t z) { return picks[a].confidence > picks[z].confidence; });
+  size_t k;
+  if (threshold > 0) {
+    k = size_t(std::count_if(picks.begin(), picks.end(),
+                             [&](const Pick& p) { return p.confidence >= threshold; }));
+    k = std::max<size_t>(k, 1);
+  } else {
+    const int64_t left = std::max<int64_t>(steps - step, 1);
+    k = size_t((int64_t(masked.size()) + left - 1) / left);
+  }
+  for (size_t j = 0; j < k && j < order.size(); ++j)
+    tokens[size_t(masked[order[j]])] = picks[order[j]].token;
+}
+
 Generation generate_causal(const model::Model& m, std::span<const int32_t> prompt,
                            const GenerateOptions& o, const Finisher& fin, const OnCommit& cb) {
   Generation out;
@@ -176,23 +197,7 @@ Generation generate_blocks(const model::Model& m, std::span<const int32_t> promp
         const float* row = (need_carry && i == 0) ? carry.data() : logits.row(int64_t(r++));
         picks.push_back(pick_token(row, n_vocab, o.temperature, o.top_p, o.confidence, rng));
       }
-      // How many to unmask now: the threshold's count (at least one), else an even share.
-      std::vector<size_t> order(picks.size());
-      std::iota(order.begin(), order.end(), size_t(0));
-      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t z) {
-        return picks[a].confidence > picks[z].confidence;
-      });
-      size_t k;
-      if (o.threshold > 0) {
-        k = size_t(std::count_if(picks.begin(), picks.end(),
-                                 [&](const Pick& p) { return p.confidence >= o.threshold; }));
-        k = std::max<size_t>(k, 1);
-      } else {
-        const int64_t left = std::max<int64_t>(steps - step, 1);
-        k = size_t((int64_t(masked.size()) + left - 1) / left);
-      }
-      for (size_t j = 0; j < k && j < order.size(); ++j)
-        block[size_t(masked[order[j]])] = picks[order[j]].token;
+      unmask(block, masked, picks, step, steps, o.threshold);
     }
     // The finished block joins the committed tokens (and the cache, keeping its last row).
     if (o.cache) {
@@ -254,6 +259,64 @@ Generation generate(const model::Model& model, const Tokenizer& tok,
   if (opts.ignore_eos) fin.stops.clear();
   return model.config().causal ? generate_causal(model, prompt, opts, fin, on_commit)
                                : generate_blocks(model, prompt, opts, fin, on_commit);
+}
+
+Generation fill_gaps(const model::Model& model, const Tokenizer& tok, std::vector<int32_t>& seq,
+                     const std::vector<int64_t>& gaps, const GenerateOptions& o) {
+  const model::Config& c = model.config();
+  if (c.causal) throw Error("infill needs a bidirectional (diffusion) model; this one is causal");
+  if (c.mask_id < 0) throw Error("infill: this diffusion model has no mask token");
+  if (gaps.empty()) throw Error("infill: the gap must hold at least 1 token");
+  if (c.n_ctx > 0 && int64_t(seq.size()) > c.n_ctx)
+    throw Error("infill: " + std::to_string(seq.size()) + " tokens exceed the context length " +
+                std::to_string(c.n_ctx));
+  GenerateOptions checked = o;
+  checked.max_new_tokens = 1;
+  check_options(model, seq, checked);
+  for (int64_t g : gaps) seq[size_t(g)] = c.mask_id;
+  std::mt19937_64 rng(o.seed);
+  model::RunOptions ro;
+  ro.threads = o.threads;
+  const int64_t n = int64_t(gaps.size());
+  const int64_t steps = o.steps_per_block > 0 ? std::min<int64_t>(o.steps_per_block, n) : n;
+  Generation out;
+  const auto t0 = Clock::now();
+  // The gaps see both sides: the model's natural full attention over the whole sequence.
+  for (int64_t step = 0;; ++step) {
+    std::vector<int64_t> masked, rows;
+    for (int64_t g : gaps)
+      if (seq[size_t(g)] == c.mask_id) {
+        masked.push_back(g);
+        rows.push_back(model.logits_row_for(g));
+      }
+    if (masked.empty()) break;
+    const model::Logits l = model.run({{seq, rows}}, ro).front();
+    ++out.passes;
+    ++out.steps;
+    std::vector<Pick> picks;
+    for (int64_t r = 0; r < l.rows; ++r)
+      picks.push_back(pick_token(l.row(r), l.cols, o.temperature, o.top_p, o.confidence, rng));
+    unmask(seq, masked, picks, step, steps, o.threshold);
+  }
+  for (int64_t g : gaps) out.tokens.push_back(seq[size_t(g)]);
+  out.text = tok.decode(out.tokens, true);
+  out.finish_reason = "length";
+  out.ms = ms_since(t0);
+  return out;
+}
+
+Generation infill(const model::Model& model, const Tokenizer& tok, std::span<const int32_t> before,
+                  std::span<const int32_t> after, int n_tokens, const GenerateOptions& o) {
+  if (before.empty()) throw Error("infill: the text before the gap has no tokens");
+  if (n_tokens < 1) throw Error("infill: the gap must hold at least 1 token");
+  std::vector<int32_t> seq(before.begin(), before.end());
+  std::vector<int64_t> gaps;
+  for (int i = 0; i < n_tokens; ++i) {
+    gaps.push_back(int64_t(seq.size()));
+    seq.push_back(0);  // masked by fill_gaps
+  }
+  seq.insert(seq.end(), after.begin(), after.end());
+  return fill_gaps(model, tok, seq, gaps, o);
 }
 
 Draft draft(const model::Model& model, const Tokenizer& tok, std::span<const int32_t> prompt,

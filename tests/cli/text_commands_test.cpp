@@ -70,4 +70,25 @@ TEST(GenerateCommand, BadInputExitsTwo) {
   }
 }
 
+TEST(ToolCallCommand, AlwaysPrintsJsonAndRefusesBadInput) {
+  const Result r = run("tool-call --prompt 'read the file a.txt' --value-tokens 3" + model());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j.contains("name") && j["arguments"].is_object());
+  const Result named = run("tool-call --prompt x --tool run_bash --json" + model());
+  ASSERT_EQ(named.code, 0) << named.err;
+  EXPECT_EQ(nlohmann::json::parse(named.out)["call"]["name"], "run_bash");
+  for (const std::string bad :
+       {"tool-call --prompt x" + model("qwen2"), "tool-call --prompt x --tool nope" + model(),
+        "tool-call --prompt x --tools /nonexistent.json" + model(),
+        "infill --before '' --after x" + model()}) {
+    const Result b = run(bad);
+    EXPECT_EQ(b.code, 2) << bad << b.out;
+    EXPECT_FALSE(b.err.empty()) << bad;
+  }
+  const Result f = run("infill --before 'The cart' --after ' fast.' --tokens 3 --json" + model());
+  ASSERT_EQ(f.code, 0) << f.err;
+  EXPECT_EQ(nlohmann::json::parse(f.out)["tokens"].size(), 3u);
+}
+
 }  // namespace
