@@ -107,6 +107,20 @@ def main() -> None:
         over = statistics.median(x - y for x, y in zip(xs, cpp))
         print(f"| {name} | {statistics.median(xs):.4f} | {over:+.4f} ms |")
 
+    # The Python layer's own work per decision, timed without the forward pass (the paired
+    # differences above carry the machine's noise; this is what Python adds).
+    from meadow_mind.mind import Info
+
+    d = mind._mind.decide_status(core, statuses[0])
+    n = 20000
+    t0 = time.perf_counter()
+    for i in range(n):
+        task.status(obs_list[i % len(obs_list)])
+        task.core()
+        Info.from_core(d)
+    own = (time.perf_counter() - t0) * 1e3 / n
+    print(f"| Python's own work per decide (perceive wrapper, table lookup, Info) | {own:.4f} | |")
+
 
 if __name__ == "__main__":
     main()

@@ -25,18 +25,17 @@ def space_value(space: Any, values: list[float]) -> Any:
     return np.asarray(values, dtype=np.dtype(space.dtype)).reshape(tuple(space.shape))
 
 
-def check_obs(space: Any, env_id: str, values: list[float]) -> None:
+def check_obs(space: Any, env_id: str, values: list[float], size: int | None = None) -> None:
     """Raises ValueError for an observation the env could not have produced (the C++ perceivers
-    index it, so a wrong size must never reach them)."""
+    index it, so a wrong size must never reach them). ``size``: the Box's element count, when
+    the caller has it at hand."""
     if space.kind == "Discrete":
         if len(values) != 1 or not space.contains(values):
-            raise ValueError(
-                f"obs {values if len(values) != 1 else int(values[0])} is not in "
-                f"{env_id}'s observation space {space.describe()}"
-            )
+            shown = values if len(values) != 1 else int(values[0])
+            raise ValueError(f"obs {shown} is not in {env_id}'s observation space {space.describe()}")
         return
-    want = int(np.prod(space.shape))
+    want = size if size is not None else int(np.prod(space.shape))
     if len(values) != want:
         raise ValueError(
-            f"obs has {len(values)} values; {env_id} observations have {want} " f"({space.describe()})"
+            f"obs has {len(values)} values; {env_id} observations have {want} ({space.describe()})"
         )

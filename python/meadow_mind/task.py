@@ -202,7 +202,7 @@ class Task:
         """One step of perception with working memory: key, status sentence, visit recorded."""
         if self._native is not None:
             values = _convert.to_values(obs)
-            _convert.check_obs(self._obs_space, self.env_id or self.name, values)
+            _convert.check_obs(self._obs_space, self.env_id or self.name, values, self._obs_size)
             out = self._native.perceive(values)
             if self.memory:
                 self.visited = dict(self._native.visited)

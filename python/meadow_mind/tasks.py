@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
+
 from . import _convert, _core
 from .task import Task
 
@@ -48,6 +50,7 @@ def get(name: str) -> Task:
     task._native = native
     task._builtin = bt
     task._obs_space = obs_space
+    task._obs_size = 1 if obs_space.kind == "Discrete" else int(np.prod(obs_space.shape))
     task.seeds = [int(s) for s in bt.seeds]
     task.target = bt.target
     return task
