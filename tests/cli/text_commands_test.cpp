@@ -2,6 +2,7 @@
 // agreeing, and bad input exiting 2 with one line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -89,6 +90,19 @@ TEST(ToolCallCommand, AlwaysPrintsJsonAndRefusesBadInput) {
   const Result f = run("infill --before 'The cart' --after ' fast.' --tokens 3 --json" + model());
   ASSERT_EQ(f.code, 0) << f.err;
   EXPECT_EQ(nlohmann::json::parse(f.out)["tokens"].size(), 3u);
+}
+
+TEST(LatencyCommand, WritesTableCsvAndPlot) {
+  const std::string dir = std::string(MEADOW_BINARY_DIR) + "/latency_cli";
+  const Result r = run("latency --lengths 4,8 --repeats 1 --causal '' --csv " + dir +
+                       "/l.csv --png " + dir + "/l.png" + model());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("decision (one pass)"), std::string::npos);
+  EXPECT_NE(r.out.find("diffusion, one token a step"), std::string::npos);
+  const std::string csv = meadow::cli_test::read_file(dir + "/l.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 2);  // header, 3 lines x 2 lengths
+  EXPECT_EQ(meadow::cli_test::read_file(dir + "/l.png").substr(1, 3), "PNG");
+  EXPECT_EQ(run("latency --lengths 0" + model()).code, 2);
 }
 
 }  // namespace
