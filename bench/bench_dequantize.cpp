@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gguf_quantize.hpp"
 #include "meadow/gguf.hpp"
 
 #include "bench_util.hpp"

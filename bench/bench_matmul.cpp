@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "gguf_quantize.hpp"
 #include "meadow/gguf.hpp"
 #include "tensor/ops.hpp"
 

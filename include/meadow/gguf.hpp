@@ -140,8 +140,4 @@ uint64_t row_bytes(TensorType t, uint64_t n);
 // Decodes n elements (a multiple of the type's block size) exactly as the format defines.
 void dequantize(TensorType t, const void* src, float* dst, int64_t n);
 
-// Reference quantizers (round to nearest, the format's usual scale choice). Used by tests and
-// by tools that write fixtures; n must be a multiple of the block size.
-std::vector<uint8_t> quantize(TensorType t, const float* src, int64_t n);
-
 }  // namespace meadow::gguf

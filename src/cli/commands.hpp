@@ -1,4 +1,4 @@
-// Each command group adds its subcommands to the app; main.cpp wires them together.
+// Each command group adds its subcommands to the app; run_cli.cpp wires them together.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "gguf/writer.hpp"
+#include "gguf_writer.hpp"
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 #include "test_util.hpp"

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "gguf/writer.hpp"
+#include "gguf_writer.hpp"
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 #include "test_util.hpp"

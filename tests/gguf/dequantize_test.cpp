@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "gguf_quantize.hpp"
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "gguf/writer.hpp"
+#include "gguf_writer.hpp"
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 #include "test_util.hpp"

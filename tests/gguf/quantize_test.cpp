@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "gguf_quantize.hpp"
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 

@@ -5,7 +5,8 @@
 #include <cstring>
 #include <numeric>
 
-#include "gguf/writer.hpp"
+#include "gguf_quantize.hpp"
+#include "gguf_writer.hpp"
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 #include "test_util.hpp"

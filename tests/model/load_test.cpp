@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "gguf/writer.hpp"
+#include "gguf_writer.hpp"
 #include "meadow/error.hpp"
 #include "meadow/model.hpp"
 #include "model_fixtures.hpp"

@@ -7,7 +7,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "gguf/writer.hpp"
+#include "gguf_writer.hpp"
 
 namespace meadow::lora_test {
 namespace {

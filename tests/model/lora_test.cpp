@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "gguf/writer.hpp"
+#include "gguf_quantize.hpp"
+#include "gguf_writer.hpp"
 #include "lora_fixtures.hpp"
 #include "meadow/error.hpp"
 #include "meadow/model.hpp"

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "gguf_quantize.hpp"
 #include "meadow/gguf.hpp"
 #include "tensor/ops.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "gguf/writer.hpp"
+#include "gguf_writer.hpp"
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 #include "meadow/tokenizer.hpp"

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "gguf/writer.hpp"
+#include "gguf_writer.hpp"
 #include "meadow/gguf.hpp"
 
 #include "meadow/chat_template.hpp"

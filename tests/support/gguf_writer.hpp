@@ -1,6 +1,6 @@
-// A small GGUF v3 writer for tests and tools (private to the project; not for user files).
+// A small GGUF v3 writer for tests and benches (test support: the product never writes GGUF).
 //
-//   #include "gguf/writer.hpp"
+//   #include "gguf_writer.hpp"
 //   using namespace meadow::gguf;
 //   Writer w;                                            // default alignment 32
 //   w.add("general.architecture", make_string("dream"));

@@ -9,6 +9,7 @@
 
 #include "gguf/blocks.hpp"
 #include "gguf/half.hpp"
+#include "gguf_quantize.hpp"
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 

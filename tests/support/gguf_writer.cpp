@@ -1,5 +1,5 @@
-// GGUF v3 writer for tests and tools: metadata of every type, tensors at aligned offsets.
-#include "gguf/writer.hpp"
+// GGUF v3 writer for tests and benches: metadata of every type, tensors at aligned offsets.
+#include "gguf_writer.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "gguf/value_type.hpp"
+#include "gguf_quantize.hpp"
 #include "meadow/error.hpp"
 #include "util/atomic_file.hpp"
 
