@@ -18,22 +18,15 @@ import numpy as np
 from . import _convert, _core
 
 
-class Discrete:
-    """Integers ``start .. start + n - 1``."""
+class _Space:
+    """What both space kinds share: the core's membership test and a seedable generator."""
 
     def __init__(self, core: Any) -> None:
         self._core = core
-        self.n = int(core.n)
-        self.start = int(core.start)
-        self.shape: tuple[int, ...] = ()
-        self.dtype = np.dtype(np.int64)
         self.np_random = np.random.default_rng()
 
     def seed(self, seed: int | None = None) -> None:
         self.np_random = np.random.default_rng(seed)
-
-    def sample(self) -> int:
-        return int(self.start + self.np_random.integers(self.n))
 
     def contains(self, x: Any) -> bool:
         try:
@@ -45,33 +38,34 @@ class Discrete:
         return self._core.describe()
 
 
-class Box:
+class Discrete(_Space):
+    """Integers ``start .. start + n - 1``."""
+
+    def __init__(self, core: Any) -> None:
+        super().__init__(core)
+        self.n = int(core.n)
+        self.start = int(core.start)
+        self.shape: tuple[int, ...] = ()
+        self.dtype = np.dtype(np.int64)
+
+    def sample(self) -> int:
+        return int(self.start + self.np_random.integers(self.n))
+
+
+class Box(_Space):
     """Arrays of ``shape`` between ``low`` and ``high``."""
 
     def __init__(self, core: Any) -> None:
-        self._core = core
+        super().__init__(core)
         self.shape = tuple(int(s) for s in core.shape)
         self.dtype = np.dtype(core.dtype)
         self.low = np.asarray(core.low, dtype=self.dtype).reshape(self.shape)
         self.high = np.asarray(core.high, dtype=self.dtype).reshape(self.shape)
-        self.np_random = np.random.default_rng()
-
-    def seed(self, seed: int | None = None) -> None:
-        self.np_random = np.random.default_rng(seed)
 
     def sample(self) -> np.ndarray:
         lo = np.where(np.isfinite(self.low), self.low, -1.0)
         hi = np.where(np.isfinite(self.high), self.high, 1.0)
         return self.np_random.uniform(lo, hi).astype(self.dtype)
-
-    def contains(self, x: Any) -> bool:
-        try:
-            return bool(self._core.contains(_convert.to_values(x)))
-        except TypeError:
-            return False
-
-    def __repr__(self) -> str:
-        return self._core.describe()
 
 
 def _space(core: Any) -> Discrete | Box:

@@ -75,18 +75,23 @@ void add_common(CLI::App* c, TextArgs& a) {
   c->add_flag("--json", a.json, "print one JSON object");
 }
 
-void run_generate(const TextArgs& a) {
+diffusion::GenerateOptions fill_options(const TextArgs& a) {
   diffusion::GenerateOptions o;
-  o.max_new_tokens = a.max_tokens;
-  o.block_size = a.block;
   o.steps_per_block = a.steps;
   o.threshold = a.threshold;
   o.confidence = diffusion::parse_confidence(a.confidence);
   o.temperature = a.temperature;
   o.top_p = a.top_p;
   o.seed = a.seed;
-  o.cache = !a.no_cache;
   o.threads = a.threads;
+  return o;
+}
+
+void run_generate(const TextArgs& a) {
+  diffusion::GenerateOptions o = fill_options(a);
+  o.max_new_tokens = a.max_tokens;
+  o.block_size = a.block;
+  o.cache = !a.no_cache;
   o.stop = a.stop;
   o.ignore_eos = a.ignore_eos;
   const Loaded L = load(a);
@@ -161,18 +166,6 @@ void run_draft(const TextArgs& a, bool routing) {
   for (const auto& s : r.signals) signals += (signals.empty() ? "" : ",") + s;
   std::printf("mode %s  signals %s  Σ %.3f%s\n", r.mode.c_str(),
               signals.empty() ? "-" : signals.c_str(), r.coherence, r.escalate ? "  escalate" : "");
-}
-
-diffusion::GenerateOptions fill_options(const TextArgs& a) {
-  diffusion::GenerateOptions o;
-  o.steps_per_block = a.steps;
-  o.threshold = a.threshold;
-  o.confidence = diffusion::parse_confidence(a.confidence);
-  o.temperature = a.temperature;
-  o.top_p = a.top_p;
-  o.seed = a.seed;
-  o.threads = a.threads;
-  return o;
 }
 
 void run_infill(const TextArgs& a) {

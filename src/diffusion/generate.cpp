@@ -58,6 +58,13 @@ struct Finisher {
       }
     return false;
   }
+  // After tokens from `from` on were committed: true (finish_reason "stop") when a stop token,
+  // a stop string or the caller ends the answer.
+  bool committed(Generation& out, size_t from, const OnCommit& cb) const {
+    const bool stop = cut_at_stop_token(out, from) || decode(out) || (cb && !cb(out.text));
+    if (stop) out.finish_reason = "stop";
+    return stop;
+  }
   // Decodes; cuts at the first stop string. True when one was found.
   bool decode(Generation& out) const {
     out.text = tok.decode(out.tokens, true);
@@ -111,15 +118,7 @@ Generation generate_causal(const model::Model& m, std::span<const int32_t> promp
     const Pick pick = pick_token(logits.row(0), n_vocab, o.temperature, o.top_p, o.confidence, rng);
     out.tokens.push_back(pick.token);
     ++out.steps;
-    if (fin.cut_at_stop_token(out, out.tokens.size() - 1)) {
-      out.finish_reason = "stop";
-      break;
-    }
-    const bool stopped = fin.decode(out);
-    if (stopped || (cb && !cb(out.text))) {
-      out.finish_reason = "stop";
-      break;
-    }
+    if (fin.committed(out, out.tokens.size() - 1, cb)) break;
     if (i + 1 == o.max_new_tokens) break;
     seq.push_back(pick.token);
     const int64_t last = int64_t(seq.size()) - 1;
@@ -212,15 +211,7 @@ Generation generate_blocks(const model::Model& m, std::span<const int32_t> promp
     const size_t before = out.tokens.size();
     out.tokens.insert(out.tokens.end(), block.begin(), block.end());
     produced += b;
-    if (fin.cut_at_stop_token(out, before)) {
-      out.finish_reason = "stop";
-      break;
-    }
-    const bool stopped = fin.decode(out);
-    if (stopped || (cb && !cb(out.text))) {
-      out.finish_reason = "stop";
-      break;
-    }
+    if (fin.committed(out, before, cb)) break;
   }
   fin.decode(out);
   out.ms = ms_since(t0);
