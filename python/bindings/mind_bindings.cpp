@@ -15,6 +15,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "meadow/generate.hpp"
 #include "meadow/mind.hpp"
 
 namespace nb = nanobind;
@@ -112,6 +113,50 @@ void bind_mind(nb::module_& m) {
             return statuses.empty() ? 0.0 : dt.count() / double(statuses.size());
           },
           nb::arg("task"), nb::arg("statuses"), nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "generate",
+          [](const Mind& mind, const std::vector<std::pair<std::string, std::string>>& messages,
+             const std::string& raw, int max_tokens, int block, int steps, double threshold,
+             const std::string& confidence, double temperature, double top_p, uint64_t seed,
+             std::vector<std::string> stop, bool cache, int threads) {
+            diffusion::GenerateOptions o;
+            o.max_new_tokens = max_tokens;
+            o.block_size = block;
+            o.steps_per_block = steps;
+            o.threshold = threshold;
+            o.confidence = diffusion::parse_confidence(confidence);
+            o.temperature = temperature;
+            o.top_p = top_p;
+            o.seed = seed;
+            o.stop = std::move(stop);
+            o.cache = cache;
+            o.threads = threads;
+            std::vector<ChatMessage> msgs;
+            for (const auto& [role, content] : messages) msgs.push_back({role, content});
+            const auto prompt = messages.empty()
+                                    ? mind.tokenizer().encode(raw, false)
+                                    : diffusion::chat_prompt_ids(mind.tokenizer(), msgs);
+            const diffusion::Generation g =
+                diffusion::generate(mind.model(), mind.tokenizer(), prompt, o);
+            return std::make_tuple(g.text, g.finish_reason, g.tokens, int(prompt.size()), g.steps,
+                                   g.passes, g.prefill_ms, g.ms);
+          },
+          nb::arg("messages"), nb::arg("raw"), nb::arg("max_tokens"), nb::arg("block"),
+          nb::arg("steps"), nb::arg("threshold"), nb::arg("confidence"), nb::arg("temperature"),
+          nb::arg("top_p"), nb::arg("seed"), nb::arg("stop"), nb::arg("cache"), nb::arg("threads"),
+          nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "draft",
+          [](const Mind& mind, const std::vector<std::pair<std::string, std::string>>& messages,
+             int length) {
+            std::vector<ChatMessage> msgs;
+            for (const auto& [role, content] : messages) msgs.push_back({role, content});
+            const auto prompt = diffusion::chat_prompt_ids(mind.tokenizer(), msgs);
+            const diffusion::Draft d = diffusion::draft(mind.model(), mind.tokenizer(), prompt,
+                                                        length, mind.options().threads);
+            return std::make_tuple(d.text, d.confidence, d.coherence, d.ms);
+          },
+          nb::arg("messages"), nb::arg("length"), nb::call_guard<nb::gil_scoped_release>())
       .def_prop_ro("model_path", &Mind::model_path)
       .def_prop_ro("threads", [](const Mind& mind) { return mind.options().threads; })
       .def_prop_ro("max_misses", [](const Mind& mind) { return mind.options().max_misses; })

@@ -17,7 +17,7 @@ _choose_core()  # before the extension loads OpenBLAS
 
 from . import envs, tasks  # noqa: E402
 from ._core import MeadowError  # noqa: E402
-from .mind import ExamFailed, ExamResult, Info, MeadowMind  # noqa: E402
+from .mind import Drafted, ExamFailed, ExamResult, Generated, Info, MeadowMind  # noqa: E402
 from .prompt import AI_PROMPT, ai_prompt  # noqa: E402
 from .runner import Episode, Episodes, Step, Verdict, play, run  # noqa: E402
 from .task import Task  # noqa: E402
@@ -27,9 +27,11 @@ __version__ = "0.1.0"
 __all__ = [
     "AI_PROMPT",
     "Episode",
+    "Drafted",
     "Episodes",
     "ExamFailed",
     "ExamResult",
+    "Generated",
     "Info",
     "MeadowError",
     "MeadowMind",

@@ -8,6 +8,7 @@ option letter in one forward pass.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from . import _core
@@ -150,8 +151,108 @@ class MeadowMind:
             raise ExamFailed(failure, ExamResult(r, self._mind.exam_table(core, r)))
         return r.ok, r.n_right
 
+    def generate(
+        self,
+        prompt: str | list[dict[str, str]],
+        max_tokens: int = 128,
+        *,
+        raw: bool = False,
+        block: int = 32,
+        steps: int = 0,
+        threshold: float = 0.0,
+        confidence: str = "probability",
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int = 0,
+        stop: str | list[str] | None = None,
+        cache: bool = True,
+        threads: int = 1,
+    ) -> Generated:
+        """An answer: block diffusion with a K/V cache (dream, llada) or token by token
+        (qwen2, llama), as ``meadow-mind generate``.
+
+        ``prompt``: a user message, or chat messages ``[{"role": ..., "content": ...}]``;
+        with ``raw=True`` a plain text without the chat template. Diffusion: ``block`` tokens
+        a block, ``steps`` per block (0: one token a step) or ``threshold`` (parallel mode);
+        ``confidence`` "probability", "margin" or "entropy". Sampling with ``temperature`` >
+        0 and ``top_p``, reproducible per ``seed``. Raises ValueError for bad options.
+        """
+        messages = _messages(prompt) if not raw else []
+        if raw and not isinstance(prompt, str):
+            raise TypeError("raw=True takes a str prompt")
+        stops = [stop] if isinstance(stop, str) else list(stop or [])
+        try:
+            text, reason, tokens, n_prompt, n_steps, passes, prefill_ms, ms = self._mind.generate(
+                messages,
+                prompt if raw else "",
+                max_tokens,
+                block,
+                steps,
+                threshold,
+                confidence,
+                temperature,
+                top_p,
+                seed,
+                stops,
+                cache,
+                threads,
+            )
+        except _core.MeadowError as e:
+            raise ValueError(str(e)) from None
+        return Generated(text, reason, list(tokens), n_prompt, n_steps, passes, prefill_ms, ms)
+
+    def draft(self, prompt: str | list[dict[str, str]], length: int = 32) -> Drafted:
+        """The step-0 draft: one pass over the prompt and ``length`` masks; its text, each
+        position's confidence and their mean, the coherence Σ."""
+        try:
+            text, conf, coherence, ms = self._mind.draft(_messages(prompt), length)
+        except _core.MeadowError as e:
+            raise ValueError(str(e)) from None
+        return Drafted(text, list(conf), coherence, ms)
+
     def __repr__(self) -> str:
         return f"MeadowMind({self.model_path!r}, arch={self.arch!r}, threads={self.threads})"
+
+
+@dataclass
+class Generated:
+    """What ``MeadowMind.generate`` wrote."""
+
+    text: str
+    finish_reason: str  # "stop" (end token or stop string) or "length"
+    tokens: list[int]
+    prompt_tokens: int
+    steps: int
+    passes: int
+    prefill_ms: float
+    ms: float
+
+
+@dataclass
+class Drafted:
+    """The step-0 draft: text, per-position confidence, coherence Σ (their mean)."""
+
+    text: str
+    confidence: list[float]
+    coherence: float
+    ms: float
+
+
+def _messages(prompt: Any) -> list[tuple[str, str]]:
+    if isinstance(prompt, str):
+        return [("user", prompt)]
+    out = []
+    for m in prompt:
+        if (
+            not isinstance(m, dict)
+            or not isinstance(m.get("role"), str)
+            or not isinstance(m.get("content"), str)
+        ):
+            raise TypeError('messages must be dicts {"role": str, "content": str}')
+        out.append((m["role"], m["content"]))
+    if not out:
+        raise ValueError("no messages")
+    return out
 
 
 def _need_task(task: Any) -> None:
@@ -159,4 +260,4 @@ def _need_task(task: Any) -> None:
         raise TypeError(f"task must be a meadow_mind.Task, got {type(task).__name__}")
 
 
-__all__ = ["MeadowMind", "Info", "ExamResult", "ExamFailed"]
+__all__ = ["MeadowMind", "Info", "ExamResult", "ExamFailed", "Generated", "Drafted"]

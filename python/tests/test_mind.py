@@ -172,3 +172,19 @@ def test_a_new_python_task_passes_its_exam_and_plays(mind):
     eps = run(task, mind=mind, seed=0)
     assert eps.verdict.ok, [s.status for s in eps[0].steps]
     assert len(eps[0].steps) == 6
+
+
+def test_generate_and_draft(mind):
+    g = mind.generate("The pole leans left. What now?", max_tokens=8, block=4)
+    assert g.finish_reason in ("stop", "length") and len(g.tokens) <= 8 and g.prompt_tokens > 0
+    assert mind.generate("The pole leans left. What now?", max_tokens=8, block=4).tokens == g.tokens
+    nocache = mind.generate("The pole leans left. What now?", max_tokens=8, block=4, cache=False)
+    assert nocache.text == g.text
+    d = mind.draft([{"role": "user", "content": "Say hello."}], length=5)
+    assert len(d.confidence) == 5 and 0 < d.coherence <= 1
+    with pytest.raises(ValueError, match="top_p"):
+        mind.generate("x", top_p=0)
+    with pytest.raises(ValueError, match="confidence"):
+        mind.generate("x", confidence="loud")
+    with pytest.raises(TypeError):
+        mind.generate([{"role": "user"}])
