@@ -120,7 +120,7 @@ Scene Shapes::scene() const {
   sc.background = {245, 245, 240};
   if (showing()) {
     const int s = seq_[size_t(round_)];
-    const Rgb c = s % 2 == 0 ? Rgb{215, 40, 40} : Rgb{40, 80, 215};
+    const Rgb c = s % 2 == 0 ? Rgb{215, 40, 40} : Rgb{40, 170, 60};
     if (s < 2) {
       Shape r;
       r.kind = Shape::Kind::Rect;

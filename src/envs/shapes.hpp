@@ -3,7 +3,7 @@
 // round (window * shrink^round). Meadow's own real-time game, with the Gymnasium API and the
 // TimedEnv clock (envs/timed_env.hpp).
 //
-// Shapes: 0 red square, 1 blue square, 2 red circle, 3 blue circle (kShapeNames). Actions
+// Shapes: 0 red square, 1 green square, 2 red circle, 3 green circle (kShapeNames). Actions
 // (Discrete(5)): 0..3 press that shape's key, 4 wait. The right key while the shape shows:
 // reward +1 and the round ends; a wrong key: the round ends, missed; the window closing
 // first: missed. Keys pressed in the gap do nothing. The episode terminates after the last
@@ -24,8 +24,10 @@
 
 namespace meadow::envs {
 
-inline constexpr std::array<const char*, 4> kShapeNames{"red square", "blue square", "red circle",
-                                                        "blue circle"};
+inline constexpr std::array<const char*, 4> kShapeNames{"red square", "green square", "red circle",
+                                                        "green circle"};
+inline constexpr std::array<const char*, 4> kShapeKinds{"square", "square", "circle", "circle"};
+inline constexpr std::array<const char*, 4> kShapeColours{"red", "green", "red", "green"};
 inline constexpr int kShapeNone = 4;  // observation: nothing shown; action: wait
 
 struct ShapesConfig {
