@@ -20,11 +20,14 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "meadow/mind.hpp"
+#include "meadow/model.hpp"
 #include "meadow/task.hpp"
 #include "meadow/tasks.hpp"
+#include "meadow/tokenizer.hpp"
 
 namespace meadow {
 
@@ -63,6 +66,21 @@ struct RealtimeResult {
   int gif_frames = 0;
   bool simulated = false;
 };
+
+// The full-generation contender: an agent that writes a whole sentence before it acts. The
+// prompt is the chat template of (system: the rule and the lettered options; user: the status
+// sentence and "which option, in one sentence"); the model generates up to max_new_tokens
+// (token by token for causal models such as SmolLM2, block diffusion for dream/llada; see
+// meadow/diffusion generate), and parse_answer maps the text to an option. lat_ms is the whole
+// perceive + prompt + generation time. The model and tokenizer must outlive the function.
+DecideFn generating_decider(const model::Model& model, const Tokenizer& tok, int max_new_tokens,
+                            int threads);
+
+// The option a written answer names: an explicit letter first ("B)", "option B", "choose B",
+// "B." or a lone "B"), else the option whose trace label (Option::act, e.g. "left") or text
+// comes first in the answer, else the last option (in the built-in real-time tasks: stay or
+// wait, i.e. no move). Case-insensitive for words.
+char parse_answer(const Task& task, std::string_view text);
 
 // Plays the task's env (a real-time game: Parkour-v0, Shapes-v0) from reset(seed) until the
 // episode ends. Throws meadow::Error for a task without perceiver, an env that is not a
