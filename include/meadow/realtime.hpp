@@ -78,8 +78,8 @@ DecideFn generating_decider(const model::Model& model, const Tokenizer& tok, int
 
 // The option a written answer names: an explicit letter first ("B)", "option B", "choose B",
 // "B." or a lone "B"), else the option whose trace label (Option::act, e.g. "left") or text
-// comes first in the answer, else the last option (in the built-in real-time tasks: stay or
-// wait, i.e. no move). Case-insensitive for words.
+// comes first in the answer (case-insensitive, whole words), else the idle option (act "stay",
+// "wait" or "none"), else the first option.
 char parse_answer(const Task& task, std::string_view text);
 
 // Plays the task's env (a real-time game: Parkour-v0, Shapes-v0) from reset(seed) until the

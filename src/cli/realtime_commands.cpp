@@ -36,6 +36,7 @@ struct RealtimeArgs {
   std::string trace;
   std::string contender = "smollm2-135m";  // "off": none
   int contender_tokens = 24;
+  double window_ms = 0;  // shapes: the first window of the main run (0: the env's default)
 };
 
 // Shapes-v0's defaults (src/envs/shapes.hpp): first window 1 s, each round 0.8 of the last.
@@ -94,6 +95,8 @@ std::string window_text(const std::optional<double>& ms) {
 
 void run(const RealtimeArgs& a) {
   BuiltinTask bt = builtin_task(a.task);
+  const bool shapes = bt.task.env_id == "Shapes-v0";
+  if (a.window_ms > 0 && !shapes) throw Error("--window is for shapes only");
   Mind mind(a.model, MindOptions{.lora = a.lora});
   if (!run_exam(mind, bt.task)) throw Exit{1};
   const uint64_t seed = a.seed.value_or(bt.seeds.at(0));
@@ -109,6 +112,10 @@ void run(const RealtimeArgs& a) {
   o.seed = seed;
   o.gif_path = a.gif.empty() ? "out/" + bt.task.name + ".gif" : a.gif;
   o.trace_path = a.trace;
+  if (a.window_ms > 0) {
+    o.env_kwargs = bt.task.env_kwargs;
+    o.env_kwargs["window"] = a.window_ms / 1000;
+  }
   ensure_parent(o.gif_path);
   if (!o.trace_path.empty()) ensure_parent(o.trace_path);
   const DecideFn mind_decide = mind_decider(mind);
@@ -117,7 +124,6 @@ void run(const RealtimeArgs& a) {
   std::printf("  gif: %s (%d frames, delays = wall-clock time)\n", o.gif_path.c_str(),
               r.gif_frames);
   if (!o.trace_path.empty()) std::printf("  trace: %s\n", o.trace_path.c_str());
-  const bool shapes = bt.task.env_id == "Shapes-v0";
   std::optional<double> mind_best;
   if (shapes) {
     std::printf("smallest window, mind (%s):\n", mind.model_path().c_str());
@@ -188,6 +194,10 @@ void add_realtime_task_command(CLI::App& app, const BuiltinTask& bt) {
       ->check(seed_check());
   c->add_option("--gif", a->gif, "GIF file (default out/<task>.gif); delays are wall-clock time");
   c->add_option("--trace", a->trace, "trace file: one JSON line per decision (read/answer times)");
+  c->add_option(
+       "--window", a->window_ms,
+       "shapes: first window of the main run, ms (default 1000; each round 0.8 of the last)")
+      ->check(CLI::Range(0.1, 60000.0));
   c->add_option("--contender", a->contender,
                 "the full-generation contender's model (name or path), or off");
   c->add_option("--contender-tokens", a->contender_tokens, "tokens the contender writes at most")

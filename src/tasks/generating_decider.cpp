@@ -55,7 +55,9 @@ char parse_answer(const Task& task, std::string_view text) {
   // Else the option whose words come first.
   const std::string l = lower(t);
   size_t best_at = std::string::npos;
-  char best = task.options.back().letter;
+  char best = task.options.front().letter;
+  for (const Option& o : task.options)
+    if (o.act == "stay" || o.act == "wait" || o.act == "none") best = o.letter;
   for (const Option& o : task.options) {
     for (const std::string& words : {lower(o.act), lower(o.text)}) {
       const size_t at = find_word(l, words);

@@ -118,3 +118,15 @@ TEST(RealtimeThreads, RunsToTheEndWithOrderedTimes) {
   ASSERT_FALSE(r.decisions.empty());
   for (const auto& d : r.decisions) EXPECT_LE(d.read_s, d.answer_s);
 }
+
+TEST(GeneratingDecider, ParsesAWrittenAnswerToAnOption) {
+  const Task parkour = builtin_task("parkour").task;
+  EXPECT_EQ(parse_answer(parkour, "I choose B because the free lane is to the left."), 'B');
+  EXPECT_EQ(parse_answer(parkour, "C) move one lane right"), 'C');
+  EXPECT_EQ(parse_answer(parkour, "A wall is near, so I move one lane right."), 'C');
+  EXPECT_EQ(parse_answer(parkour, "Go LEFT now, then right."), 'B');
+  EXPECT_EQ(parse_answer(parkour, "I am not sure what to do."), 'A');  // idle: stay
+  const Task shapes = builtin_task("shapes").task;
+  EXPECT_EQ(parse_answer(shapes, "Press the green circle key."), 'D');
+  EXPECT_EQ(parse_answer(shapes, "Hmm."), 'E');  // idle: wait
+}
