@@ -25,8 +25,8 @@ namespace meadow::envs {
 
 struct ParkourConfig {
   int obstacles = 6;
-  double speed = 8.0;      // first wall, m/s
-  double speedup = 1.25;   // each wall this much faster than the one before
+  double speed = 8.0;    // first wall, m/s
+  double speedup = 1.5;  // each wall this much faster: the last of six hits 0.33 s after it appears
   double distance = 20.0;  // where a wall appears, m ahead of the runner
   double dt = 0.05;        // game seconds per step() in simulated time
 };

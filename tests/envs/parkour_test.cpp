@@ -31,8 +31,8 @@ TEST(Parkour, FirstWallHitsAfterDistanceOverSpeed) {
   EXPECT_EQ(env.crashes(), 1);
   EXPECT_EQ(env.challenge(), 1);
   EXPECT_NEAR(env.clock(), 2.51, 1e-12);
-  // The next wall appeared at the impact instant, 10 m/s, so it is 0.01 s * 10 m/s closer.
-  EXPECT_NEAR(env.wall_distance(), 20 - 10 * 0.01, 1e-9);
+  // The next wall appeared at the impact instant, 12 m/s, so it is 0.01 s * 12 m/s closer.
+  EXPECT_NEAR(env.wall_distance(), 20 - 12 * 0.01, 1e-9);
 }
 
 TEST(Parkour, DodgingEveryWallClearsAllSix) {
@@ -78,7 +78,7 @@ TEST(Parkour, WallsSpeedUpAndStandingStillNeverClearsTwoInARow) {
   Parkour env(ParkourConfig{});
   env.reset(1);
   EXPECT_DOUBLE_EQ(env.wall_speed(0), 8.0);
-  EXPECT_DOUBLE_EQ(env.wall_speed(2), 8.0 * 1.25 * 1.25);
+  EXPECT_DOUBLE_EQ(env.wall_speed(2), 8.0 * 1.5 * 1.5);
   double total = 0;
   meadow::StepResult s;
   int steps = 0;
