@@ -1,6 +1,7 @@
 // The tasks' commands: `<task>` (exam → one episode → GIF + verdict), list, check, play, bench.
 //
 //   meadow-mind cartpole [--model PATH] [--lora FILE] [--seed N] [--gif F] [--trace F]
+//   (the real-time games, parkour and shapes, get their own command: realtime_commands.cpp)
 //   meadow-mind list [--json]
 //   meadow-mind check TASK [--model PATH] [--lora FILE]
 //   meadow-mind play TASK [--seed N] [--episodes N] [--gif F] [--trace F] [--model PATH]
