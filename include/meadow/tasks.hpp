@@ -32,6 +32,9 @@ struct BuiltinTask {
   std::string target;           // "500 steps on each of 10 seeds"
   // Several episodes (one per seed) → one verdict line against `target`.
   std::function<Verdict(const std::vector<Episode>&)> judge_all;
+  // A real-time game (meadow/realtime.hpp): `meadow-mind <task>` plays it against the wall
+  // clock; `play` steps it turn by turn in simulated time.
+  bool realtime = false;
 };
 
 std::vector<std::string> builtin_task_names();  // in listing order

@@ -1,6 +1,7 @@
 // The tasks' commands: `<task>` (exam → one episode → GIF + verdict), list, check, play, bench.
 //
 //   meadow-mind cartpole [--model PATH] [--lora FILE] [--seed N] [--gif F] [--trace F]
+//   (the real-time games, parkour and shapes, get their own command: realtime_commands.cpp)
 //   meadow-mind list [--json]
 //   meadow-mind check TASK [--model PATH] [--lora FILE]
 //   meadow-mind play TASK [--seed N] [--episodes N] [--gif F] [--trace F] [--model PATH]
@@ -23,6 +24,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/seed_option.hpp"
+#include "cli/task_cli.hpp"
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/tasks.hpp"
@@ -56,23 +58,6 @@ std::string per_seed(const std::string& path, uint64_t seed, bool several) {
   return (p.parent_path() /
           (p.stem().string() + "-seed" + std::to_string(seed) + p.extension().string()))
       .string();
-}
-
-void ensure_parent(const std::string& path) {
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (parent.empty()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(parent, ec);
-  if (ec) throw Error("cannot create folder " + parent.string() + ": " + ec.message());
-}
-
-// Prints the exam table; false when the exam failed.
-bool run_exam(Mind& mind, const Task& task) {
-  const ExamResult r = mind.exam(task);
-  std::printf("exam of %s (model %s):\n%s", task.name.c_str(), mind.model_path().c_str(),
-              exam_table(task, r).c_str());
-  std::fflush(stdout);
-  return r.ok;
 }
 
 // Plays the episodes; returns true when every verdict (and the seeds' joint verdict) is ok.
@@ -274,8 +259,29 @@ void run_bench(const BenchArgs& a) {
 
 }  // namespace
 
+void ensure_parent(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw Error("cannot create folder " + parent.string() + ": " + ec.message());
+}
+
+// Prints the exam table; false when the exam failed.
+bool run_exam(Mind& mind, const Task& task) {
+  const ExamResult r = mind.exam(task);
+  std::printf("exam of %s (model %s):\n%s", task.name.c_str(), mind.model_path().c_str(),
+              exam_table(task, r).c_str());
+  std::fflush(stdout);
+  return r.ok;
+}
+
 void add_task_commands(CLI::App& app) {
   for (const auto& name : builtin_task_names()) {
+    if (const BuiltinTask bt = builtin_task(name); bt.realtime) {
+      add_realtime_task_command(app, bt);
+      continue;
+    }
     auto a = std::make_shared<PlayArgs>();
     a->task = name;
     auto* c = app.add_subcommand(name, "exam, then one episode with a GIF and a verdict: " +

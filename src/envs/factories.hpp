@@ -20,5 +20,8 @@ std::unique_ptr<Env> make_cliff_walking(const Kwargs& kwargs);
 std::unique_ptr<Env> make_taxi(const Kwargs& kwargs);
 std::unique_ptr<Env> make_lunar_lander(const Kwargs& kwargs);
 std::unique_ptr<Env> make_maze(const Kwargs& kwargs);  // meadow's own, not Gymnasium's
+// meadow's own real-time games (envs/timed_env.hpp)
+std::unique_ptr<Env> make_parkour(const Kwargs& kwargs);
+std::unique_ptr<Env> make_shapes(const Kwargs& kwargs);
 
 }  // namespace meadow::envs

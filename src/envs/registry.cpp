@@ -78,6 +78,31 @@ const std::vector<Registration>& registrations() {
         "leave a funnel room by its one exit (meadow's own)"},
        {{"layout", kArray | kNull}},
        make_maze},
+      // Real-time games: the episode ends by itself (after the last wall / round); no
+      // TimeLimit. step() moves the game clock by a fixed dt (simulated time).
+      {{"Parkour-v0",
+        std::nullopt,
+        std::nullopt,
+        {},
+        "dodge walls coming down three lanes, each faster (meadow's own, real-time)"},
+       {{"obstacles", kInt},
+        {"speed", kNumber},
+        {"speedup", kNumber},
+        {"distance", kNumber},
+        {"dt", kNumber}},
+       make_parkour},
+      {{"Shapes-v0",
+        std::nullopt,
+        std::nullopt,
+        {},
+        "press the key of the coloured shape before its shrinking window closes (meadow's own, "
+        "real-time)"},
+       {{"rounds", kInt},
+        {"window", kNumber},
+        {"shrink", kNumber},
+        {"gap", kNumber},
+        {"dt", kNumber}},
+       make_shapes},
   };
   return table;
 }

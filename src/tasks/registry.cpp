@@ -18,6 +18,8 @@ constexpr Entry kTasks[] = {
     {"frozenlake", tasks::make_frozenlake_task},
     {"lunarlander", tasks::make_lunarlander_task},
     {"maze", tasks::make_maze_task},
+    {"parkour", tasks::make_parkour_task},
+    {"shapes", tasks::make_shapes_task},
 };
 
 }  // namespace

@@ -40,8 +40,8 @@ TEST_F(ReadingCommand, CountsItemsFormsAndBuiltinExams) {
   EXPECT_LE(j["natural"]["right"].get<int>(), 3);
   EXPECT_EQ(j["by_form"]["if"][1], 2);
   EXPECT_EQ(j["by_form"]["colon"][1], 1);
-  EXPECT_EQ(j["builtin_total"][1], 47);
-  EXPECT_EQ(j["builtin_relabelled"][1], 47);
+  EXPECT_EQ(j["builtin_total"][1], 61);
+  EXPECT_EQ(j["builtin_relabelled"][1], 61);
   EXPECT_GT(j["latency_ms"]["cached_p50"].get<double>(), 0.0);
   EXPECT_EQ(j["cached_equals_uncached"], 1.0);  // the embedded model's cache is exact
 

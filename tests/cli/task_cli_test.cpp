@@ -54,11 +54,12 @@ TEST_F(TaskCli, ListJsonHoldsEveryTaskDefinition) {
   const Result r = run({"list", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const json j = json::parse(r.out);
-  ASSERT_EQ(j.size(), 5u);
+  ASSERT_EQ(j.size(), 7u);
   for (const auto& t : j) {
     EXPECT_FALSE(t.at("rule").get<std::string>().empty());
     EXPECT_GE(t.at("options").size(), 2u);
-    EXPECT_GE(t.at("exam").size(), 8u);
+    // shapes' perceiver writes five sentences in all; its exam holds every one of them.
+    EXPECT_GE(t.at("exam").size(), t.at("name") == "shapes" ? 5u : 8u);
     EXPECT_FALSE(t.at("seeds").empty());
   }
   EXPECT_EQ(j[0].at("name"), "cartpole");
@@ -115,7 +116,7 @@ TEST_F(TaskCli, BenchPrintsLatencyPerTask) {
   ASSERT_EQ(r.code, 0) << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j.at("threads").get<int>(), 2);
-  ASSERT_EQ(j.at("tasks").size(), 5u);
+  ASSERT_EQ(j.at("tasks").size(), 7u);
   for (const auto& [name, t] : j.at("tasks").items())
     for (const char* mode : {"cached", "uncached"}) {
       EXPECT_GT(t.at(mode).at("p50_ms").get<double>(), 0.0) << name << " " << mode;
@@ -138,7 +139,21 @@ TEST_F(TaskCli, BadInputExitsTwoWithOneLine) {
   const Result r = run({"check", "pong"});
   EXPECT_EQ(r.err,
             "error: unknown task 'pong'; built-in tasks: cartpole, mountaincar, "
-            "frozenlake, lunarlander, maze\n");
+            "frozenlake, lunarlander, maze, parkour, shapes\n");
 }
 
 }  // namespace
+
+// The real-time games' commands: bad input exits 2 before any model loads; a model that fails
+// the exam plays nothing (no GIF). Their real-time runs are measured, not unit-tested.
+TEST_F(TaskCli, RealtimeGamesCheckInputAndTheExamFirst) {
+  Result r = run({"parkour", "--window", "5"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--window is for shapes only"), std::string::npos) << r.err;
+  r = run({"shapes", "--contender-tokens", "0"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  r = run({"shapes", "--model", random_model(), "--contender", "off", "--gif", "s.gif"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("the square is red"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(file("s.gif")));
+}

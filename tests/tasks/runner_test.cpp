@@ -140,7 +140,7 @@ TEST(Runner, Percentile) {
 TEST(BuiltinTasks, ListingHoldsEveryDefinition) {
   const auto names = builtin_task_names();
   EXPECT_EQ(names, (std::vector<std::string>{"cartpole", "mountaincar", "frozenlake", "lunarlander",
-                                             "maze"}));
+                                             "maze", "parkour", "shapes"}));
   for (const auto& name : names) {
     const BuiltinTask bt = builtin_task(name);
     const auto j = task_json(bt);

@@ -1,0 +1,90 @@
+// Real-time play: the game clock does not wait for the mind.
+//
+//   meadow::BuiltinTask bt = meadow::builtin_task("parkour");
+//   auto r = meadow::run_realtime(bt.task, meadow::mind_decider(mind), {.seed = 0});
+//   std::puts(r.verdict.text.c_str());   // "cleared 6/6 obstacles (seed 0)"
+//
+// The game loop runs in its own thread on std::chrono::steady_clock: it advances the world by
+// the seconds that really passed, then applies whatever answer has arrived. The mind decides in
+// the calling thread on the latest state it can read, back to back. An answer is in time when
+// the question it answers (the env's challenge: this wall, this shape) is still open when it
+// reaches the game; otherwise it is late and dropped: the wall has already hit, the window has
+// closed. Nothing is precomputed: every answer is one call of `decide` on a state the game had
+// published.
+//
+// Simulated time (RealtimeOptions::latency set): no threads and no clock. Each decision takes
+// the game seconds the latency function says, during which the world moves on, so a test can
+// make a mind slow or fast independent of the machine's speed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "meadow/mind.hpp"
+#include "meadow/model.hpp"
+#include "meadow/task.hpp"
+#include "meadow/tasks.hpp"
+#include "meadow/tokenizer.hpp"
+
+namespace meadow {
+
+// One decision, as the game saw it.
+struct TimedDecision {
+  int64_t index = 0;
+  std::string status;
+  char letter = 0;
+  Values action;
+  int64_t challenge = 0;  // the question the state posed (meadow's TimedEnv challenge id)
+  double read_s = 0;      // game time of the state the mind read
+  double answer_s = 0;    // game time at which the answer reached the game
+  double lat_ms = 0;      // the decision pass alone (DecisionInfo::lat_ms)
+  bool in_time = false;   // applied (its question still open), else late and dropped
+};
+
+struct RealtimeOptions {
+  uint64_t seed = 0;
+  std::string
+      gif_path;  // empty: no GIF; frame delays are the game (= wall-clock) time between frames
+  std::string trace_path;  // empty: no trace; one JSON line per decision
+  // Set: simulated time, each decision taking latency(info) game seconds (> 0).
+  std::function<double(const DecisionInfo&)> latency;
+  double frame_s = 0.05;      // a GIF frame at least this often, and one at every event
+  double time_limit_s = 120;  // game seconds after which the run stops (a safety net)
+  nlohmann::json env_kwargs;  // null: the task's; else these replace them (e.g. a window)
+};
+
+struct RealtimeResult {
+  Episode episode;  // steps: one per decision; total_reward: all the game gave
+  std::vector<TimedDecision> decisions;
+  Verdict verdict;
+  int64_t late = 0;               // decisions that arrived after their question closed
+  double game_s = 0;              // game time the run took
+  double p50_ms = 0, p95_ms = 0;  // decision latency
+  int gif_frames = 0;
+  bool simulated = false;
+};
+
+// The full-generation contender: an agent that writes a whole sentence before it acts. The
+// prompt is the chat template of (system: the rule and the lettered options; user: the status
+// sentence and "which option, in one sentence"); the model generates up to max_new_tokens
+// (token by token for causal models such as SmolLM2, block diffusion for dream/llada; see
+// meadow/diffusion generate), and parse_answer maps the text to an option. lat_ms is the whole
+// perceive + prompt + generation time. The model and tokenizer must outlive the function.
+DecideFn generating_decider(const model::Model& model, const Tokenizer& tok, int max_new_tokens,
+                            int threads);
+
+// The option a written answer names: an explicit letter first ("B)", "option B", "choose B",
+// "B." or a lone "B"), else the option whose trace label (Option::act, e.g. "left") or text
+// comes first in the answer (case-insensitive, whole words), else the idle option (act "stay",
+// "wait" or "none"), else the first option.
+char parse_answer(const Task& task, std::string_view text);
+
+// Plays the task's env (a real-time game: Parkour-v0, Shapes-v0) from reset(seed) until the
+// episode ends. Throws meadow::Error for a task without perceiver, an env that is not a
+// real-time game, a latency that is not a positive finite number, or an unwritable file.
+RealtimeResult run_realtime(Task& task, const DecideFn& decide, const RealtimeOptions& opts);
+
+}  // namespace meadow
