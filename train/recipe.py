@@ -421,6 +421,20 @@ RELEASE = Phase(
 RECIPE: tuple[Phase, ...] = (SCENES, WORDS, JOINT, POLISH, EVENTS, RELEASE)
 
 
+# The held-out files meadow-nano's corpus was generated with (train/heldout/). Tasks added
+# after it (parkour, shapes) are held out of new models' corpora; this recipe keeps the set
+# it was trained with, so it reproduces the shipped model's streams (tests/train/
+# test_stream_hashes.py). run_recipe passes it to every process as $MEADOW_HELDOUT_FILES.
+HELDOUT_FILES = (
+    "cartpole.txt",
+    "frozenlake.txt",
+    "lunarlander.txt",
+    "maze.txt",
+    "mountaincar.txt",
+    "rephrased.txt",
+)
+
+
 @dataclass(frozen=True)
 class Recipe:
     """Phases by name, checked: unique names, known `after` phases listed before, unique stage

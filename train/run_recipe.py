@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from . import config
 from . import recipe as R
 from .blas import pinned_env
+from .heldout import filter as heldout_filter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -157,6 +158,7 @@ class Runner:
         self.steps = plan(recipe)
         self.logs = logs  # phases' output to ROOT/PHASE.log (when two run at once)
         self.env = pinned_env()
+        self.env[heldout_filter.FILES_ENV] = ",".join(R.HELDOUT_FILES)
         self.lock = threading.Lock()
 
     def dir(self, run: str) -> str:

@@ -25,6 +25,13 @@ import torch
 
 from train.corpus.curriculum import STAGES
 from train.corpus.generate import example
+from train.heldout import filter as heldout_filter
+from train.recipe import HELDOUT_FILES
+
+# The held-out set the recipe pins (as run_recipe gives it to its processes): the shipped
+# model's, whatever tasks were held out after it.
+os.environ[heldout_filter.FILES_ENV] = ",".join(HELDOUT_FILES)
+heldout_filter.default.cache_clear()
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
