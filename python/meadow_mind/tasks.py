@@ -81,6 +81,18 @@ def maze() -> Task:
     return get("maze")
 
 
+def parkour() -> Task:
+    """Parkour-v0: dodge six walls to a free lane (from Python it plays turn by turn;
+    `meadow-mind parkour` plays it against the wall clock)."""
+    return get("parkour")
+
+
+def shapes() -> Task:
+    """Shapes-v0: press the key of the shape shown before its window closes (turn by turn from
+    Python; `meadow-mind shapes` plays it against the wall clock)."""
+    return get("shapes")
+
+
 def __getattr__(name: str) -> Any:
     # tasks.<name>() for built-in tasks added after this file was written
     if name in _core.builtin_task_names():
