@@ -25,5 +25,6 @@ void add_task_commands(CLI::App& app);    // <task>, list, check, play, bench
 void add_reading_command(CLI::App& app);  // reading (exam sets, side by side)
 void add_pull_command(CLI::App& app);     // pull NAME|URL, pull --list
 void add_text_commands(CLI::App& app);    // generate, draft, route, infill, tool-call
+void add_serve_command(CLI::App& app);    // serve (the HTTP server)
 
 }  // namespace meadow::cli
