@@ -417,7 +417,7 @@ TEST_F(ServerTest, SixteenConcurrentClientsMixedRequests) {
   const std::vector<std::string> opts{"stop the car", "drive on"};
   const json decided = decide_cli(model(), rule, opts, "The light is green.");
   const std::vector<Bad> bad = bad_requests();
-  constexpr int kClients = 16, kPerClient = 40;
+  constexpr int kClients = 16, kPerClient = 63;  // 1008 requests
   std::atomic<int> ok{0}, refused{0}, wrong{0};
   std::vector<std::string> failures(kClients);
   std::vector<std::thread> clients;
@@ -529,6 +529,55 @@ TEST(ServerBusy, FullQueueAnswers503WithJson) {
   EXPECT_GE(served.load(), 1);
   EXPECT_GE(busy.load(), 1);
   EXPECT_EQ(call(s.port(), "GET", "/health").j["status"], "ok");
+}
+
+// Past the request timeout a generation stops: 504 with a JSON error, or in a stream an error
+// event and [DONE]. (A timeout of a microsecond has always passed by the first commit.)
+TEST(ServerTimeout, GenerationPastTheTimeoutIs504OrAnErrorEvent) {
+  unsetenv("MEADOW_MIND_MODEL");
+  auto o = options(meadow::mind_test::train_fixture());
+  o.timeout_s = 1e-6;
+  Running s(o);
+  const Reply r = post(s.port(), "/v1/chat/completions", chat_body("Say hello.", 64));
+  EXPECT_EQ(r.status, 504) << r.body;
+  EXPECT_TRUE(is_error_json(r)) << r.body;
+  EXPECT_EQ(r.j["error"]["code"], "timeout");
+  json body = chat_body("Say hello.", 64);
+  body["stream"] = true;
+  const Reply st = post(s.port(), "/v1/chat/completions", body);
+  ASSERT_EQ(st.status, 200) << st.body;
+  bool done = false;
+  const auto ev = events(st.body, done);
+  EXPECT_TRUE(done);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back()["error"]["code"], "timeout") << st.body;
+  EXPECT_EQ(call(s.port(), "GET", "/health").j["status"], "ok");
+}
+
+// A causal model generates token by token: the stream has an event per token that adds text,
+// and adds up to the library's answer.
+TEST(ServerCausal, StreamsTokenByToken) {
+  unsetenv("MEADOW_MIND_MODEL");
+  const std::string path = meadow::mind_test::plain_fixture("qwen2");
+  Running s(options(path));
+  const json body{{"prompt", "hello world"}, {"max_tokens", 6}};
+  const Reply whole = post(s.port(), "/v1/completions", body);
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  EXPECT_EQ(whole.j["choices"][0]["text"], expected_text(path, false, "hello world", 6));
+  json sb = body;
+  sb["stream"] = true;
+  const Reply st = post(s.port(), "/v1/completions", sb);
+  bool done = false;
+  std::string text;
+  int pieces = 0;
+  for (const auto& e : events(st.body, done)) {
+    const std::string t = e["choices"][0]["text"];
+    pieces += !t.empty();
+    text += t;
+  }
+  EXPECT_TRUE(done);
+  EXPECT_EQ(text, whole.j["choices"][0]["text"]);
+  EXPECT_GE(pieces, 2) << st.body;
 }
 
 }  // namespace
