@@ -5,41 +5,85 @@
 //                     [--model-id NAME] [--lora FILE] [--quiet]
 //
 // Prints "listening on http://HOST:PORT" on stdout once the socket is bound (--port 0: a free
-// port, for scripts and tests); SIGINT or SIGTERM stops it cleanly.
-#include <pthread.h>
+// port, for scripts and tests); SIGINT or SIGTERM stops it cleanly (exit 0).
+#include <fcntl.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <memory>
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "meadow/error.hpp"
 #include "meadow/server.hpp"
 
 namespace meadow::cli {
 namespace {
 
+// The write end of the stop pipe while a server runs. A signal handler can reach nothing else:
+// this is the one piece of process-wide state, set and cleared by StopPipe.
+std::atomic<int> g_stop_fd{-1};
+
+extern "C" void on_stop_signal(int) {
+  const int fd = g_stop_fd.load();
+  if (fd >= 0) {
+    const char c = 's';
+    [[maybe_unused]] const auto n = ::write(fd, &c, 1);  // async-signal-safe
+  }
+}
+
+// SIGINT/SIGTERM → one byte down a pipe → a thread that stops the server (stopping is not
+// async-signal-safe). A handler rather than sigwait: OpenBLAS starts its threads before main,
+// with the signals unblocked, so a blocked-signal scheme would still let one of them die by it.
+class StopPipe {
+ public:
+  StopPipe() {
+    if (::pipe2(fds_, O_CLOEXEC) != 0) throw Error("serve: cannot create a pipe");
+    g_stop_fd.store(fds_[1]);
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopPipe() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+    g_stop_fd.store(-1);
+    ::close(fds_[0]);
+    ::close(fds_[1]);
+  }
+  StopPipe(const StopPipe&) = delete;
+  StopPipe& operator=(const StopPipe&) = delete;
+  // Blocks until a signal arrives or wake() is called.
+  void wait() const {
+    char c;
+    while (::read(fds_[0], &c, 1) < 0 && errno == EINTR) {
+    }
+  }
+  void wake() const { on_stop_signal(0); }
+
+ private:
+  int fds_[2];
+  struct sigaction old_int_ {
+  }, old_term_{};
+};
+
 void run_serve(const server::ServerOptions& o) {
-  // The signals are taken by one thread through sigwait, never by a handler: stopping the
-  // server is not async-signal-safe. Blocked before any server thread starts, so all inherit it.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGUSR1);  // ours: wakes the waiter when the server ends by itself
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
   server::Server s(o);
   const int port = s.bind();
   std::printf("listening on http://%s:%d (model %s)\n", o.host.c_str(), port,
               s.model_path().c_str());
   std::fflush(stdout);
-  std::thread waiter([&s, set] {
-    int sig = 0;
-    sigwait(&set, &sig);
+  const StopPipe stop;
+  std::thread waiter([&] {
+    stop.wait();
     s.stop();
   });
   const bool ok = s.run();
-  pthread_kill(waiter.native_handle(), SIGUSR1);
+  stop.wake();  // when the server ended by itself
   waiter.join();
   if (!ok) throw Exit{2};
 }
