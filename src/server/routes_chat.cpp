@@ -107,6 +107,7 @@ size_t stable_length(std::string_view text, size_t hold) {
   return n;
 }
 
+// `lease` holds the worker slot until the answer is built.
 void answer_whole(Context& ctx, const Prepared& p, Slots::Lease lease, Clock::time_point start,
                   httplib::Response& res) {
   const auto deadline = ctx.deadline(start);

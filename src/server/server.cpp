@@ -56,6 +56,15 @@ class Http : public httplib::Server {
   void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
 };
 
+// The request path as the log line shows it: httplib has percent-decoded it, so it may hold
+// terminal control bytes (an ESC sequence would reach the operator's terminal); those become '?'.
+std::string loggable(const std::string& path) {
+  std::string out = path.substr(0, 200);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
 }  // namespace
 
 struct Server::Impl {
@@ -85,8 +94,8 @@ Server::Server(ServerOptions opts) : impl_(std::make_unique<Impl>(std::move(opts
                                 std::exception_ptr ep) { answer_exception(res, ep); });
   if (ctx.opts.log)
     http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-      std::fprintf(stderr, "%s %s %d %zu\n", req.method.c_str(), req.path.c_str(), res.status,
-                   req.body.size());
+      std::fprintf(stderr, "%s %s %d %zu\n", loggable(req.method).c_str(),
+                   loggable(req.path).c_str(), res.status, req.body.size());
     });
   add_info_routes(http, ctx);
   add_text_routes(http, ctx);
