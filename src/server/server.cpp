@@ -82,6 +82,9 @@ Server::Server(ServerOptions opts) : impl_(std::make_unique<Impl>(std::move(opts
   const size_t threads = size_t(std::max(32, ctx.opts.workers + ctx.opts.queue + 16));
   http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http.set_payload_max_length(ctx.opts.max_body_bytes);
+  // httplib writes headers and body separately; with Nagle's algorithm the body then waits for
+  // the client's delayed ACK of the headers: 40 ms added to every answer (measured on /v1/decide).
+  http.set_tcp_nodelay(true);
   // A client that stops sending or reading must not hold a thread for long.
   http.set_read_timeout(10, 0);
   http.set_write_timeout(30, 0);
