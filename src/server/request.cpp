@@ -125,6 +125,25 @@ std::vector<std::string> read_stop(const Json& body) {
   return out;
 }
 
+std::vector<std::string> read_choice(const Json& body) {
+  const char* key = field(body, "choice") ? "choice" : "guided_choice";
+  const Json* c = field(body, key);
+  if (!c) return {};
+  if (!c->is_array()) wrong_type(key, "a list of strings", *c);
+  if (c->empty() || c->size() > 64)
+    throw HttpError(400, std::string("'") + key + "' must hold 1 to 64 strings", "invalid_value",
+                    key);
+  std::vector<std::string> out;
+  for (const auto& v : *c) {
+    if (!v.is_string()) wrong_type(key, "a list of strings", v);
+    if (v.get_ref<const std::string&>().empty() || v.get_ref<const std::string&>().size() > 1024)
+      throw HttpError(400, std::string("'") + key + "' strings must hold 1 to 1024 bytes",
+                      "invalid_value", key);
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
 std::string read_prompt(const Json& body) {
   const Json* p = field(body, "prompt");
   if (!p) throw HttpError(400, "'prompt' is required", "missing_field", "prompt");
@@ -236,6 +255,7 @@ TextRequest parse_text_request(const Json& body, bool chat, int max_tokens_limit
     if (!so->is_object()) wrong_type("stream_options", "an object", *so);
     r.include_usage = opt_bool(*so, "include_usage").value_or(false);
   }
+  r.choice = read_choice(body);
   // Diffusion-specific (ignored by causal models, as the generate command does).
   g.block_size = int(opt_int(body, "block_size", 1, 4096).value_or(g.block_size));
   g.steps_per_block = int(opt_int(body, "steps", 0, 65536).value_or(0));

@@ -40,12 +40,15 @@ struct TextRequest {
   diffusion::GenerateOptions gen;     // everything but max_new_tokens and threads
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage: a last chunk with usage
+  // `choice` (alias `guided_choice`): the answer is the most likely of these strings
+  // (server/choice.hpp); empty: free generation.
+  std::vector<std::string> choice;
 };
 
 // Reads messages (chat) or prompt (completions), temperature, top_p, max_tokens (or
 // max_completion_tokens), seed, stop, n, stream, stream_options, and the diffusion extras
-// block_size, steps, threshold, confidence. Fields the server does not use are ignored, as
-// OpenAI's clients send many; ones whose meaning it cannot honour (n > 1, logprobs) are 400.
+// block_size, steps, threshold, confidence, and choice. Fields the server does not use are ignored,
+// as OpenAI's clients send many; ones whose meaning it cannot honour (n > 1, logprobs) are 400.
 TextRequest parse_text_request(const Json& body, bool chat, int max_tokens_limit);
 
 }  // namespace meadow::server

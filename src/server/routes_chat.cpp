@@ -9,6 +9,7 @@
 
 #include "meadow/error.hpp"
 #include "meadow/generate.hpp"
+#include "server/choice.hpp"
 #include "server/context.hpp"
 #include "server/guard.hpp"
 #include "server/json_errors.hpp"
@@ -206,11 +207,52 @@ void answer_stream(Context& ctx, std::shared_ptr<const Prepared> p, Slots::Lease
   });
 }
 
+// `choice`: the answer is the most likely of the given strings (server/choice.hpp), whole or as
+// one streamed piece; the scores and the method come with it.
+void answer_choice(Context& ctx, const Prepared& p, Slots::Lease lease, httplib::Response& res) {
+  const ChoiceResult c =
+      score_choices(ctx.mind.model(), ctx.mind.tokenizer(), p.ids, p.req.choice, ctx.threads);
+  const ChoiceScore& best = c.scores[c.best];
+  Json scores = Json::array();
+  for (const auto& s : c.scores)
+    scores.push_back({{"text", s.text}, {"logprob", s.logprob}, {"tokens", s.tokens.size()}});
+  if (p.req.stream) {
+    std::string sse;
+    for (const Json& e :
+         {chunk(ctx, p, "", nullptr, true), chunk(ctx, p, best.text, nullptr, false),
+          chunk(ctx, p, "", "stop", false)})
+      sse += "data: " + dump(e) + "\n\n";
+    if (p.req.include_usage) {
+      Json u = head(ctx, p, p.req.chat ? "chat.completion.chunk" : "text_completion");
+      u["choices"] = Json::array();
+      u["usage"] = usage_json(p, best.tokens.size());
+      sse += "data: " + dump(u) + "\n\n";
+    }
+    res.set_content(sse + "data: [DONE]\n\n", "text/event-stream");
+    return;
+  }
+  Json out = head(ctx, p, p.req.chat ? "chat.completion" : "text_completion");
+  Json choice = {{"index", 0}};
+  if (p.req.chat)
+    choice["message"] = {{"role", "assistant"}, {"content", best.text}};
+  else
+    choice["text"] = best.text;
+  choice["logprobs"] = nullptr;
+  choice["finish_reason"] = "stop";
+  out["choices"] = Json::array({choice});
+  out["usage"] = usage_json(p, best.tokens.size());
+  out["choice_scores"] = scores;
+  out["choice_method"] = c.method;
+  res.set_content(dump(out), "application/json");
+}
+
 void handle(Context& ctx, const httplib::Request& req, httplib::Response& res, bool chat) {
   const auto start = Clock::now();
   auto p = std::make_shared<const Prepared>(prepare(ctx, req.body, chat));
   Slots::Lease lease = ctx.admit(start);
-  if (p->req.stream)
+  if (!p->req.choice.empty())
+    answer_choice(ctx, *p, std::move(lease), res);
+  else if (p->req.stream)
     answer_stream(ctx, p, std::move(lease), start, res);
   else
     answer_whole(ctx, *p, std::move(lease), start, res);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -377,6 +378,10 @@ std::vector<Bad> bad_requests() {
       {"/v1/chat/completions", "{" + msgs + R"(, "temperature": 1e999})", 400},
       {"/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\xfe\"}]}",
        400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "choice": "yes"})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "choice": []})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "choice": ["yes", 1]})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "guided_choice": [""]})", 400},
       {"/v1/completions", "{}", 400},
       {"/v1/completions", R"({"prompt": 5})", 400},
       {"/v1/completions", R"({"prompt": ""})", 400},
@@ -604,6 +609,82 @@ TEST_F(ServerTest, DecideRoundTripAddsLittleToTheDecision) {
   }
   std::sort(overhead.begin(), overhead.end());
   EXPECT_LT(overhead[overhead.size() / 2], 20.0);
+}
+
+// Log-softmax of one logits row at `id`, in double.
+double log_softmax_at(const float* row, int64_t cols, int32_t id) {
+  double mx = row[0], sum = 0;
+  for (int64_t i = 0; i < cols; ++i) mx = std::max(mx, double(row[i]));
+  for (int64_t i = 0; i < cols; ++i) sum += std::exp(double(row[i]) - mx);
+  return double(row[id]) - mx - std::log(sum);
+}
+
+// `choice` on a diffusion model: the answer is one of the strings, the one scored highest, and
+// single-token choices score as the one all-masked row reads them.
+TEST_F(ServerTest, ChoiceAnswersTheMostLikelyString) {
+  json body = chat_body("Is the sky blue?", 8);
+  body["choice"] = {"yes", "no", "the sky is green"};
+  const Reply r = post(port(), "/v1/chat/completions", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.j["choice_method"], "diffusion-all-masked");
+  const json& scores = r.j["choice_scores"];
+  ASSERT_EQ(scores.size(), 3u);
+  size_t best = 0;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    EXPECT_EQ(scores[i]["text"], body["choice"][i]);
+    EXPECT_LT(scores[i]["logprob"].get<double>(), 0.0);
+    if (scores[i]["logprob"].get<double>() > scores[best]["logprob"].get<double>()) best = i;
+  }
+  EXPECT_EQ(r.j["choices"][0]["message"]["content"], body["choice"][best]);
+  EXPECT_EQ(r.j["choices"][0]["finish_reason"], "stop");
+  EXPECT_EQ(r.j["usage"]["completion_tokens"], scores[best]["tokens"]);
+  // The single-token choices against one pass of prompt + one mask, computed here.
+  const auto m = meadow::model::Model::load(model());
+  const auto tok = meadow::Tokenizer::from_gguf(m.file());
+  auto ids = meadow::diffusion::chat_prompt_ids(tok, {{"user", "Is the sky blue?"}});
+  const int64_t n = int64_t(ids.size());
+  ids.push_back(m.config().mask_id);
+  const auto l = m.run({{ids, {m.logits_row_for(n)}}}, {}).front();
+  for (size_t i = 0; i < 2; ++i) {
+    const auto t = tok.encode(body["choice"][i].get<std::string>(), false);
+    if (t.size() != 1) continue;  // not single-token in this vocabulary
+    EXPECT_NEAR(scores[i]["logprob"].get<double>(), log_softmax_at(l.row(0), l.cols, t[0]), 1e-6);
+  }
+  // Streamed: the same answer as one piece.
+  body["stream"] = true;
+  const Reply st = post(port(), "/v1/chat/completions", body);
+  bool done = false;
+  std::string text;
+  for (const auto& e : events(st.body, done)) text += e["choices"][0]["delta"].value("content", "");
+  EXPECT_TRUE(done);
+  EXPECT_EQ(text, body["choice"][best]);
+}
+
+// `choice` on a causal model: each choice's summed log-probability is the chain rule, checked
+// here against the cached token-by-token path (Model::extend), an independent computation.
+TEST(ServerCausal, ChoiceScoresAreChainRuleLogProbabilities) {
+  unsetenv("MEADOW_MIND_MODEL");
+  const std::string path = meadow::mind_test::plain_fixture("qwen2");
+  Running s(options(path));
+  const std::vector<std::string> choices{"hello", "world wide", "one two three"};
+  json body = chat_body("Say something.", 8);
+  body["choice"] = choices;
+  const Reply r = post(s.port(), "/v1/chat/completions", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.j["choice_method"], "causal-chain-rule");
+  const auto m = meadow::model::Model::load(path);
+  const auto tok = meadow::Tokenizer::from_gguf(m.file());
+  const auto prompt = meadow::diffusion::chat_prompt_ids(tok, {{"user", "Say something."}});
+  for (size_t i = 0; i < choices.size(); ++i) {
+    meadow::model::PrefixCache cache;
+    auto l = m.extend(cache, {prompt, {int64_t(prompt.size()) - 1}}, {});
+    double want = 0;
+    for (const int32_t t : tok.encode(choices[i], false)) {
+      want += log_softmax_at(l.row(0), l.cols, t);
+      l = m.extend(cache, {{t}, {cache.size()}}, {});
+    }
+    EXPECT_NEAR(r.j["choice_scores"][i]["logprob"].get<double>(), want, 1e-3) << choices[i];
+  }
 }
 
 }  // namespace
