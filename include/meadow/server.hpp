@@ -30,9 +30,12 @@ struct ServerOptions {
   double timeout_s = 120;
   size_t max_body_bytes = 1 << 20;  // larger bodies: 413
   int max_tokens_limit = 4096;      // a request's max_tokens above this: 400
-  int threads = 0;                  // threads per model pass; 0 = the mind's auto choice
-  std::string model_id;             // the name /v1/models reports; "" = the file name's stem
-  bool log = true;                  // one stderr line per request
+  // An answer's length when the request gives no max_tokens (OpenAI's "up to the context" would
+  // let one request hold a worker for minutes on a large model).
+  int default_max_tokens = 256;
+  int threads = 0;       // threads per model pass; 0 = the mind's auto choice
+  std::string model_id;  // the name /v1/models reports; "" = the file name's stem
+  bool log = true;       // one stderr line per request
 };
 
 class Server {

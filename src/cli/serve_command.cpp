@@ -1,7 +1,8 @@
 // `meadow-mind serve`: the OpenAI-compatible HTTP server (meadow/server.hpp).
 //
 //   meadow-mind serve --model PATH --port N [--host 127.0.0.1] [--workers N] [--queue N]
-//                     [--timeout S] [--max-body BYTES] [--max-tokens-limit N] [--threads N]
+//                     [--timeout S] [--max-body BYTES] [--max-tokens-limit N]
+//                     [--default-max-tokens N] [--threads N]
 //                     [--model-id NAME] [--lora FILE] [--quiet]
 //
 // Prints "listening on http://HOST:PORT" on stdout once the socket is bound (--port 0: a free
@@ -112,6 +113,10 @@ void add_serve_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(size_t(1), size_t(1) << 30));
   c->add_option("--max-tokens-limit", o->max_tokens_limit, "largest max_tokens a request may ask")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  c->add_option("--default-max-tokens", o->default_max_tokens,
+                "an answer's length when the request gives no max_tokens")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
   c->add_option("--threads", o->threads, "threads per model pass (0: auto)")

@@ -24,6 +24,8 @@ const ServerOptions& checked(const ServerOptions& o) {
   if (!(o.timeout_s > 0)) throw Error("serve: --timeout must be positive");
   if (o.port < 0 || o.port > 65535) throw Error("serve: --port must be in 0..65535");
   if (o.max_tokens_limit < 1) throw Error("serve: --max-tokens-limit must be at least 1");
+  if (o.default_max_tokens < 1 || o.default_max_tokens > o.max_tokens_limit)
+    throw Error("serve: --default-max-tokens must be in 1..--max-tokens-limit");
   return o;
 }
 

@@ -21,10 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Without max_tokens an answer may run this long (OpenAI's "up to the context" would let one
-// request hold a worker for minutes on a large model).
-constexpr int kDefaultMaxTokens = 256;
-
 struct Prepared {
   TextRequest req;
   std::vector<int32_t> ids;
@@ -56,8 +52,8 @@ Prepared prepare(Context& ctx, const std::string& body, bool chat) {
                         std::to_string(p.req.max_tokens.value_or(1)) +
                         ") exceeds the context length " + std::to_string(ctx_len),
                     "context_length_exceeded", chat ? "messages" : "prompt");
-  p.req.gen.max_new_tokens = int(std::min<int64_t>(p.req.max_tokens.value_or(kDefaultMaxTokens),
-                                                   std::min<int64_t>(room, INT32_MAX)));
+  p.req.gen.max_new_tokens = int(std::min<int64_t>(
+      p.req.max_tokens.value_or(ctx.opts.default_max_tokens), std::min<int64_t>(room, INT32_MAX)));
   p.req.gen.threads = ctx.threads;
   p.id = ctx.new_id(chat ? "chatcmpl" : "cmpl");
   p.created = unix_now();
