@@ -246,11 +246,20 @@ TextRequest parse_text_request(const Json& body, bool chat, int max_tokens_limit
       throw HttpError(400, "'stop' strings must not be empty", "invalid_value", "stop");
   if (opt_int(body, "n", 1, 1000).value_or(1) != 1)
     throw HttpError(400, "'n' must be 1: one choice per request", "invalid_value", "n");
-  if (opt_bool(body, "logprobs").value_or(false) ||
-      opt_int(body, "top_logprobs", 0, 20).value_or(0))
-    throw HttpError(400, "logprobs are not supported by this server yet", "unsupported_parameter",
-                    "logprobs");
   r.stream = opt_bool(body, "stream").value_or(false);
+  if (chat) {
+    r.logprobs = opt_bool(body, "logprobs").value_or(false);
+    r.top_logprobs = int(opt_int(body, "top_logprobs", 0, 20).value_or(0));
+    if (r.top_logprobs > 0 && !r.logprobs)
+      throw HttpError(400, "'top_logprobs' needs 'logprobs': true", "invalid_value",
+                      "top_logprobs");
+  } else if (auto n = opt_int(body, "logprobs", 0, 5)) {  // completions: an integer
+    r.logprobs = true;
+    r.top_logprobs = int(*n);
+  }
+  if (r.logprobs && r.stream)
+    throw HttpError(400, "logprobs with stream: true are not supported yet",
+                    "unsupported_parameter", "logprobs");
   if (const Json* so = field(body, "stream_options")) {
     if (!so->is_object()) wrong_type("stream_options", "an object", *so);
     r.include_usage = opt_bool(*so, "include_usage").value_or(false);

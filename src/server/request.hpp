@@ -40,6 +40,10 @@ struct TextRequest {
   diffusion::GenerateOptions gen;     // everything but max_new_tokens and threads
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage: a last chunk with usage
+  // Per-token log-probabilities (server/logprobs.hpp): chat's logprobs + top_logprobs (0..20),
+  // completions' logprobs: N (0..5 alternatives). Not with stream.
+  bool logprobs = false;
+  int top_logprobs = 0;
   // `choice` (alias `guided_choice`): the answer is the most likely of these strings
   // (server/choice.hpp); empty: free generation.
   std::vector<std::string> choice;

@@ -13,6 +13,7 @@
 #include "server/context.hpp"
 #include "server/guard.hpp"
 #include "server/json_errors.hpp"
+#include "server/logprobs.hpp"
 #include "server/request.hpp"
 #include "server/routes.hpp"
 
@@ -55,6 +56,11 @@ Prepared prepare(Context& ctx, const std::string& body, bool chat) {
   p.req.gen.max_new_tokens = int(std::min<int64_t>(
       p.req.max_tokens.value_or(ctx.opts.default_max_tokens), std::min<int64_t>(room, INT32_MAX)));
   p.req.gen.threads = ctx.threads;
+  if (p.req.logprobs && p.req.choice.empty() && !ctx.mind.model().config().causal)
+    throw HttpError(400,
+                    "logprobs need a causal model: a diffusion model unmasks tokens out of order, "
+                    "so its tokens have no chain-rule probabilities",
+                    "unsupported_parameter", "logprobs");
   p.id = ctx.new_id(chat ? "chatcmpl" : "cmpl");
   p.created = unix_now();
   return p;
@@ -104,6 +110,52 @@ size_t stable_length(std::string_view text, size_t hold) {
   return n;
 }
 
+// The `logprobs` field of a choice, in the chat or the completions format.
+Json logprobs_json(const Context& ctx, const Prepared& p, const diffusion::Generation& g) {
+  const Tokenizer& tok = ctx.mind.tokenizer();
+  const auto lp =
+      token_logprobs(ctx.mind.model(), p.ids, g.tokens, p.req.top_logprobs, ctx.threads);
+  auto text_of = [&](int32_t id) { return tok.decode(std::span<const int32_t>(&id, 1)); };
+  auto bytes_of = [](const std::string& s) {
+    Json b = Json::array();
+    for (unsigned char c : s) b.push_back(int(c));
+    return b;
+  };
+  if (p.req.chat) {
+    Json content = Json::array();
+    for (const auto& t : lp) {
+      const std::string text = text_of(t.id);
+      Json top = Json::array();
+      for (const auto& [id, l] : t.top) {
+        const std::string tt = text_of(id);
+        top.push_back({{"token", tt}, {"logprob", l}, {"bytes", bytes_of(tt)}});
+      }
+      content.push_back({{"token", text},
+                         {"logprob", t.logprob},
+                         {"bytes", bytes_of(text)},
+                         {"top_logprobs", top}});
+    }
+    return {{"content", content}, {"refusal", nullptr}};
+  }
+  Json tokens = Json::array(), token_lp = Json::array(), tops = Json::array(),
+       offsets = Json::array();
+  size_t offset = 0;
+  for (const auto& t : lp) {
+    const std::string text = text_of(t.id);
+    tokens.push_back(text);
+    token_lp.push_back(t.logprob);
+    Json top = Json::object();
+    for (const auto& [id, l] : t.top) top[text_of(id)] = l;
+    tops.push_back(top);
+    offsets.push_back(offset);
+    offset += text.size();
+  }
+  return {{"tokens", tokens},
+          {"token_logprobs", token_lp},
+          {"top_logprobs", tops},
+          {"text_offset", offsets}};
+}
+
 // `lease` holds the worker slot until the answer is built.
 void answer_whole(Context& ctx, const Prepared& p, Slots::Lease lease, Clock::time_point start,
                   httplib::Response& res) {
@@ -122,7 +174,7 @@ void answer_whole(Context& ctx, const Prepared& p, Slots::Lease lease, Clock::ti
     choice["message"] = {{"role", "assistant"}, {"content", g.text}};
   else
     choice["text"] = g.text;
-  choice["logprobs"] = nullptr;
+  choice["logprobs"] = p.req.logprobs ? logprobs_json(ctx, p, g) : Json();
   choice["finish_reason"] = g.finish_reason;
   out["choices"] = Json::array({choice});
   out["usage"] = usage_json(p, g.tokens.size());

@@ -371,7 +371,11 @@ std::vector<Bad> bad_requests() {
       {"/v1/chat/completions", "{" + msgs + R"(, "stop": ["a", 1]})", 400},
       {"/v1/chat/completions", "{" + msgs + R"(, "stop": [""]})", 400},
       {"/v1/chat/completions", "{" + msgs + R"(, "n": 2})", 400},
-      {"/v1/chat/completions", "{" + msgs + R"(, "logprobs": true})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "logprobs": true})", 400},  // a diffusion model
+      {"/v1/chat/completions", "{" + msgs + R"(, "top_logprobs": 2})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "top_logprobs": 21, "logprobs": true})", 400},
+      {"/v1/completions", R"({"prompt": "a", "logprobs": true})", 400},
+      {"/v1/completions", R"({"prompt": "a", "logprobs": 6})", 400},
       {"/v1/chat/completions", "{" + msgs + R"(, "stream": "yes"})", 400},
       {"/v1/chat/completions", "{" + msgs + R"(, "seed": "x"})", 400},
       {"/v1/chat/completions", "{" + msgs + R"(, "block_size": 0})", 400},
@@ -733,6 +737,46 @@ TEST_F(ServerTest, MutatedBodiesNeverBreakTheServer) {
     EXPECT_TRUE(json_body) << path << " " << body << " -> " << r->body;
   }
   EXPECT_EQ(call(port(), "GET", "/health").j["status"], "ok");
+}
+
+// logprobs on a causal model: one entry per generated token, each the chain-rule log-probability
+// the cached token-by-token path gives too; greedy tokens are their row's most likely.
+TEST(ServerCausal, LogprobsOfGeneratedTokens) {
+  unsetenv("MEADOW_MIND_MODEL");
+  const std::string path = meadow::mind_test::plain_fixture("qwen2");
+  Running s(options(path));
+  json body = chat_body("Say something.", 6);
+  body["logprobs"] = true;
+  body["top_logprobs"] = 3;
+  const Reply r = post(s.port(), "/v1/chat/completions", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json& content = r.j["choices"][0]["logprobs"]["content"];
+  ASSERT_EQ(content.size(), r.j["usage"]["completion_tokens"].get<size_t>());
+  ASSERT_FALSE(content.empty());
+  const auto m = meadow::model::Model::load(path);
+  const auto tok = meadow::Tokenizer::from_gguf(m.file());
+  const auto prompt = meadow::diffusion::chat_prompt_ids(tok, {{"user", "Say something."}});
+  meadow::model::PrefixCache cache;
+  auto l = m.extend(cache, {prompt, {int64_t(prompt.size()) - 1}}, {});
+  for (const auto& t : content) {
+    ASSERT_EQ(t["top_logprobs"].size(), 3u);
+    EXPECT_NEAR(t["logprob"].get<double>(), t["top_logprobs"][0]["logprob"].get<double>(), 1e-4);
+    EXPECT_EQ(t["token"], t["top_logprobs"][0]["token"]);
+    // The token's id: the argmax of the cached row, whose log-softmax must match.
+    int32_t id = 0;
+    for (int64_t i = 1; i < l.cols; ++i)
+      if (l.row(0)[i] > l.row(0)[id]) id = int32_t(i);
+    EXPECT_NEAR(t["logprob"].get<double>(), log_softmax_at(l.row(0), l.cols, id), 1e-3);
+    l = m.extend(cache, {{id}, {cache.size()}}, {});
+  }
+  const Reply c = post(s.port(), "/v1/completions",
+                       {{"prompt", "hello world"}, {"max_tokens", 5}, {"logprobs", 2}});
+  ASSERT_EQ(c.status, 200) << c.body;
+  const json& lp = c.j["choices"][0]["logprobs"];
+  ASSERT_EQ(lp["tokens"].size(), c.j["usage"]["completion_tokens"].get<size_t>());
+  ASSERT_EQ(lp["token_logprobs"].size(), lp["tokens"].size());
+  for (const auto& top : lp["top_logprobs"]) EXPECT_LE(top.size(), 2u);
+  for (const auto& x : lp["token_logprobs"]) EXPECT_LE(x.get<double>(), 0.0);
 }
 
 }  // namespace
