@@ -1,10 +1,10 @@
 // POST /v1/chat/completions and POST /v1/completions: OpenAI's shapes over
-// diffusion::generate (block diffusion or causal, meadow/generate.hpp), whole or streamed as
-// server-sent events, one event per committed block (diffusion) or token (causal).
+// diffusion::generate (block diffusion or causal, meadow/generate.hpp), whole, streamed
+// (server/stream.hpp) or restricted to given strings (`choice`, server/choice.hpp).
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "meadow/error.hpp"
@@ -13,21 +13,15 @@
 #include "server/context.hpp"
 #include "server/guard.hpp"
 #include "server/json_errors.hpp"
-#include "server/logprobs.hpp"
 #include "server/request.hpp"
 #include "server/routes.hpp"
+#include "server/stream.hpp"
+#include "server/text_response.hpp"
 
 namespace meadow::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct Prepared {
-  TextRequest req;
-  std::vector<int32_t> ids;
-  std::string id;
-  int64_t created = 0;
-};
 
 int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -66,96 +60,6 @@ Prepared prepare(Context& ctx, const std::string& body, bool chat) {
   return p;
 }
 
-Json usage_json(const Prepared& p, size_t completion_tokens) {
-  return {{"prompt_tokens", p.ids.size()},
-          {"completion_tokens", completion_tokens},
-          {"total_tokens", p.ids.size() + completion_tokens}};
-}
-
-Json head(const Context& ctx, const Prepared& p, const char* object) {
-  return {{"id", p.id}, {"object", object}, {"created", p.created}, {"model", ctx.model_id}};
-}
-
-// One choice of a streamed chunk: a delta (chat) or a text piece (completions).
-Json chunk(const Context& ctx, const Prepared& p, std::string_view text, const Json& finish,
-           bool first) {
-  Json c = head(ctx, p, p.req.chat ? "chat.completion.chunk" : "text_completion");
-  Json choice = {{"index", 0}};
-  if (p.req.chat) {
-    Json delta = Json::object();
-    if (first) delta["role"] = "assistant";
-    if (!text.empty() || first) delta["content"] = std::string(text);
-    choice["delta"] = delta;
-  } else {
-    choice["text"] = std::string(text);
-  }
-  choice["logprobs"] = nullptr;
-  choice["finish_reason"] = finish;
-  c["choices"] = Json::array({choice});
-  return c;
-}
-
-// How much of `text` is final: text may still end in the start of a stop string (cut later) or
-// in a UTF-8 character whose other bytes have not been generated yet; those bytes wait.
-size_t stable_length(std::string_view text, size_t hold) {
-  size_t n = text.size() > hold ? text.size() - hold : 0;
-  // Back off over an incomplete UTF-8 sequence at the end of [0, n).
-  for (size_t back = 1; back <= 4 && back <= n; ++back) {
-    const unsigned char c = static_cast<unsigned char>(text[n - back]);
-    if ((c & 0xC0) == 0x80) continue;  // continuation byte: keep looking for the lead
-    const size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    if (len > back) n -= back;
-    break;
-  }
-  return n;
-}
-
-// The `logprobs` field of a choice, in the chat or the completions format.
-Json logprobs_json(const Context& ctx, const Prepared& p, const diffusion::Generation& g) {
-  const Tokenizer& tok = ctx.mind.tokenizer();
-  const auto lp =
-      token_logprobs(ctx.mind.model(), p.ids, g.tokens, p.req.top_logprobs, ctx.threads);
-  auto text_of = [&](int32_t id) { return tok.decode(std::span<const int32_t>(&id, 1)); };
-  auto bytes_of = [](const std::string& s) {
-    Json b = Json::array();
-    for (unsigned char c : s) b.push_back(int(c));
-    return b;
-  };
-  if (p.req.chat) {
-    Json content = Json::array();
-    for (const auto& t : lp) {
-      const std::string text = text_of(t.id);
-      Json top = Json::array();
-      for (const auto& [id, l] : t.top) {
-        const std::string tt = text_of(id);
-        top.push_back({{"token", tt}, {"logprob", l}, {"bytes", bytes_of(tt)}});
-      }
-      content.push_back({{"token", text},
-                         {"logprob", t.logprob},
-                         {"bytes", bytes_of(text)},
-                         {"top_logprobs", top}});
-    }
-    return {{"content", content}, {"refusal", nullptr}};
-  }
-  Json tokens = Json::array(), token_lp = Json::array(), tops = Json::array(),
-       offsets = Json::array();
-  size_t offset = 0;
-  for (const auto& t : lp) {
-    const std::string text = text_of(t.id);
-    tokens.push_back(text);
-    token_lp.push_back(t.logprob);
-    Json top = Json::object();
-    for (const auto& [id, l] : t.top) top[text_of(id)] = l;
-    tops.push_back(top);
-    offsets.push_back(offset);
-    offset += text.size();
-  }
-  return {{"tokens", tokens},
-          {"token_logprobs", token_lp},
-          {"top_logprobs", tops},
-          {"text_offset", offsets}};
-}
-
 // `lease` holds the worker slot until the answer is built.
 void answer_whole(Context& ctx, const Prepared& p, Slots::Lease lease, Clock::time_point start,
                   httplib::Response& res) {
@@ -179,80 +83,6 @@ void answer_whole(Context& ctx, const Prepared& p, Slots::Lease lease, Clock::ti
   out["choices"] = Json::array({choice});
   out["usage"] = usage_json(p, g.tokens.size());
   res.set_content(dump(out), "application/json");
-}
-
-void answer_stream(Context& ctx, std::shared_ptr<const Prepared> p, Slots::Lease lease,
-                   Clock::time_point start, httplib::Response& res) {
-  // The provider runs after this handler returns, on the same connection thread; it owns the
-  // worker slot until the stream ends.
-  auto held = std::make_shared<Slots::Lease>(std::move(lease));
-  res.set_header("Cache-Control", "no-cache");
-  res.set_header("X-Accel-Buffering", "no");  // proxies (nginx) pass events through unbuffered
-  res.set_chunked_content_provider("text/event-stream", [&ctx, p, held, start](
-                                                            size_t, httplib::DataSink& sink) {
-    auto send = [&](const std::string& data) {
-      const std::string event = "data: " + data + "\n\n";
-      return sink.write(event.data(), event.size());
-    };
-    const auto deadline = ctx.deadline(start);
-    size_t hold = 0;
-    for (const auto& s : p->req.gen.stop) hold = std::max(hold, s.size() - 1);
-    size_t sent = 0;
-    bool gone = false, timed_out = false;
-    std::string final_text, finish;
-    size_t n_tokens = 0;
-    // Nothing may escape a content provider: it runs outside the handler's guard.
-    try {
-      if (!send(dump(chunk(ctx, *p, "", nullptr, true)))) return false;
-      const diffusion::Generation g = diffusion::generate(
-          ctx.mind.model(), ctx.mind.tokenizer(), p->ids, p->req.gen, [&](std::string_view text) {
-            if (Clock::now() > deadline) {
-              timed_out = true;
-              return false;
-            }
-            const size_t n = stable_length(text, hold);
-            if (n > sent) {
-              if (!send(dump(chunk(ctx, *p, text.substr(sent, n - sent), nullptr, false)))) {
-                gone = true;  // the client left: stop generating for it
-                return false;
-              }
-              sent = n;
-            }
-            return true;
-          });
-      if (gone) return false;
-      final_text = g.text;
-      finish = g.finish_reason;
-      n_tokens = g.tokens.size();
-    } catch (const std::exception& e) {
-      const int status = dynamic_cast<const Error*>(&e) ? 400 : 500;
-      send(
-          dump(error_json(status, e.what(), status == 400 ? "invalid_request" : "internal_error")));
-      send("[DONE]");
-      sink.done();
-      return true;
-    }
-    if (timed_out) {
-      send(dump(error_json(504, "generation ran past the server's request timeout", "timeout")));
-      send("[DONE]");
-      sink.done();
-      return true;
-    }
-    // The rest of the text; `sent` is always a prefix of it (held-back bytes included).
-    const std::string_view rest =
-        final_text.size() > sent ? std::string_view(final_text).substr(sent) : "";
-    if (!rest.empty() && !send(dump(chunk(ctx, *p, rest, nullptr, false)))) return false;
-    if (!send(dump(chunk(ctx, *p, "", finish, false)))) return false;
-    if (p->req.include_usage) {
-      Json u = head(ctx, *p, p->req.chat ? "chat.completion.chunk" : "text_completion");
-      u["choices"] = Json::array();
-      u["usage"] = usage_json(*p, n_tokens);
-      if (!send(dump(u))) return false;
-    }
-    send("[DONE]");
-    sink.done();
-    return true;
-  });
 }
 
 // `choice`: the answer is the most likely of the given strings (server/choice.hpp), whole or as
