@@ -33,7 +33,10 @@ struct ServerOptions {
   // An answer's length when the request gives no max_tokens (OpenAI's "up to the context" would
   // let one request hold a worker for minutes on a large model).
   int default_max_tokens = 256;
-  int threads = 0;       // threads per model pass; 0 = the mind's auto choice
+  int threads = 0;  // threads per model pass; 0 = the mind's auto choice
+  // /v1/decide keeps each decision table's encoded prefix (K/V) for reuse, least recently used
+  // out past this many bytes.
+  size_t decide_cache_bytes = size_t(256) << 20;
   std::string model_id;  // the name /v1/models reports; "" = the file name's stem
   bool log = true;       // one stderr line per request
 };

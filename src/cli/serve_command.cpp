@@ -2,7 +2,7 @@
 //
 //   meadow-mind serve --model PATH --port N [--host 127.0.0.1] [--workers N] [--queue N]
 //                     [--timeout S] [--max-body BYTES] [--max-tokens-limit N]
-//                     [--default-max-tokens N] [--threads N]
+//                     [--default-max-tokens N] [--threads N] [--decide-cache-mb N]
 //                     [--model-id NAME] [--lora FILE] [--quiet]
 //
 // Prints "listening on http://HOST:PORT" on stdout once the socket is bound (--port 0: a free
@@ -121,6 +121,10 @@ void add_serve_command(CLI::App& app) {
       ->check(CLI::Range(1, 1 << 20));
   c->add_option("--threads", o->threads, "threads per model pass (0: auto)")
       ->check(CLI::Range(0, 256));
+  c->add_option_function<size_t>(
+       "--decide-cache-mb", [o](size_t mb) { o->decide_cache_bytes = mb << 20; },
+       "MiB of decision-table prefixes /v1/decide keeps (default 256)")
+      ->check(CLI::Range(size_t(0), size_t(1) << 20));
   c->add_option("--model-id", o->model_id, "the model name /v1/models reports");
   c->add_flag(
       "--quiet", [o](int64_t) { o->log = false; }, "no per-request log line on stderr");

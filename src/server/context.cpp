@@ -52,7 +52,8 @@ Context::Context(ServerOptions o)
                   .count()),
       threads(mind.options().threads),
       slots(o.workers, o.queue),
-      deciders(mind.model(), mind.tokenizer(), decide_options(mind.options()), 256),
+      deciders(mind.model(), mind.tokenizer(), decide_options(mind.options()),
+               o.decide_cache_bytes),
       salt_(std::random_device{}()) {}
 
 std::string Context::new_id(const char* prefix) {
