@@ -26,5 +26,6 @@ void add_reading_command(CLI::App& app);  // reading (exam sets, side by side)
 void add_pull_command(CLI::App& app);     // pull NAME|URL, pull --list
 void add_text_commands(CLI::App& app);    // generate, draft, route, infill, tool-call
 void add_latency_command(CLI::App& app);  // latency (decision vs generation, plotted)
+void add_serve_command(CLI::App& app);    // serve (the HTTP server)
 
 }  // namespace meadow::cli

@@ -25,6 +25,7 @@ int run_cli(int argc, char** argv) {
   meadow::cli::add_pull_command(app);
   meadow::cli::add_text_commands(app);
   meadow::cli::add_latency_command(app);
+  meadow::cli::add_serve_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

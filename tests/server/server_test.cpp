@@ -1,0 +1,822 @@
+// The HTTP server over real loopback sockets (meadow/server.hpp): OpenAI response shapes, the
+// stream's events adding up to the whole answer, /v1/decide equal to `meadow-mind decide
+// --json`, bad requests refused with 4xx JSON errors, a full queue with 503, and 16 concurrent
+// clients sending a mix of valid and invalid requests, after which the server is still healthy.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "meadow/generate.hpp"
+#include "meadow/model.hpp"
+#include "meadow/server.hpp"
+#include "meadow/tokenizer.hpp"
+
+#include "../diffusion/mind_fixture.hpp"
+
+namespace {
+
+using meadow::mind_test::shell_quote;
+using nlohmann::json;
+
+struct Reply {
+  int status = 0;  // 0: no HTTP answer at all
+  std::string body;
+  json j;  // parsed body, or discarded
+};
+
+// A running server on a free loopback port, stopped and joined when destroyed.
+class Running {
+ public:
+  explicit Running(meadow::server::ServerOptions o) : s_(std::move(o)) {
+    port_ = s_.bind();
+    thread_ = std::thread([this] { s_.run(); });
+  }
+  ~Running() {
+    s_.stop();
+    thread_.join();
+  }
+  int port() const { return port_; }
+
+ private:
+  meadow::server::Server s_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+Reply call(int port, const std::string& method, const std::string& path,
+           const std::string& body = "") {
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(60, 0);
+  c.set_connection_timeout(10, 0);
+  httplib::Result r =
+      method == "GET" ? c.Get(path.c_str()) : c.Post(path.c_str(), body, "application/json");
+  Reply out;
+  if (!r) {
+    out.body = "no HTTP reply: " + httplib::to_string(r.error());
+    return out;
+  }
+  out.status = r->status;
+  out.body = r->body;
+  out.j = json::parse(r->body, nullptr, false);
+  return out;
+}
+
+Reply post(int port, const std::string& path, const json& body) {
+  return call(port, "POST", path, body.dump());
+}
+
+// Server-sent events: the JSON of each "data:" event before [DONE]; `done` says whether
+// [DONE] came last.
+std::vector<json> events(const std::string& body, bool& done) {
+  std::vector<json> out;
+  done = false;
+  size_t pos = 0;
+  while (pos < body.size()) {
+    size_t end = body.find("\n\n", pos);
+    if (end == std::string::npos) end = body.size();
+    const std::string ev = body.substr(pos, end - pos);
+    pos = end + 2;
+    if (ev.rfind("data: ", 0) != 0) continue;
+    const std::string data = ev.substr(6);
+    if (data == "[DONE]") {
+      done = pos >= body.size();
+      break;
+    }
+    out.push_back(json::parse(data));
+  }
+  return out;
+}
+
+bool is_error_json(const Reply& r) {
+  return !r.j.is_discarded() && r.j.contains("error") && r.j["error"].is_object() &&
+         r.j["error"]["message"].is_string() && r.j["error"]["type"].is_string() &&
+         r.j["error"]["code"].is_string();
+}
+
+meadow::server::ServerOptions options(const std::string& model) {
+  meadow::server::ServerOptions o;
+  o.model = model;
+  o.port = 0;
+  o.workers = 4;
+  o.queue = 64;
+  o.log = false;
+  o.max_body_bytes = 64 * 1024;
+  o.max_tokens_limit = 1 << 20;  // so a huge max_tokens reaches the context check
+  o.model_id = "fixture";
+  o.default_max_tokens = 16;  // mutated bodies that lose max_tokens stay quick
+  return o;
+}
+
+// What the library generates for the same prompt and options: the server must answer exactly
+// this (greedy decoding is deterministic).
+std::string expected_text(const std::string& model_path, bool chat, const std::string& text,
+                          int max_tokens, int block_size = 32) {
+  const auto m = meadow::model::Model::load(model_path);
+  const auto tok = meadow::Tokenizer::from_gguf(m.file());
+  const auto ids =
+      chat ? meadow::diffusion::chat_prompt_ids(tok, {{"user", text}}) : tok.encode(text, false);
+  meadow::diffusion::GenerateOptions o;
+  o.max_new_tokens = max_tokens;
+  o.block_size = block_size;
+  // As JSON carries it: bytes that are not UTF-8 (a character cut by max_tokens, or a random
+  // model's odd bytes) become U+FFFD.
+  const std::string raw = meadow::diffusion::generate(m, tok, ids, o).text;
+  return json::parse(json(raw).dump(-1, ' ', false, json::error_handler_t::replace))
+      .get<std::string>();
+}
+
+json chat_body(const std::string& text, int max_tokens) {
+  return {{"model", "fixture"},
+          {"messages", {{{"role", "user"}, {"content", text}}}},
+          {"max_tokens", max_tokens}};
+}
+
+class ServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    unsetenv("MEADOW_MIND_MODEL");  // the fixture, not a model the environment names
+    model_ = new std::string(meadow::mind_test::train_fixture());
+    server_ = new Running(options(*model_));
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete model_;
+  }
+  static int port() { return server_->port(); }
+  static const std::string& model() { return *model_; }
+
+  static std::string* model_;
+  static Running* server_;
+};
+std::string* ServerTest::model_ = nullptr;
+Running* ServerTest::server_ = nullptr;
+
+TEST_F(ServerTest, HealthAndModels) {
+  const Reply h = call(port(), "GET", "/health");
+  ASSERT_EQ(h.status, 200) << h.body;
+  EXPECT_EQ(h.j["status"], "ok");
+  const Reply m = call(port(), "GET", "/v1/models");
+  ASSERT_EQ(m.status, 200) << m.body;
+  EXPECT_EQ(m.j["object"], "list");
+  ASSERT_EQ(m.j["data"].size(), 1u);
+  EXPECT_EQ(m.j["data"][0]["id"], "fixture");
+  EXPECT_EQ(m.j["data"][0]["object"], "model");
+  EXPECT_EQ(call(port(), "GET", "/v1/models/fixture").status, 200);
+  const Reply none = call(port(), "GET", "/v1/models/other");
+  EXPECT_EQ(none.status, 404);
+  EXPECT_TRUE(is_error_json(none)) << none.body;
+}
+
+TEST_F(ServerTest, ChatCompletionShapeUsageAndText) {
+  const Reply r = post(port(), "/v1/chat/completions", chat_body("Say hello.", 8));
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json& j = r.j;
+  EXPECT_EQ(j["object"], "chat.completion");
+  EXPECT_EQ(j["model"], "fixture");
+  EXPECT_TRUE(j["id"].get<std::string>().rfind("chatcmpl-", 0) == 0);
+  EXPECT_TRUE(j["created"].is_number_integer());
+  ASSERT_EQ(j["choices"].size(), 1u);
+  const json& c = j["choices"][0];
+  EXPECT_EQ(c["index"], 0);
+  EXPECT_EQ(c["message"]["role"], "assistant");
+  EXPECT_EQ(c["message"]["content"], expected_text(model(), true, "Say hello.", 8));
+  const int n = j["usage"]["completion_tokens"];
+  EXPECT_LE(n, 8);
+  EXPECT_EQ(c["finish_reason"], n == 8 ? "length" : "stop");
+  EXPECT_GT(j["usage"]["prompt_tokens"].get<int>(), 0);
+  EXPECT_EQ(j["usage"]["total_tokens"].get<int>(), j["usage"]["prompt_tokens"].get<int>() + n);
+}
+
+TEST_F(ServerTest, ContentPartsAndNullContentReadLikeStrings) {
+  json parts = chat_body("", 6);
+  parts["messages"] = {
+      {{"role", "system"}, {"content", "Be brief."}},
+      {{"role", "user"},
+       {"content", {{{"type", "text"}, {"text", "Say "}}, {{"type", "text"}, {"text", "hello."}}}}},
+      {{"role", "assistant"}, {"content", nullptr}}};
+  json plain = parts;
+  plain["messages"][1]["content"] = "Say hello.";
+  plain["messages"][2]["content"] = "";
+  const Reply a = post(port(), "/v1/chat/completions", parts);
+  const Reply b = post(port(), "/v1/chat/completions", plain);
+  ASSERT_EQ(a.status, 200) << a.body;
+  ASSERT_EQ(b.status, 200) << b.body;
+  EXPECT_EQ(a.j["choices"][0]["message"], b.j["choices"][0]["message"]);
+  EXPECT_EQ(a.j["usage"], b.j["usage"]);
+}
+
+TEST_F(ServerTest, TextCompletion) {
+  const json body{{"prompt", "Once upon a time"}, {"max_tokens", 8}};
+  const Reply r = post(port(), "/v1/completions", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.j["object"], "text_completion");
+  EXPECT_EQ(r.j["choices"][0]["text"], expected_text(model(), false, "Once upon a time", 8));
+  EXPECT_TRUE(r.j["choices"][0]["finish_reason"] == "stop" ||
+              r.j["choices"][0]["finish_reason"] == "length");
+}
+
+TEST_F(ServerTest, StreamAddsUpToTheWholeAnswer) {
+  for (const bool chat : {true, false}) {
+    json body =
+        chat ? chat_body("Tell a story.", 40) : json{{"prompt", "A story:"}, {"max_tokens", 40}};
+    body["block_size"] = 8;  // five blocks: five commits
+    const char* path = chat ? "/v1/chat/completions" : "/v1/completions";
+    const Reply whole = post(port(), path, body);
+    ASSERT_EQ(whole.status, 200) << whole.body;
+    body["stream"] = true;
+    body["stream_options"] = {{"include_usage", true}};
+    const Reply s = post(port(), path, body);
+    ASSERT_EQ(s.status, 200) << s.body;
+    bool done = false;
+    const auto ev = events(s.body, done);
+    EXPECT_TRUE(done) << "[DONE] must come last";
+    ASSERT_GE(ev.size(), 3u) << s.body;
+    std::string text;
+    json finish;
+    for (const auto& e : ev) {
+      EXPECT_EQ(e["id"], ev[0]["id"]);
+      EXPECT_EQ(e["object"], chat ? "chat.completion.chunk" : "text_completion");
+      if (e["choices"].empty()) continue;  // the usage chunk
+      const json& c = e["choices"][0];
+      text += chat ? c["delta"].value("content", "") : c["text"].get<std::string>();
+      if (!c["finish_reason"].is_null()) finish = c["finish_reason"];
+    }
+    if (chat) {
+      EXPECT_EQ(ev[0]["choices"][0]["delta"]["role"], "assistant");
+    }
+    const json& w = whole.j["choices"][0];
+    EXPECT_EQ(text, chat ? w["message"]["content"] : w["text"]);
+    EXPECT_EQ(finish, w["finish_reason"]);
+    EXPECT_EQ(ev.back()["usage"], whole.j["usage"]);
+  }
+}
+
+TEST_F(ServerTest, StopStringCutsTheAnswerInBothModes) {
+  const std::string full = expected_text(model(), true, "Tell a story.", 40, 4);
+  ASSERT_GE(full.size(), 12u) << "the fixture's answer is too short to cut";
+  const std::string stop = full.substr(full.size() / 2, 3);
+  const std::string cut = full.substr(0, full.find(stop));
+  json body = chat_body("Tell a story.", 40);
+  body["stop"] = {stop, "never-appears-in-it"};
+  body["block_size"] = 4;
+  const Reply r = post(port(), "/v1/chat/completions", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.j["choices"][0]["message"]["content"], cut);
+  EXPECT_EQ(r.j["choices"][0]["finish_reason"], "stop");
+  body["stream"] = true;
+  const Reply s = post(port(), "/v1/chat/completions", body);
+  bool done = false;
+  std::string text;
+  for (const auto& e : events(s.body, done))
+    if (!e["choices"].empty()) text += e["choices"][0]["delta"].value("content", "");
+  EXPECT_TRUE(done);
+  EXPECT_EQ(text, cut);
+}
+
+TEST_F(ServerTest, SamplingIsReproduciblePerSeed) {
+  json body = chat_body("Say hello.", 12);
+  body["temperature"] = 1.0;
+  body["top_p"] = 0.9;
+  body["seed"] = 7;
+  const Reply a = post(port(), "/v1/chat/completions", body);
+  const Reply b = post(port(), "/v1/chat/completions", body);
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.j["choices"], b.j["choices"]);
+}
+
+json decide_cli(const std::string& model_path, const std::string& rule,
+                const std::vector<std::string>& options, const std::string& state) {
+  std::string cmd = "env -u MEADOW_MIND_MODEL " + std::string(MEADOW_CLI) +
+                    " decide --json --model " + shell_quote(model_path) + " --rule " +
+                    shell_quote(rule) + " --state " + shell_quote(state);
+  for (size_t i = 0; i < options.size(); ++i)
+    cmd += " --option " + shell_quote(std::string(1, char('A' + i)) + "=" + options[i]);
+  return json::parse(meadow::mind_test::run_command(cmd));
+}
+
+void expect_same_decision(const json& server, const json& cli) {
+  EXPECT_EQ(server["letter"], cli["letter"]);
+  ASSERT_EQ(server["probs"].size(), cli["probs"].size());
+  for (const auto& [l, p] : cli["probs"].items())
+    EXPECT_NEAR(server["probs"][l].get<double>(), p.get<double>(), 1e-9) << l;
+  EXPECT_NEAR(server["margin"].get<double>(), cli["margin"].get<double>(), 1e-9);
+  EXPECT_NEAR(server["entropy"].get<double>(), cli["entropy"].get<double>(), 1e-9);
+  EXPECT_NEAR(server["coherence"].get<double>(), cli["coherence"].get<double>(), 1e-9);
+  EXPECT_TRUE(server["lat_ms"].is_number());
+}
+
+TEST_F(ServerTest, DecideEqualsTheDecideCommand) {
+  const std::string rule = "If the pole leans left, push left; otherwise push right.";
+  const std::vector<std::string> opts{"push the cart left", "push the cart right"};
+  for (const std::string state : {"The pole leans left.", "The pole leans right, fast."}) {
+    const json cli = decide_cli(model(), rule, opts, state);
+    const Reply obj =
+        post(port(), "/v1/decide",
+             {{"rule", rule}, {"options", {{"A", opts[0]}, {"B", opts[1]}}}, {"state", state}});
+    ASSERT_EQ(obj.status, 200) << obj.body;
+    expect_same_decision(obj.j, cli);
+    const Reply list =
+        post(port(), "/v1/decide", {{"rule", rule}, {"options", opts}, {"state", state}});
+    ASSERT_EQ(list.status, 200) << list.body;
+    expect_same_decision(list.j, cli);
+  }
+}
+
+// Bodies every endpoint must refuse with a 4xx JSON error; {path, body, expected status}.
+struct Bad {
+  const char* path;
+  std::string body;
+  int status;
+};
+
+std::vector<Bad> bad_requests() {
+  const std::string chat = "/v1/chat/completions", comp = "/v1/completions", dec = "/v1/decide";
+  const std::string msgs = R"("messages":[{"role":"user","content":"hi"}])";
+  std::vector<Bad> b = {
+      {"/v1/chat/completions", "not json", 400},
+      {"/v1/chat/completions", "[1, 2]", 400},
+      {"/v1/chat/completions", std::string(100, '[') + std::string(100, ']'), 400},
+      {"/v1/chat/completions", "{}", 400},
+      {"/v1/chat/completions", R"({"messages": "hi"})", 400},
+      {"/v1/chat/completions", R"({"messages": []})", 400},
+      {"/v1/chat/completions", R"({"messages": [{"content": "hi"}]})", 400},
+      {"/v1/chat/completions", R"({"messages": [{"role": "wizard", "content": "hi"}]})", 400},
+      {"/v1/chat/completions", R"({"messages": [{"role": "user", "content": 5}]})", 400},
+      {"/v1/chat/completions", R"({"messages": [{"role": "user"}]})", 400},
+      {"/v1/chat/completions",
+       R"({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]})",
+       400},
+      {"/v1/chat/completions", R"({"messages": [{"role": "user", "content": [{"type": "text"}]}]})",
+       400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "temperature": "hot"})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "temperature": 5})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "top_p": 0})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "max_tokens": 0})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "max_tokens": 2.5})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "max_tokens": 100000000})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "max_tokens": 99999999999999999999})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "stop": 3})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "stop": ["a", 1]})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "stop": [""]})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "n": 2})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "logprobs": true})", 400},  // a diffusion model
+      {"/v1/chat/completions", "{" + msgs + R"(, "top_logprobs": 2})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "top_logprobs": 21, "logprobs": true})", 400},
+      {"/v1/completions", R"({"prompt": "a", "logprobs": true})", 400},
+      {"/v1/completions", R"({"prompt": "a", "logprobs": 6})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "stream": "yes"})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "seed": "x"})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "block_size": 0})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "threshold": 2})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "confidence": "vibes"})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "temperature": 1e999})", 400},
+      {"/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\xfe\"}]}",
+       400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "choice": "yes"})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "choice": []})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "choice": ["yes", 1]})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "guided_choice": [""]})", 400},
+      {"/v1/completions", "{}", 400},
+      {"/v1/completions", R"({"prompt": 5})", 400},
+      {"/v1/completions", R"({"prompt": ""})", 400},
+      {"/v1/completions", R"({"prompt": ["a", "b"]})", 400},
+      {"/v1/decide", "{}", 400},
+      {"/v1/decide", R"({"rule": "r", "state": "s"})", 400},
+      {"/v1/decide", R"({"rule": "r", "options": {"AB": "x"}, "state": "s"})", 400},
+      {"/v1/decide", R"({"rule": "r", "options": [], "state": "s"})", 400},
+      {"/v1/decide", R"({"rule": "r", "options": {"A": 1}, "state": "s"})", 400},
+      {"/v1/decide", R"({"rule": "r", "options": "A", "state": "s"})", 400},
+      {"/v1/decide", R"({"rule": "r", "options": ["x", "y"], "state": "  "})", 400},
+      {"/v1/decide", R"({"rule": 7, "options": ["x", "y"], "state": "s"})", 400},
+      {"/v1/decide", R"({"rule": "r", "options": ["x", "y"]})", 400},
+      {"/v1/nothing", "{}", 404},
+      {"/v1/chat/completions", std::string(70 * 1024, ' '), 413},  // over the 64 KiB limit
+  };
+  return b;
+}
+
+TEST_F(ServerTest, BadRequestsGetJsonErrors) {
+  for (const Bad& b : bad_requests()) {
+    const Reply r = call(port(), "POST", b.path, b.body);
+    EXPECT_EQ(r.status, b.status) << b.path << " " << b.body.substr(0, 120) << " -> " << r.body;
+    EXPECT_TRUE(is_error_json(r)) << b.path << " " << b.body.substr(0, 120) << " -> " << r.body;
+  }
+  // The context check: a prompt that fits, with far more new tokens than the context holds.
+  const Reply r = post(port(), "/v1/chat/completions", chat_body("hi", 1 << 19));
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_EQ(r.j["error"]["code"], "context_length_exceeded") << r.body;
+  EXPECT_EQ(call(port(), "GET", "/health").j["status"], "ok");
+}
+
+// 16 clients, each sending a rotation of valid and invalid requests; every valid one must get
+// the exact expected answer, every invalid one its 4xx JSON error.
+TEST_F(ServerTest, SixteenConcurrentClientsMixedRequests) {
+  const std::string chat_text = expected_text(model(), true, "Say hello.", 8);
+  const std::string comp_text = expected_text(model(), false, "Once upon a time", 8);
+  const std::string rule = "If the light is red, stop; if green, go.";
+  const std::vector<std::string> opts{"stop the car", "drive on"};
+  const json decided = decide_cli(model(), rule, opts, "The light is green.");
+  const std::vector<Bad> bad = bad_requests();
+  constexpr int kClients = 16, kPerClient = 63;  // 1008 requests
+  std::atomic<int> ok{0}, refused{0}, wrong{0};
+  std::vector<std::string> failures(kClients);
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      httplib::Client cl("127.0.0.1", port());
+      cl.set_read_timeout(60, 0);
+      for (int i = 0; i < kPerClient; ++i) {
+        const int k = (c * 7 + i) % 14;
+        auto fail = [&](const std::string& what) {
+          ++wrong;
+          if (failures[size_t(c)].empty()) failures[size_t(c)] = what;
+        };
+        if (k >= 7) {  // half the requests are invalid
+          const Bad& b = bad[size_t(c * kPerClient + i) % bad.size()];
+          auto r = cl.Post(b.path, b.body, "application/json");
+          Reply rep;
+          if (r) rep = {r->status, r->body, json::parse(r->body, nullptr, false)};
+          if (rep.status == b.status && is_error_json(rep))
+            ++refused;
+          else
+            fail(std::string(b.path) + " " + b.body.substr(0, 60) + " -> " +
+                 std::to_string(rep.status) + " " + rep.body.substr(0, 200));
+          continue;
+        }
+        httplib::Result r = [&] {
+          if (k == 0 || k == 1) {
+            json body = chat_body("Say hello.", 8);
+            if (k == 1) body["stream"] = true;
+            return cl.Post("/v1/chat/completions", body.dump(), "application/json");
+          }
+          if (k == 2)
+            return cl.Post("/v1/completions",
+                           json{{"prompt", "Once upon a time"}, {"max_tokens", 8}}.dump(),
+                           "application/json");
+          if (k == 3 || k == 4)
+            return cl.Post(
+                "/v1/decide",
+                json{{"rule", rule}, {"options", opts}, {"state", "The light is green."}}.dump(),
+                "application/json");
+          return cl.Get(k == 5 ? "/v1/models" : "/health");
+        }();
+        if (!r || r->status != 200) {
+          fail("kind " + std::to_string(k) + ": " +
+               (r ? std::to_string(r->status) + " " + r->body : std::string("no reply")));
+          continue;
+        }
+        bool good = false;
+        if (k == 1) {
+          bool done = false;
+          std::string text;
+          for (const auto& e : events(r->body, done))
+            text += e["choices"][0]["delta"].value("content", "");
+          good = done && text == chat_text;
+        } else {
+          const json j = json::parse(r->body, nullptr, false);
+          if (k == 0) good = j["choices"][0]["message"]["content"] == chat_text;
+          if (k == 2) good = j["choices"][0]["text"] == comp_text;
+          if (k == 3 || k == 4)
+            good = j["letter"] == decided["letter"] &&
+                   std::abs(j["probs"]["A"].get<double>() - decided["probs"]["A"].get<double>()) <
+                       1e-9;
+          if (k == 5) good = j["data"][0]["id"] == "fixture";
+          if (k == 6) good = j["status"] == "ok";
+        }
+        if (good)
+          ++ok;
+        else
+          fail("kind " + std::to_string(k) + " answered wrongly: " + r->body.substr(0, 300));
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  for (const auto& f : failures) EXPECT_TRUE(f.empty()) << f;
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(ok + refused, kClients * kPerClient);
+  EXPECT_GT(refused.load(), 0);
+  const Reply h = call(port(), "GET", "/health");
+  ASSERT_EQ(h.status, 200);
+  EXPECT_EQ(h.j["running"], 0);
+  EXPECT_EQ(h.j["waiting"], 0);
+}
+
+// One worker and no queue: of 16 simultaneous long generations some are refused with 503 and
+// a JSON body, the rest answered; health answers throughout.
+TEST(ServerBusy, FullQueueAnswers503WithJson) {
+  unsetenv("MEADOW_MIND_MODEL");
+  auto o = options(meadow::mind_test::train_fixture());
+  o.workers = 1;
+  o.queue = 0;
+  Running s(o);
+  std::atomic<int> served{0}, busy{0}, other{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 16; ++c)
+    clients.emplace_back([&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      const Reply r = post(s.port(), "/v1/chat/completions", chat_body("Tell a long story.", 200));
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (r.status == 200)
+        ++served;
+      else if (r.status == 503 && is_error_json(r) && r.j["error"]["code"] == "server_busy")
+        ++busy;
+      else
+        ++other, ADD_FAILURE() << r.status << " " << r.body << " after " << ms << " ms";
+    });
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_GE(served.load(), 1);
+  EXPECT_GE(busy.load(), 1);
+  EXPECT_EQ(call(s.port(), "GET", "/health").j["status"], "ok");
+}
+
+// Past the request timeout a generation stops: 504 with a JSON error, or in a stream an error
+// event and [DONE]. (A timeout of a microsecond has always passed by the first commit.)
+TEST(ServerTimeout, GenerationPastTheTimeoutIs504OrAnErrorEvent) {
+  unsetenv("MEADOW_MIND_MODEL");
+  auto o = options(meadow::mind_test::train_fixture());
+  o.timeout_s = 1e-6;
+  Running s(o);
+  const Reply r = post(s.port(), "/v1/chat/completions", chat_body("Say hello.", 64));
+  EXPECT_EQ(r.status, 504) << r.body;
+  EXPECT_TRUE(is_error_json(r)) << r.body;
+  EXPECT_EQ(r.j["error"]["code"], "timeout");
+  json body = chat_body("Say hello.", 64);
+  body["stream"] = true;
+  const Reply st = post(s.port(), "/v1/chat/completions", body);
+  ASSERT_EQ(st.status, 200) << st.body;
+  bool done = false;
+  const auto ev = events(st.body, done);
+  EXPECT_TRUE(done);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back()["error"]["code"], "timeout") << st.body;
+  EXPECT_EQ(call(s.port(), "GET", "/health").j["status"], "ok");
+}
+
+// A causal model generates token by token: the stream has an event per token that adds text,
+// and adds up to the library's answer.
+TEST(ServerCausal, StreamsTokenByToken) {
+  unsetenv("MEADOW_MIND_MODEL");
+  const std::string path = meadow::mind_test::plain_fixture("qwen2");
+  Running s(options(path));
+  const json body{{"prompt", "hello world"}, {"max_tokens", 6}};
+  const Reply whole = post(s.port(), "/v1/completions", body);
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  EXPECT_EQ(whole.j["choices"][0]["text"], expected_text(path, false, "hello world", 6));
+  json sb = body;
+  sb["stream"] = true;
+  const Reply st = post(s.port(), "/v1/completions", sb);
+  bool done = false;
+  std::string text;
+  int pieces = 0;
+  for (const auto& e : events(st.body, done)) {
+    const std::string t = e["choices"][0]["text"];
+    pieces += !t.empty();
+    text += t;
+  }
+  EXPECT_TRUE(done);
+  EXPECT_EQ(text, whole.j["choices"][0]["text"]);
+  EXPECT_GE(pieces, 2) << st.body;
+}
+
+// The server's own share of a decision's round trip stays far below Nagle's 40 ms delayed-ACK
+// stall (headers and body written separately without TCP_NODELAY added 40 ms to every answer).
+// Loose bound: the test machine may be busy; the measured overhead is ~0.4 ms.
+TEST_F(ServerTest, DecideRoundTripAddsLittleToTheDecision) {
+  httplib::Client c("127.0.0.1", port());
+  c.set_keep_alive(true);
+  c.set_tcp_nodelay(true);  // the client's own writes must not stall either
+  const std::string body = json{
+      {"rule", "If the light is red, stop; if green, go."},
+      {"options", {"stop the car", "drive on"}},
+      {"state",
+       "The light is red."}}.dump();
+  std::vector<double> overhead;
+  for (int i = 0; i < 40; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = c.Post("/v1/decide", body, "application/json");
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_TRUE(r && r->status == 200);
+    overhead.push_back(ms - json::parse(r->body)["lat_ms"].get<double>());
+  }
+  std::sort(overhead.begin(), overhead.end());
+  EXPECT_LT(overhead[overhead.size() / 2], 20.0);
+}
+
+// Log-softmax of one logits row at `id`, in double.
+double log_softmax_at(const float* row, int64_t cols, int32_t id) {
+  double mx = row[0], sum = 0;
+  for (int64_t i = 0; i < cols; ++i) mx = std::max(mx, double(row[i]));
+  for (int64_t i = 0; i < cols; ++i) sum += std::exp(double(row[i]) - mx);
+  return double(row[id]) - mx - std::log(sum);
+}
+
+// `choice` on a diffusion model: the answer is one of the strings, the one scored highest, and
+// single-token choices score as the one all-masked row reads them.
+TEST_F(ServerTest, ChoiceAnswersTheMostLikelyString) {
+  json body = chat_body("Is the sky blue?", 8);
+  body["choice"] = {"yes", "no", "the sky is green"};
+  const Reply r = post(port(), "/v1/chat/completions", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.j["choice_method"], "diffusion-all-masked");
+  const json& scores = r.j["choice_scores"];
+  ASSERT_EQ(scores.size(), 3u);
+  size_t best = 0;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    EXPECT_EQ(scores[i]["text"], body["choice"][i]);
+    EXPECT_LT(scores[i]["logprob"].get<double>(), 0.0);
+    if (scores[i]["logprob"].get<double>() > scores[best]["logprob"].get<double>()) best = i;
+  }
+  EXPECT_EQ(r.j["choices"][0]["message"]["content"], body["choice"][best]);
+  EXPECT_EQ(r.j["choices"][0]["finish_reason"], "stop");
+  EXPECT_EQ(r.j["usage"]["completion_tokens"], scores[best]["tokens"]);
+  // The single-token choices against one pass of prompt + one mask, computed here.
+  const auto m = meadow::model::Model::load(model());
+  const auto tok = meadow::Tokenizer::from_gguf(m.file());
+  auto ids = meadow::diffusion::chat_prompt_ids(tok, {{"user", "Is the sky blue?"}});
+  const int64_t n = int64_t(ids.size());
+  ids.push_back(m.config().mask_id);
+  const auto l = m.run({{ids, {m.logits_row_for(n)}}}, {}).front();
+  for (size_t i = 0; i < 2; ++i) {
+    const auto t = tok.encode(body["choice"][i].get<std::string>(), false);
+    if (t.size() != 1) continue;  // not single-token in this vocabulary
+    EXPECT_NEAR(scores[i]["logprob"].get<double>(), log_softmax_at(l.row(0), l.cols, t[0]), 1e-6);
+  }
+  // Streamed: the same answer as one piece.
+  body["stream"] = true;
+  const Reply st = post(port(), "/v1/chat/completions", body);
+  bool done = false;
+  std::string text;
+  for (const auto& e : events(st.body, done)) text += e["choices"][0]["delta"].value("content", "");
+  EXPECT_TRUE(done);
+  EXPECT_EQ(text, body["choice"][best]);
+}
+
+// `choice` on a causal model: each choice's summed log-probability is the chain rule, checked
+// here against the cached token-by-token path (Model::extend), an independent computation.
+TEST(ServerCausal, ChoiceScoresAreChainRuleLogProbabilities) {
+  unsetenv("MEADOW_MIND_MODEL");
+  const std::string path = meadow::mind_test::plain_fixture("qwen2");
+  Running s(options(path));
+  const std::vector<std::string> choices{"hello", "world wide", "one two three"};
+  json body = chat_body("Say something.", 8);
+  body["choice"] = choices;
+  const Reply r = post(s.port(), "/v1/chat/completions", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.j["choice_method"], "causal-chain-rule");
+  const auto m = meadow::model::Model::load(path);
+  const auto tok = meadow::Tokenizer::from_gguf(m.file());
+  const auto prompt = meadow::diffusion::chat_prompt_ids(tok, {{"user", "Say something."}});
+  for (size_t i = 0; i < choices.size(); ++i) {
+    meadow::model::PrefixCache cache;
+    auto l = m.extend(cache, {prompt, {int64_t(prompt.size()) - 1}}, {});
+    double want = 0;
+    for (const int32_t t : tok.encode(choices[i], false)) {
+      want += log_softmax_at(l.row(0), l.cols, t);
+      l = m.extend(cache, {{t}, {cache.size()}}, {});
+    }
+    EXPECT_NEAR(r.j["choice_scores"][i]["logprob"].get<double>(), want, 1e-3) << choices[i];
+  }
+}
+
+// Valid bodies with random bytes changed, cut or repeated: whatever the result, the answer is a
+// 200 or a 4xx with a JSON body, never a 5xx or a dropped connection, and the server stays up.
+TEST_F(ServerTest, MutatedBodiesNeverBreakTheServer) {
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"/v1/chat/completions",
+       R"({"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"max_tokens":4,"stop":["a"],"stream":true})"},
+      {"/v1/completions", R"({"prompt":"Once","max_tokens":4,"temperature":0.5,"seed":3})"},
+      {"/v1/decide", R"({"rule":"r","options":{"A":"x","B":"y"},"state":"s"})"},
+      {"/v1/chat/completions",
+       R"({"messages":[{"role":"user","content":"hi"}],"choice":["a","b"]})"},
+  };
+  std::mt19937 rng(20261205);
+  const std::string bytes = "{}[]\":,0123456789.-eE\\ntruefalsenull \x00\xff\xc3";
+  httplib::Client c("127.0.0.1", port());
+  c.set_read_timeout(60, 0);
+  for (int i = 0; i < 400; ++i) {
+    const auto& [path, seed] = seeds[size_t(i) % seeds.size()];
+    std::string body = seed;
+    for (int k = 0, n = 1 + int(rng() % 4); k < n && !body.empty(); ++k) {
+      const size_t at = rng() % body.size();
+      switch (rng() % 4) {
+        case 0:
+          body[at] = bytes[rng() % bytes.size()];
+          break;
+        case 1:
+          body.erase(at, 1 + rng() % 8);
+          break;
+        case 2:
+          body.insert(at, 1, bytes[rng() % bytes.size()]);
+          break;
+        default:
+          body.resize(at);
+          break;
+      }
+    }
+    auto r = c.Post(path, body, "application/json");
+    ASSERT_TRUE(r) << "no reply to " << path << " " << body;
+    const bool json_body =
+        !json::parse(r->body, nullptr, false).is_discarded() || r->body.rfind("data: ", 0) == 0;
+    EXPECT_TRUE(r->status == 200 || (r->status >= 400 && r->status < 500))
+        << r->status << " for " << path << " " << body << " -> " << r->body;
+    EXPECT_TRUE(json_body) << path << " " << body << " -> " << r->body;
+  }
+  EXPECT_EQ(call(port(), "GET", "/health").j["status"], "ok");
+}
+
+// logprobs on a causal model: one entry per generated token, each the chain-rule log-probability
+// the cached token-by-token path gives too; greedy tokens are their row's most likely.
+TEST(ServerCausal, LogprobsOfGeneratedTokens) {
+  unsetenv("MEADOW_MIND_MODEL");
+  const std::string path = meadow::mind_test::plain_fixture("qwen2");
+  Running s(options(path));
+  json body = chat_body("Say something.", 6);
+  body["logprobs"] = true;
+  body["top_logprobs"] = 3;
+  const Reply r = post(s.port(), "/v1/chat/completions", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json& content = r.j["choices"][0]["logprobs"]["content"];
+  ASSERT_EQ(content.size(), r.j["usage"]["completion_tokens"].get<size_t>());
+  ASSERT_FALSE(content.empty());
+  const auto m = meadow::model::Model::load(path);
+  const auto tok = meadow::Tokenizer::from_gguf(m.file());
+  const auto prompt = meadow::diffusion::chat_prompt_ids(tok, {{"user", "Say something."}});
+  meadow::model::PrefixCache cache;
+  auto l = m.extend(cache, {prompt, {int64_t(prompt.size()) - 1}}, {});
+  for (const auto& t : content) {
+    ASSERT_EQ(t["top_logprobs"].size(), 3u);
+    EXPECT_NEAR(t["logprob"].get<double>(), t["top_logprobs"][0]["logprob"].get<double>(), 1e-4);
+    EXPECT_EQ(t["token"], t["top_logprobs"][0]["token"]);
+    // The token's id: the argmax of the cached row, whose log-softmax must match.
+    int32_t id = 0;
+    for (int64_t i = 1; i < l.cols; ++i)
+      if (l.row(0)[i] > l.row(0)[id]) id = int32_t(i);
+    EXPECT_NEAR(t["logprob"].get<double>(), log_softmax_at(l.row(0), l.cols, id), 1e-3);
+    l = m.extend(cache, {{id}, {cache.size()}}, {});
+  }
+  const Reply c = post(s.port(), "/v1/completions",
+                       {{"prompt", "hello world"}, {"max_tokens", 5}, {"logprobs", 2}});
+  ASSERT_EQ(c.status, 200) << c.body;
+  const json& lp = c.j["choices"][0]["logprobs"];
+  ASSERT_EQ(lp["tokens"].size(), c.j["usage"]["completion_tokens"].get<size_t>());
+  ASSERT_EQ(lp["token_logprobs"].size(), lp["tokens"].size());
+  for (const auto& top : lp["top_logprobs"]) EXPECT_LE(top.size(), 2u);
+  for (const auto& x : lp["token_logprobs"]) EXPECT_LE(x.get<double>(), 0.0);
+}
+
+// A client that leaves mid-stream frees its worker within a few commits: the server notices
+// the failed write and stops generating, instead of finishing an answer nobody reads. Timed
+// against the same answer generated whole (so a slow or sanitized build scales both).
+TEST(ServerStream, ClientLeavingStopsTheGeneration) {
+  unsetenv("MEADOW_MIND_MODEL");
+  auto o = options(meadow::mind_test::train_fixture());
+  o.workers = 1;
+  Running s(o);
+  json body = chat_body("Tell a very long story.", 990);  // ~31 blocks of 32 tokens
+  const auto t_whole = std::chrono::steady_clock::now();
+  ASSERT_EQ(post(s.port(), "/v1/chat/completions", body).status, 200);
+  const auto whole = std::chrono::steady_clock::now() - t_whole;
+  body["stream"] = true;
+  httplib::Client c("127.0.0.1", s.port());
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/v1/chat/completions";
+  req.body = body.dump();
+  req.set_header("Content-Type", "application/json");
+  int received = 0;
+  req.content_receiver = [&](const char*, size_t, uint64_t, uint64_t) {
+    return ++received < 2;  // read the role chunk and the first block, then hang up
+  };
+  httplib::Response res;
+  httplib::Error err;
+  const auto t0 = std::chrono::steady_clock::now();
+  c.send(req, res, err);
+  c.stop();
+  int running = 1;
+  while (running != 0 && std::chrono::steady_clock::now() - t0 < 2 * whole) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    running = call(s.port(), "GET", "/health").j["running"].get<int>();
+  }
+  const auto freed = std::chrono::steady_clock::now() - t0;
+  EXPECT_EQ(running, 0);
+  EXPECT_LT(freed, whole / 2) << "the worker went on generating for a client that left ("
+                              << std::chrono::duration<double>(freed).count() << " s of "
+                              << std::chrono::duration<double>(whole).count() << " s)";
+}
+
+}  // namespace
