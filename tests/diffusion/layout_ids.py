@@ -6,6 +6,7 @@ builder must reproduce.
     layout_ids.py JSON   with JSON = {"rule": ..., "options": [["A", "text"], ...], "situation": ...}
 prints {"prefix": [ids], "suffix": [ids], "mask": id}
 """
+
 import json
 import os
 import sys

@@ -7,6 +7,7 @@ and its metadata layout (train/export_gguf.py), for the decision-pass tests and 
 Weights come from tools/make_fixture.py's generator; only the tokenizer differs from a plain
 fixture, so prompt ids can be compared with the Python layout's ids for the same strings.
 """
+
 import argparse
 import os
 import sys
@@ -36,9 +37,30 @@ def main(argv):
     a = p.parse_args(argv)
     tok = Tokenizer.load(os.path.join(ROOT, "train", "tokenizer", "vocab.json"))
     # make_fixture's argument namespace, so its metadata/tensor plan are reused as they are
-    fa = mf.parse_args(["--arch", "dream", "--out", a.out, "--type", a.type, "--hidden", str(a.hidden),
-                        "--layers", str(a.layers), "--heads", str(a.heads), "--kv-heads",
-                        str(a.kv_heads), "--ffn", str(a.ffn), "--ctx", str(a.ctx), "--seed", str(a.seed)])
+    fa = mf.parse_args(
+        [
+            "--arch",
+            "dream",
+            "--out",
+            a.out,
+            "--type",
+            a.type,
+            "--hidden",
+            str(a.hidden),
+            "--layers",
+            str(a.layers),
+            "--heads",
+            str(a.heads),
+            "--kv-heads",
+            str(a.kv_heads),
+            "--ffn",
+            str(a.ffn),
+            "--ctx",
+            str(a.ctx),
+            "--seed",
+            str(a.seed),
+        ]
+    )
     merges = [f"{x} {y}" for x, y in tok.merges]
     roles = {"eos": tok.eot, "mask": tok.mask}
     n_vocab = len(tok)

@@ -6,6 +6,7 @@ client's own request building and response parsing; every valid answer must equa
 
     MEADOW_CLI=build/meadow-mind .venv-py/bin/python -m unittest tests/server/test_openai_client.py
 """
+
 import json
 import os
 import subprocess
@@ -23,9 +24,13 @@ ENV = {k: v for k, v in os.environ.items() if k != "MEADOW_MIND_MODEL"}
 
 
 def cli_generate(model, prompt, max_tokens):
-    out = subprocess.run([CLI, "generate", "--model", model, "--prompt", prompt, "--max-tokens",
-                          str(max_tokens), "--json"], env=ENV, check=True, capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(
+        [CLI, "generate", "--model", model, "--prompt", prompt, "--max-tokens", str(max_tokens), "--json"],
+        env=ENV,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return json.loads(out)
 
 
@@ -35,19 +40,41 @@ class OpenAIClientTest(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.model = os.path.join(cls.tmp.name, "fixture.gguf")
         # Debian's python3 has the fixture writer's numpy; this venv need not.
-        subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tests/diffusion/make_train_fixture.py"),
-                        "--out", cls.model], check=True)
+        subprocess.run(
+            [
+                "/usr/bin/python3",
+                os.path.join(ROOT, "tests/diffusion/make_train_fixture.py"),
+                "--out",
+                cls.model,
+            ],
+            check=True,
+        )
         cls.server = subprocess.Popen(
-            [CLI, "serve", "--model", cls.model, "--port", "0", "--quiet", "--workers", "4",
-             "--queue", "64", "--model-id", "fixture"],
-            env=ENV, stdout=subprocess.PIPE, text=True)
+            [
+                CLI,
+                "serve",
+                "--model",
+                cls.model,
+                "--port",
+                "0",
+                "--quiet",
+                "--workers",
+                "4",
+                "--queue",
+                "64",
+                "--model-id",
+                "fixture",
+            ],
+            env=ENV,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         line = cls.server.stdout.readline()  # "listening on http://127.0.0.1:PORT (model ...)"
         if not line.startswith("listening on "):
             cls.server.kill()
             raise RuntimeError("serve did not start: " + line)
         cls.base = line.split()[2]
-        cls.client = openai.OpenAI(base_url=cls.base + "/v1", api_key="unused", max_retries=0,
-                                   timeout=60)
+        cls.client = openai.OpenAI(base_url=cls.base + "/v1", api_key="unused", max_retries=0, timeout=60)
 
     @classmethod
     def tearDownClass(cls):
@@ -72,14 +99,19 @@ class OpenAIClientTest(unittest.TestCase):
     def test_chat_and_stream_equal_generate(self):
         want = cli_generate(self.model, "Say hello.", 8)
         r = self.client.chat.completions.create(
-            model="fixture", messages=[{"role": "user", "content": "Say hello."}], max_tokens=8)
+            model="fixture", messages=[{"role": "user", "content": "Say hello."}], max_tokens=8
+        )
         self.assertEqual(r.choices[0].message.content, want["text"])
         self.assertEqual(r.choices[0].finish_reason, want["finish_reason"])
         self.assertEqual(r.usage.prompt_tokens, want["prompt_tokens"])
         self.assertEqual(r.usage.completion_tokens, want["completion_tokens"])
         stream = self.client.chat.completions.create(
-            model="fixture", messages=[{"role": "user", "content": "Say hello."}], max_tokens=8,
-            stream=True, stream_options={"include_usage": True})
+            model="fixture",
+            messages=[{"role": "user", "content": "Say hello."}],
+            max_tokens=8,
+            stream=True,
+            stream_options={"include_usage": True},
+        )
         text, finish, usage = "", None, None
         for chunk in stream:
             if chunk.usage:
@@ -101,8 +133,7 @@ class OpenAIClientTest(unittest.TestCase):
             dict(messages=msgs, n=2),
             dict(messages=msgs, stop=[""]),
             dict(messages=msgs, extra_body={"block_size": 0}),
-            dict(messages=[{"role": "user", "content": [{"type": "image_url",
-                                                         "image_url": {"url": "x"}}]}]),
+            dict(messages=[{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]),
         ]
         failures, counts = [], {"ok": 0, "refused": 0}
         lock = threading.Lock()
@@ -112,18 +143,18 @@ class OpenAIClientTest(unittest.TestCase):
                 k = (t + i) % 4
                 try:
                     if k == 0:
-                        r = self.client.chat.completions.create(model="fixture", messages=msgs,
-                                                                max_tokens=8)
+                        r = self.client.chat.completions.create(model="fixture", messages=msgs, max_tokens=8)
                         good = r.choices[0].message.content == want
                     elif k == 1:
-                        s = self.client.chat.completions.create(model="fixture", messages=msgs,
-                                                                max_tokens=8, stream=True)
-                        good = "".join(c.choices[0].delta.content or "" for c in s
-                                       if c.choices) == want
+                        s = self.client.chat.completions.create(
+                            model="fixture", messages=msgs, max_tokens=8, stream=True
+                        )
+                        good = "".join(c.choices[0].delta.content or "" for c in s if c.choices) == want
                     else:
                         try:
-                            self.client.chat.completions.create(model="fixture",
-                                                                **bad[(t * 20 + i) % len(bad)])
+                            self.client.chat.completions.create(
+                                model="fixture", **bad[(t * 20 + i) % len(bad)]
+                            )
                             good = False
                         except openai.BadRequestError as e:
                             good = e.status_code == 400 and "message" in e.body

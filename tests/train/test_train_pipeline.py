@@ -1330,8 +1330,10 @@ class TargetRowsTest(unittest.TestCase):
         from train.diag import bench_speed
 
         err = io.StringIO()
-        with self.assertRaises(SystemExit) as cm, contextlib.redirect_stderr(err), contextlib.redirect_stdout(
-            io.StringIO()
+        with (
+            self.assertRaises(SystemExit) as cm,
+            contextlib.redirect_stderr(err),
+            contextlib.redirect_stdout(io.StringIO()),
         ):
             bench_speed.main(["--paths", "full,fast", "--steps", "1", "--sizes", "16x1", "--heap", "default"])
         self.assertEqual(cm.exception.code, 2)
