@@ -56,21 +56,12 @@ BuiltinTask make_parkour_task() {
   };
   t.env_id = "Parkour-v0";
   t.max_steps = 2000;  // turn-based play (`play`): 0.05 s a step, far past the last wall
-  t.judge = [](const Episode& ep) {
-    const int n = int(std::lround(ep.total_reward));
-    return Verdict{n == 6, "cleared " + std::to_string(n) + "/6 obstacles (seed " +
-                               std::to_string(ep.seed) + ")"};
-  };
+  t.judge = [](const Episode& ep) { return six_of_six(ep, "cleared", "obstacles"); };
+
   bt.seeds = {0};
   bt.target = "6/6 obstacles cleared in real time";
   bt.realtime = true;
-  bt.judge_all = [judge = t.judge](const std::vector<Episode>& eps) {
-    size_t ok = 0;
-    for (const auto& e : eps) ok += judge(e).ok;
-    return Verdict{
-        !eps.empty() && ok == eps.size(),
-        "all 6 cleared on " + std::to_string(ok) + "/" + std::to_string(eps.size()) + " seeds"};
-  };
+  bt.judge_all = six_on_every_seed("cleared", "obstacles");
   return bt;
 }
 

@@ -1,4 +1,5 @@
 // The table of built-in tasks, and their JSON listing.
+#include <cmath>
 #include <cstdio>
 
 #include "meadow/error.hpp"
@@ -29,6 +30,23 @@ std::string fixed1(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
   return buf;
+}
+
+Verdict six_of_six(const Episode& ep, const std::string& verb, const std::string& things) {
+  const int n = int(std::lround(ep.total_reward));
+  return Verdict{n == 6, verb + " " + std::to_string(n) + "/6 " + things + " (seed " +
+                             std::to_string(ep.seed) + ")"};
+}
+
+std::function<Verdict(const std::vector<Episode>&)> six_on_every_seed(const std::string& verb,
+                                                                      const std::string& things) {
+  return [verb, things](const std::vector<Episode>& eps) {
+    size_t ok = 0;
+    for (const auto& e : eps) ok += six_of_six(e, verb, things).ok;
+    return Verdict{!eps.empty() && ok == eps.size(), "all 6 " + verb + " on " + std::to_string(ok) +
+                                                         "/" + std::to_string(eps.size()) +
+                                                         " seeds"};
+  };
 }
 }  // namespace tasks
 

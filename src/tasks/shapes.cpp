@@ -46,21 +46,12 @@ BuiltinTask make_shapes_task() {
               {"nothing is shown", 'E'}};
   t.env_id = "Shapes-v0";
   t.max_steps = 2000;  // turn-based play (`play`): 0.01 s a step
-  t.judge = [](const Episode& ep) {
-    const int n = int(std::lround(ep.total_reward));
-    return Verdict{n == 6, "matched " + std::to_string(n) + "/6 shapes (seed " +
-                               std::to_string(ep.seed) + ")"};
-  };
+  t.judge = [](const Episode& ep) { return six_of_six(ep, "matched", "shapes"); };
+
   bt.seeds = {0};
   bt.target = "6/6 shapes matched in real time";
   bt.realtime = true;
-  bt.judge_all = [judge = t.judge](const std::vector<Episode>& eps) {
-    size_t ok = 0;
-    for (const auto& e : eps) ok += judge(e).ok;
-    return Verdict{
-        !eps.empty() && ok == eps.size(),
-        "all 6 matched on " + std::to_string(ok) + "/" + std::to_string(eps.size()) + " seeds"};
-  };
+  bt.judge_all = six_on_every_seed("matched", "shapes");
   return bt;
 }
 
