@@ -52,6 +52,19 @@ void bind_render(nb::module_& m) {
           nb::arg("frame"), nb::arg("delay_ms") = 50,
           nb::arg("caption") = std::vector<std::string>{})
       .def("close", &GifWriter::close)
+      .def(
+          "discard",
+          [](GifWriter& g) {
+            // GifWriter's destructor keeps the path as it was when an exception is unwinding
+            // past it (meadow/render.hpp): end the writer that way. `g` is left empty.
+            struct Discarded {};
+            try {
+              GifWriter doomed(std::move(g));
+              throw Discarded{};
+            } catch (const Discarded&) {
+            }
+          },
+          "Drops an unfinished GIF (a failed episode): the path keeps what it held.")
       .def_prop_ro("frames", &GifWriter::frames)
       .def_prop_ro("path", &GifWriter::path);
 }

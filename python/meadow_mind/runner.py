@@ -181,11 +181,15 @@ def play(
             ep.truncated = True
         if writer is not None:
             writer.close()
+            writer = None
         if f is not None:
             f.close()
             f = None
             os.replace(tmp, trace)
     finally:
+        # A failed episode leaves the GIF and trace paths as they were.
+        if writer is not None:
+            writer.discard()
         if f is not None:
             f.close()
             os.unlink(tmp)

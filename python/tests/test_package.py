@@ -112,3 +112,32 @@ def test_run_on_gymnasium_env_with_gif(gym, mind, tmp_path):
 def test_unwritable_gif_is_a_clear_error(mind, tmp_path):
     with pytest.raises(ValueError):
         run(tasks.frozenlake(), mind=mind, gif=str(tmp_path / "no" / "such" / "dir" / "x.gif"))
+
+
+def test_a_failed_episode_leaves_the_files_as_they_were(mind, tmp_path):
+    gif, trace = tmp_path / "keep.gif", tmp_path / "keep.jsonl"
+    gif.write_bytes(b"old gif")
+    trace.write_text("old trace")
+    calls = [0]
+    base = tasks.frozenlake()
+
+    def perceive(obs):
+        calls[0] += 1
+        if calls[0] == 3:
+            raise RuntimeError("sensor broke")
+        return base.status(obs)
+
+    from meadow_mind import Task
+
+    task = Task(
+        perceive=perceive,
+        rule=base.rule,
+        options=base.options,
+        option_text=base.option_text,
+        env_id=base.env_id,
+        env_kwargs=base.env_kwargs,
+    )
+    with pytest.raises(RuntimeError, match="sensor broke"):
+        run(task, mind=mind, gif=str(gif), trace=str(trace))
+    assert gif.read_bytes() == b"old gif" and trace.read_text() == "old trace"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.gif", "keep.jsonl"]
