@@ -12,13 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include "meadow/scene.hpp"
+#include "meadow/values.hpp"
 
 namespace meadow {
 
-// Observations and actions are flat lists of numbers. A Discrete value is one element holding
-// the index; a Box value holds its components, already rounded to the space's dtype
-// (float32 observations hold exactly the float32 value Gymnasium returns).
-using Values = std::vector<double>;
+// Observations and actions are Values (meadow/values.hpp), Box components already rounded to
+// the space's dtype (float32 observations hold exactly the float32 value Gymnasium returns).
 
 struct Space {
   enum class Kind { Discrete, Box };

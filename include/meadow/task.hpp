@@ -15,8 +15,8 @@
 // `memory = false` nothing is recorded and `seen()` is always false.
 //
 // This header knows nothing of environments (the mind layer never includes envs): actions,
-// observations and env kwargs use the same plain types as meadow/env.hpp (`Values` is the
-// same alias; kwargs are Gymnasium-style JSON).
+// observations and env kwargs use the same plain types as meadow/env.hpp (meadow/values.hpp's
+// `Values`; kwargs are Gymnasium-style JSON).
 #pragma once
 
 #include <cstdint>
@@ -29,9 +29,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace meadow {
+#include "meadow/values.hpp"
 
-using Values = std::vector<double>;  // identical to meadow/env.hpp's alias
+namespace meadow {
 
 struct Task;
 
