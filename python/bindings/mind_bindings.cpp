@@ -29,6 +29,12 @@ std::vector<std::pair<std::string, double>> probs_of(const DecisionInfo& d) {
   return out;
 }
 
+std::vector<ChatMessage> chat_of(const std::vector<std::pair<std::string, std::string>>& messages) {
+  std::vector<ChatMessage> out;
+  for (const auto& [role, content] : messages) out.push_back({role, content});
+  return out;
+}
+
 }  // namespace
 
 void bind_mind(nb::module_& m) {
@@ -131,8 +137,7 @@ void bind_mind(nb::module_& m) {
             o.stop = std::move(stop);
             o.cache = cache;
             o.threads = threads;
-            std::vector<ChatMessage> msgs;
-            for (const auto& [role, content] : messages) msgs.push_back({role, content});
+            const std::vector<ChatMessage> msgs = chat_of(messages);
             const auto prompt = messages.empty()
                                     ? mind.tokenizer().encode(raw, false)
                                     : diffusion::chat_prompt_ids(mind.tokenizer(), msgs);
@@ -149,8 +154,7 @@ void bind_mind(nb::module_& m) {
           "draft",
           [](const Mind& mind, const std::vector<std::pair<std::string, std::string>>& messages,
              int length) {
-            std::vector<ChatMessage> msgs;
-            for (const auto& [role, content] : messages) msgs.push_back({role, content});
+            const std::vector<ChatMessage> msgs = chat_of(messages);
             const auto prompt = diffusion::chat_prompt_ids(mind.tokenizer(), msgs);
             const diffusion::Draft d = diffusion::draft(mind.model(), mind.tokenizer(), prompt,
                                                         length, mind.options().threads);

@@ -43,6 +43,11 @@ struct TextArgs {
   int tokens = 8, value_tokens = 8;
 };
 
+// One JSON object on a line; invalid UTF-8 in model text is replaced, never thrown on.
+void print_json(const ordered_json& j) {
+  std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+}
+
 struct Loaded {
   model::Model model;
   Tokenizer tok;
@@ -123,7 +128,7 @@ void run_generate(const TextArgs& a) {
                    {"tokens_per_s", tps},
                    {"arch", model::arch_name(L.model.config().arch)},
                    {"model", resolve_model(a.model)}};
-    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    print_json(j);
     return;
   }
   std::printf("%s\n", g.text.c_str());
@@ -144,9 +149,7 @@ void run_draft(const TextArgs& a, bool routing) {
   const diffusion::Draft d = diffusion::draft(L.model, L.tok, L.prompt, a.length, a.threads);
   if (!routing) {
     if (a.json)
-      std::printf(
-          "%s\n",
-          draft_json(d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+      print_json(draft_json(d));
     else
       std::printf("%s\nΣ %.3f (%zu positions, %.1f ms)\n", d.text.c_str(), d.coherence,
                   d.tokens.size(), d.ms);
@@ -159,7 +162,7 @@ void run_draft(const TextArgs& a, bool routing) {
                    {"coherence", r.coherence},
                    {"escalate", r.escalate},
                    {"draft", draft_json(d)}};
-    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    print_json(j);
     return;
   }
   std::string signals;
@@ -177,7 +180,7 @@ void run_infill(const TextArgs& a) {
                                                     tok.encode(a.after, false), a.tokens, o);
   if (a.json) {
     const ordered_json j{{"text", g.text}, {"tokens", g.tokens}, {"steps", g.steps}, {"ms", g.ms}};
-    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    print_json(j);
   } else {
     std::printf("%s%s%s\n", a.before.c_str(), g.text.c_str(), a.after.c_str());
   }
@@ -196,7 +199,7 @@ void run_tool_call(const TextArgs& a) {
     const ordered_json j{{"call", ordered_json::parse(c.json)},
                          {"chosen_by_model", c.chosen_by_model},
                          {"ms", c.ms}};
-    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    print_json(j);
   } else {
     std::printf("%s\n", c.json.c_str());
   }

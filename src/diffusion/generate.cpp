@@ -146,14 +146,15 @@ Generation generate_blocks(const model::Model& m, std::span<const int32_t> promp
   std::vector<int64_t> block_ends{p0};                        // the uncached path's mask
   model::PrefixCache cache;
   std::vector<float> carry;  // shifted models: the logits row before the current block
+  // Committed tokens join the cache; a shifted model keeps the last one's row, which predicts
+  // the next block's first position.
+  auto commit = [&](const std::vector<int32_t>& tokens, int64_t last) {
+    const auto rows = c.shift_logits ? std::vector<int64_t>{last} : std::vector<int64_t>{};
+    carry = std::move(m.extend(cache, {tokens, rows}, ro).data);
+    ++out.passes;
+  };
   auto t0 = Clock::now();
-  if (o.cache) {
-    const std::vector<int64_t> last =
-        c.shift_logits ? std::vector<int64_t>{p0 - 1} : std::vector<int64_t>{};
-    model::Logits l = m.extend(cache, {canvas, last}, ro);
-    carry = std::move(l.data);
-    out.passes = 1;
-  }
+  if (o.cache) commit(canvas, p0 - 1);
   out.prefill_ms = ms_since(t0);
   t0 = Clock::now();
   out.finish_reason = "length";
@@ -198,14 +199,8 @@ Generation generate_blocks(const model::Model& m, std::span<const int32_t> promp
       }
       unmask(block, masked, picks, step, steps, o.threshold);
     }
-    // The finished block joins the committed tokens (and the cache, keeping its last row).
-    if (o.cache) {
-      const std::vector<int64_t> last =
-          c.shift_logits ? std::vector<int64_t>{start + b - 1} : std::vector<int64_t>{};
-      model::Logits l = m.extend(cache, {block, last}, ro);
-      carry = std::move(l.data);
-      ++out.passes;
-    }
+    // The finished block joins the committed tokens (and the cache).
+    if (o.cache) commit(block, start + b - 1);
     canvas.insert(canvas.end(), block.begin(), block.end());
     block_ends.push_back(start + b);
     const size_t before = out.tokens.size();
