@@ -73,7 +73,10 @@ struct PromptIds {
   int64_t size() const { return int64_t(prefix.size() + suffix.size() + slot.size()); }
 };
 
+// One decision, the one record of it: the Decider fills it, Mind returns it (as
+// meadow::DecisionInfo), the runner keeps it in each EpisodeStep and the trace writes it.
 struct Decision {
+  std::string status;  // the situation decided (a task's perceiver output)
   char letter = 0;
   std::vector<std::pair<char, double>> probs;  // in option order; sums to 1
   double margin = 0;  // top-1 minus top-2 probability (1 when there is one option)
@@ -113,12 +116,24 @@ class Decider {
   // letter with and without a leading space when both are single tokens).
   const std::vector<int32_t>& read_ids() const { return read_ids_; }
   const std::vector<size_t>& read_owner() const { return read_owner_; }
+  const std::string& rule() const { return rule_; }
   const std::vector<Choice>& choices() const { return choices_; }
   const DecideOptions& options() const { return opts_; }
   bool cached() const { return !cache_.tokens.empty(); }
 
  private:
   Decision run(std::string_view situation, bool use_cache) const;
+  void build_suffix_frame(const std::vector<ChatPiece>& suffix);
+  std::vector<int32_t> suffix_ids(std::string_view situation) const;  // checks the context
+
+  // Where the situation goes in the suffix (see build_suffix_frame): the pieces before and
+  // after the one that holds it, tokenized once, and that piece's text around it.
+  struct SuffixFrame {
+    bool ok = false;
+    std::vector<int32_t> lead, tail;
+    std::string before, after;
+  };
+  static constexpr const char* kMark = "\x01";
 
   const model::Model* model_;
   const Tokenizer* tok_;
@@ -126,6 +141,8 @@ class Decider {
   std::vector<Choice> choices_;
   DecideOptions opts_;
   std::vector<int32_t> prefix_ids_;
+  std::vector<int32_t> slot_ids_;  // the answer slot's mask tokens (empty for causal archs)
+  SuffixFrame frame_;
   std::vector<int32_t> letter_ids_;  // per choice: the letter's bare token
   std::vector<int32_t> read_ids_;    // every letter form read (causal: "A" and " A")
   std::vector<size_t> read_owner_;   // choice index of each read id

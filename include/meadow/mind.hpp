@@ -20,13 +20,13 @@
 //      source tree's models/ folder, so build trees find it).
 //   None found → meadow::Error listing every place tried.
 //
-// Per-task prefix cache: the first decision of a task (keyed by its rule + options text)
-// encodes the constant prefix; later decisions run only the situation. A Mind is safe to use
+// Per-task prefix cache: the first decision of a task (known by its rule + options text)
+// validates the task and encodes the constant prefix; later decisions tokenize and run only the
+// situation. A Mind is safe to use
 // from several threads (the cache map is locked); decisions themselves run in parallel.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -59,17 +59,10 @@ struct MindOptions {
   std::string lora;
 };
 
-// What one decision saw and answered.
-struct DecisionInfo {
-  std::string status;                          // the status sentence (perceiver output)
-  char letter = 0;                             // the chosen option
-  std::vector<std::pair<char, double>> probs;  // per letter, option order, sums to 1
-  double margin = 0;                           // top-1 − top-2 probability
-  double entropy = 0;    // letter distribution's entropy / log(options), 0 certain .. 1 uniform
-  double coherence = 0;  // Σ coherence (meadow/decision.hpp); NaN if off
-  double lat_ms = 0;     // tokenize + forward + softmax (not the task's one-time prefix encoding)
-  double prob(char letter) const;
-};
+// What one decision saw and answered: the decision pass's own record (status, letter,
+// per-letter probabilities in option order, margin, entropy, Σ coherence and its draft, and
+// lat_ms: tokenize + forward + softmax, not the task's one-time prefix encoding).
+using DecisionInfo = diffusion::Decision;
 
 struct Decided {
   Values action;  // options[letter].action
@@ -165,7 +158,7 @@ class Mind {
   MindOptions opts_;
   std::unique_ptr<Loaded> m_;
   std::unique_ptr<std::mutex> mu_;
-  std::map<std::string, std::unique_ptr<diffusion::Decider>> deciders_;  // by prefix text
+  std::vector<std::unique_ptr<diffusion::Decider>> deciders_;  // one per table, in first use order
 };
 
 // A table of the exam: one line per item with status, expected, chosen, probabilities and a

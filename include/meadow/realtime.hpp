@@ -25,22 +25,19 @@
 
 #include "meadow/mind.hpp"
 #include "meadow/model.hpp"
+#include "meadow/runner.hpp"
 #include "meadow/task.hpp"
 #include "meadow/tasks.hpp"
 #include "meadow/tokenizer.hpp"
 
 namespace meadow {
 
-// One decision, as the game saw it.
+// When one decision was read and answered, on the game clock. The decision itself (status,
+// letter, probabilities, latency) and its action are the episode step of the same index.
 struct TimedDecision {
-  int64_t index = 0;
-  std::string status;
-  char letter = 0;
-  Values action;
   int64_t challenge = 0;  // the question the state posed (meadow's TimedEnv challenge id)
   double read_s = 0;      // game time of the state the mind read
   double answer_s = 0;    // game time at which the answer reached the game
-  double lat_ms = 0;      // the decision pass alone (DecisionInfo::lat_ms)
   bool in_time = false;   // applied (its question still open), else late and dropped
 };
 
@@ -57,8 +54,8 @@ struct RealtimeOptions {
 };
 
 struct RealtimeResult {
-  Episode episode;  // steps: one per decision; total_reward: all the game gave
-  std::vector<TimedDecision> decisions;
+  Episode episode;                       // steps: one per decision; total_reward: all the game gave
+  std::vector<TimedDecision> decisions;  // decisions[i] is when episode.steps[i] was decided
   Verdict verdict;
   int64_t late = 0;               // decisions that arrived after their question closed
   double game_s = 0;              // game time the run took

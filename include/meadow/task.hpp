@@ -70,31 +70,10 @@ class Perceiver {
   std::function<std::string(const Values&, const Task&)> fn_;
 };
 
-// What the runner recorded for one step (filled by the tasks layer's runner).
-struct EpisodeStep {
-  int64_t step = 0;
-  std::string status;
-  char letter = 0;
-  std::vector<std::pair<char, double>> probs;
-  Values action;
-  Values obs;  // observation after the step
-  double reward = 0;
-  double lat_ms = 0;
-};
-
-struct Episode {
-  uint64_t seed = 0;
-  Values reset_obs;
-  std::vector<EpisodeStep> steps;
-  double total_reward = 0;
-  bool terminated = false;
-  bool truncated = false;
-};
-
-struct Verdict {
-  bool ok = false;
-  std::string text;  // one line: "balanced 500/500 steps", "reached the flag in 98 steps"
-};
+// A played episode and its verdict are the runner's (meadow/runner.hpp); a task only names
+// the judge that reads one.
+struct Episode;
+struct Verdict;
 
 struct Task {
   std::string name;     // "cartpole"

@@ -45,19 +45,18 @@ void bind_tasks(nb::module_& m) {
       .def_ro("action", &Option::action)
       .def_ro("act", &Option::act);
 
+  // What a judge reads of a Python-played step; the decision keeps its status, letter and
+  // latency.
   nb::class_<EpisodeStep>(m, "EpisodeStep")
       .def(
           "__init__",
           [](EpisodeStep* s, int64_t step, std::string status, const std::string& letter,
              Values action, Values obs, double reward, double lat_ms) {
-            new (s) EpisodeStep{step,
-                                std::move(status),
-                                one_letter(letter),
-                                {},
-                                std::move(action),
-                                std::move(obs),
-                                reward,
-                                lat_ms};
+            DecisionInfo d;
+            d.status = std::move(status);
+            d.letter = one_letter(letter);
+            d.lat_ms = lat_ms;
+            new (s) EpisodeStep{step, std::move(d), std::move(action), std::move(obs), reward};
           },
           nb::arg("step"), nb::arg("status"), nb::arg("letter"), nb::arg("action"), nb::arg("obs"),
           nb::arg("reward"), nb::arg("lat_ms") = 0.0);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <string>
@@ -35,7 +36,7 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
     // Causal models may answer "A" or " A" after the generation prompt: both forms are read
     // and their probabilities added. The bidirectional slot is read in its trained form only.
     std::vector<int32_t> forms;
-    for (const std::string& text : {std::string(1, letter), " " + std::string(1, letter)}) {
+    for (const std::string& text : {std::string(1, letter), std::string{' ', letter}}) {
       const auto ids = tok.encode(text, false);
       if (ids.size() == 1 && std::find(forms.begin(), forms.end(), ids[0]) == forms.end())
         forms.push_back(ids[0]);
@@ -55,29 +56,71 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
     if (cfg.mask_id < 0 && !tok.mask_id())
       throw Error("decision: the model has no mask token (tokenizer.ggml.mask_token_id)");
   }
-  prefix_ids_ = encode_chat(tok, prompt_text(tok, opts_.system, rule_, choices_, "").prefix);
+  const PromptText frame = prompt_text(tok, opts_.system, rule_, choices_, kMark);
+  prefix_ids_ = encode_chat(tok, frame.prefix);
   if (prefix_ids_.empty()) throw Error("decision: empty prompt prefix");
+  build_suffix_frame(frame.suffix);
+  if (!cfg.causal) {
+    const int32_t mask = cfg.mask_id >= 0 ? cfg.mask_id : *tok.mask_id();
+    slot_ids_.assign(size_t(opts_.answer_slot), mask);
+  }
   if (opts_.cache) cache_ = model.encode_prefix(prefix_ids_, opts_.threads);
+}
+
+// The suffix is rendered once, with kMark where the situation goes: the pieces before the one
+// holding the mark and those after it are tokenized here, once per table.
+void Decider::build_suffix_frame(const std::vector<ChatPiece>& suffix) {
+  size_t at = suffix.size();
+  for (size_t i = 0; i < suffix.size() && at == suffix.size(); ++i)
+    if (!suffix[i].special && suffix[i].text.find(kMark) != std::string::npos) at = i;
+  if (at == suffix.size()) return;  // no frame: every decision renders the whole suffix
+  const std::string& text = suffix[at].text;
+  const size_t m = text.find(kMark);
+  if (text.find(kMark, m + 1) != std::string::npos) return;
+  frame_.lead = encode_chat(*tok_, {suffix.begin(), suffix.begin() + ptrdiff_t(at)});
+  frame_.before = text.substr(0, m);
+  frame_.after = text.substr(m + 1);
+  frame_.tail = encode_chat(*tok_, {suffix.begin() + ptrdiff_t(at) + 1, suffix.end()});
+  frame_.ok = true;
+}
+
+std::vector<int32_t> Decider::suffix_ids(std::string_view situation) const {
+  // Every template renders a message's content verbatim except llama3, which trims its ends:
+  // a situation with no whitespace at either end renders the same in the frame. Any other
+  // (and a table whose frame was not found) takes the full rendering.
+  const char* ws = " \t\n\r\v\f";
+  const bool framed = frame_.ok && !situation.empty() &&
+                      std::strchr(ws, situation.front()) == nullptr &&
+                      std::strchr(ws, situation.back()) == nullptr;
+  std::vector<int32_t> ids;
+  if (framed) {
+    std::string text;
+    text.reserve(frame_.before.size() + situation.size() + frame_.after.size());
+    text.append(frame_.before).append(situation).append(frame_.after);
+    const std::vector<int32_t> mid = tok_->encode(text, false);
+    ids.reserve(frame_.lead.size() + mid.size() + frame_.tail.size());
+    ids.insert(ids.end(), frame_.lead.begin(), frame_.lead.end());
+    ids.insert(ids.end(), mid.begin(), mid.end());
+    ids.insert(ids.end(), frame_.tail.begin(), frame_.tail.end());
+  } else {
+    ids = encode_chat(*tok_, prompt_text(*tok_, opts_.system, rule_, choices_, situation).suffix);
+  }
+  if (ids.empty()) throw Error("decision: empty prompt suffix");
+  const int64_t n = int64_t(prefix_ids_.size() + ids.size() + slot_ids_.size());
+  const int64_t n_ctx = model_->config().n_ctx;
+  if (n_ctx > 0 && n > n_ctx)
+    throw Error("decision: prompt of " + std::to_string(n) +
+                " tokens exceeds the model's context of " + std::to_string(n_ctx));
+  return ids;
 }
 
 PromptIds Decider::prompt_ids(std::string_view situation) const {
   PromptIds p;
+  p.suffix = suffix_ids(situation);
   p.prefix = prefix_ids_;
-  // The prefix text does not depend on the situation; only the suffix is re-rendered.
-  p.suffix =
-      encode_chat(*tok_, prompt_text(*tok_, opts_.system, rule_, choices_, situation).suffix);
-  if (p.suffix.empty()) throw Error("decision: empty prompt suffix");
-  const auto& cfg = model_->config();
-  if (!cfg.causal) {
-    const int32_t mask = cfg.mask_id >= 0 ? cfg.mask_id : *tok_->mask_id();
-    p.slot.assign(size_t(opts_.answer_slot), mask);
-    p.answer_pos = int64_t(p.prefix.size() + p.suffix.size());
-  } else {
-    p.answer_pos = int64_t(p.prefix.size() + p.suffix.size());  // the next token
-  }
-  if (cfg.n_ctx > 0 && p.size() > cfg.n_ctx)
-    throw Error("decision: prompt of " + std::to_string(p.size()) +
-                " tokens exceeds the model's context of " + std::to_string(cfg.n_ctx));
+  p.slot = slot_ids_;
+  // The first slot position (bidirectional) or the next token (causal).
+  p.answer_pos = int64_t(p.prefix.size() + p.suffix.size());
   return p;
 }
 
@@ -91,40 +134,33 @@ Decision Decider::decide_uncached(std::string_view situation) const {
 
 Decision Decider::run(std::string_view situation, bool use_cache) const {
   const auto t0 = std::chrono::steady_clock::now();
-  const PromptIds p = prompt_ids(situation);
+  if (use_cache && !cached()) throw Error("decision: no prefix cache (built with cache = false)");
   const auto& cfg = model_->config();
-  const int64_t P = int64_t(p.prefix.size());
+  const int64_t P = int64_t(prefix_ids_.size());
+
+  // One sequence: the suffix and slot after the cached prefix, or the whole prompt.
+  model::Sequence s;
+  const std::vector<int32_t> suffix = suffix_ids(situation);
+  s.tokens.reserve(size_t(P) + suffix.size() + slot_ids_.size());
+  if (!use_cache) s.tokens = prefix_ids_;
+  s.tokens.insert(s.tokens.end(), suffix.begin(), suffix.end());
+  s.tokens.insert(s.tokens.end(), slot_ids_.begin(), slot_ids_.end());
+  const int64_t answer_pos = P + int64_t(suffix.size());
 
   // Rows to read: every answer position (bidirectional) or the next-token row (causal).
-  std::vector<int64_t> rows;
   if (!cfg.causal) {
-    for (int64_t i = 0; i < int64_t(p.slot.size()); ++i)
-      rows.push_back(model_->logits_row_for(p.answer_pos + i));
+    for (int64_t i = 0; i < int64_t(slot_ids_.size()); ++i)
+      s.positions.push_back(model_->logits_row_for(answer_pos + i));
   } else {
-    rows.push_back(p.answer_pos - 1);
+    s.positions.push_back(answer_pos - 1);
   }
-  if (!opts_.want_coherence) rows.resize(1);
+  if (!opts_.want_coherence) s.positions.resize(1);
 
   model::RunOptions ro;
   ro.threads = opts_.threads;
   if (!opts_.want_coherence) ro.vocab_rows = read_ids_;
-
-  std::vector<model::Logits> out;
-  if (use_cache) {
-    if (!cached()) throw Error("decision: no prefix cache (built with cache = false)");
-    model::Sequence s;
-    s.tokens = p.suffix;
-    s.tokens.insert(s.tokens.end(), p.slot.begin(), p.slot.end());
-    s.positions = rows;
-    out = model_->run_cached(cache_, {s}, ro);
-  } else {
-    model::Sequence s;
-    s.tokens = p.prefix;
-    s.tokens.insert(s.tokens.end(), p.suffix.begin(), p.suffix.end());
-    s.tokens.insert(s.tokens.end(), p.slot.begin(), p.slot.end());
-    s.positions = rows;
-    out = model_->run({s}, ro, model::Mask::Prefix, P);
-  }
+  const std::vector<model::Logits> out = use_cache ? model_->run_cached(cache_, {s}, ro)
+                                                   : model_->run({s}, ro, model::Mask::Prefix, P);
   const model::Logits& lg = out.at(0);
 
   // Letters: softmax over the letter tokens' logits at the answer row, each letter's forms
@@ -141,6 +177,7 @@ Decision Decider::run(std::string_view situation, bool use_cache) const {
   for (size_t k = 0; k < pz.size(); ++k) pr[read_owner_[k]] += pz[k];
 
   Decision d;
+  d.status = std::string(situation);
   size_t best = 0;
   for (size_t i = 0; i < pr.size(); ++i) {
     d.probs.emplace_back(choices_[i].letter, pr[i]);

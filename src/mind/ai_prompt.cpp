@@ -13,7 +13,8 @@ env action. No reward, no training: behaviour changes by editing words. Follow t
 steps below, in order, and do not skip the exam.
 
 Headers: meadow/task.hpp (Task, Option, ExamItem), meadow/mind.hpp (Mind), meadow/env.hpp
-(environments: meadow::make(id, kwargs), reset, step; Values = std::vector<double>).
+(environments: meadow::make(id, kwargs), reset, step; Values = std::vector<double>),
+meadow/runner.hpp (Episode, Verdict, run_episode: the episode a judge reads).
 
 ## 1. Explore the actions
 
@@ -79,18 +80,21 @@ mem_key.
 ## Complete example
 
     #include <cmath>
+    #include <cstdint>
     #include <string>
 
     #include "meadow/env.hpp"
     #include "meadow/mind.hpp"
+    #include "meadow/runner.hpp"
 
     meadow::Task cartpole() {
       meadow::Task t;
       t.name = "cartpole";
       t.env_id = "CartPole-v1";
       t.max_steps = 500;
-      t.rule = "If the pole leans or falls to the left, choose A; "
-               "if it leans or falls to the right, choose B.";
+      t.rule =
+          "If the pole leans or falls to the left, choose A; "
+          "if it leans or falls to the right, choose B.";
       t.options = {{'A', "push the cart to the left", {0}, "left"},
                    {'B', "push the cart to the right", {1}, "right"}};
       t.perceive = [](const meadow::Values& o) {
@@ -104,16 +108,16 @@ mem_key.
                   {"The pole leans to the right and falls fast.", 'B'},
                   {"The pole leans to the left and falls slowly.", 'A'}};
       t.judge = [](const meadow::Episode& e) {
-        return meadow::Verdict{e.steps.size() >= 500, "balanced " +
-                               std::to_string(e.steps.size()) + " steps"};
+        return meadow::Verdict{e.steps.size() >= 500,
+                               "balanced " + std::to_string(e.steps.size()) + " steps"};
       };
       return t;
     }
 
     int main() {
-      meadow::Mind mind;              // MEADOW_MIND_MODEL, cache dir or the embedded model
+      meadow::Mind mind;  // MEADOW_MIND_MODEL, cache dir or the embedded model
       auto task = cartpole();
-      mind.check(task);               // the exam first: throws meadow::ExamFailed on failure
+      mind.check(task);  // the exam first: throws meadow::ExamFailed on failure
       auto env = meadow::make(task.env_id, task.env_kwargs);
       auto obs = env->reset(42).obs;
       task.forget();

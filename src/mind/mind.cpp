@@ -23,16 +23,15 @@ std::vector<diffusion::Choice> choices_of(const Task& task) {
   return c;
 }
 
-DecisionInfo info_of(std::string_view status, const diffusion::Decision& d) {
-  DecisionInfo i;
-  i.status = std::string(status);
-  i.letter = d.letter;
-  i.probs = d.probs;
-  i.margin = d.margin;
-  i.entropy = d.entropy;
-  i.coherence = d.coherence;
-  i.lat_ms = d.lat_ms;
-  return i;
+// Whether a decider reads this task's table: the same rule and the same lettered options.
+// Compared in place, so a decision allocates nothing to find its table.
+bool reads_table(const diffusion::Decider& d, const Task& task) {
+  if (d.rule() != task.rule || d.choices().size() != task.options.size()) return false;
+  for (size_t i = 0; i < task.options.size(); ++i)
+    if (d.choices()[i].letter != task.options[i].letter ||
+        d.choices()[i].text != task.options[i].text)
+      return false;
+  return true;
 }
 
 // Weights a decision multiplies per token (attention + feed-forward of every layer).
@@ -44,12 +43,6 @@ int auto_threads(const model::Config& c) {
 }
 
 }  // namespace
-
-double DecisionInfo::prob(char l) const {
-  for (const auto& [k, p] : probs)
-    if (k == l) return p;
-  return 0.0;
-}
 
 Mind::Mind(MindOptions opts) : Mind(resolve_model(""), std::move(opts)) {}
 
@@ -76,42 +69,36 @@ const Tokenizer& Mind::tokenizer() const {
   return m_->tok;
 }
 
+// The table identifies the decider: editing the rule or an option makes a new one. A task is
+// validated once, when its decider is made; later decisions only find it.
 const diffusion::Decider& Mind::decider_for(const Task& task) {
-  validate(task);
-  const auto choices = choices_of(task);
-  // The table identifies the cache: editing the rule or an option makes a new one. Each text is
-  // length-prefixed: joined with separators, an option text holding "\nB) ..." made the same
-  // key as two options, and the second table got the first one's letters.
-  std::string key = std::to_string(task.rule.size()) + ':' + task.rule;
-  for (const auto& c : choices) key += c.letter + std::to_string(c.text.size()) + ':' + c.text;
   std::lock_guard lock(*mu_);
-  auto it = deciders_.find(key);
-  if (it == deciders_.end()) {
-    diffusion::DecideOptions o;
-    o.threads = opts_.threads;
-    o.answer_slot = opts_.answer_slot;
-    o.cache = opts_.prefix_cache;
-    o.want_coherence = opts_.want_coherence;
-    o.system = opts_.system;
-    auto d = std::make_unique<diffusion::Decider>(m_->model, m_->tok, task.rule, choices, o);
-    it = deciders_.emplace(std::move(key), std::move(d)).first;
-  }
-  return *it->second;
+  for (const auto& d : deciders_)
+    if (reads_table(*d, task)) return *d;
+  validate(task);
+  diffusion::DecideOptions o;
+  o.threads = opts_.threads;
+  o.answer_slot = opts_.answer_slot;
+  o.cache = opts_.prefix_cache;
+  o.want_coherence = opts_.want_coherence;
+  o.system = opts_.system;
+  deciders_.push_back(
+      std::make_unique<diffusion::Decider>(m_->model, m_->tok, task.rule, choices_of(task), o));
+  return *deciders_.back();
 }
 
 DecisionInfo Mind::decide_status(const Task& task, std::string_view status) {
-  return info_of(status, decider_for(task).decide(status));
+  return decider_for(task).decide(status);
 }
 
 DecisionInfo Mind::decide_status_uncached(const Task& task, std::string_view status) {
-  return info_of(status, decider_for(task).decide_uncached(status));
+  return decider_for(task).decide_uncached(status);
 }
 
 Decided Mind::decide(Task& task, const Values& obs) {
   const auto& decider = decider_for(task);
-  const std::string status = perceive(task, obs);
   Decided out;
-  out.info = info_of(status, decider.decide(status));
+  out.info = decider.decide(perceive(task, obs));
   out.action = task.option(out.info.letter).action;
   return out;
 }

@@ -15,6 +15,9 @@ int64_t Task::visits(const std::string& key) const {
 
 std::string perceive(Task& task, const Values& obs) {
   if (!task.perceive) throw Error("task " + task.name + ": no perceiver");
+  // Checked here too: a task is validated once per decider, and may change after.
+  if (task.memory && !task.mem_key)
+    throw Error("task " + task.name + ": memory is on but there is no mem_key");
   std::string key;
   if (task.memory) key = task.mem_key(obs);
   // The perceiver sees the visits before this step; then this one is recorded.

@@ -1,7 +1,6 @@
 #include "model/forward.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "model/lora.hpp"
 #include "tensor/ops.hpp"
@@ -13,30 +12,23 @@ using tensor::AttnMask;
 
 // Scratch activations of one pass, sized for n tokens.
 struct Buffers {
-  std::vector<float> x, h, q, k, v, att, gate, up, kcat, vcat;
+  std::vector<float> x, h, q, k, v, att, gate, up;
   std::vector<float> lora;  // the low-rank products of an adapter (model/lora.hpp)
   std::vector<int32_t> pos;
 };
 
 // Attention of one segment for one layer. q/k/v rows of the segment are contiguous.
 void attend(const Config& c, const PassSpec& spec, int64_t layer, const float* q, const float* k,
-            const float* v, int64_t n, float* out, Buffers& b) {
-  const int64_t kvd = c.n_head_kv * c.head_dim, qd = c.n_head * c.head_dim;
+            const float* v, int64_t n, float* out) {
+  const int64_t qd = c.n_head * c.head_dim;
   const tensor::Threads th = spec.threads;
   const AttnMask natural = c.causal ? AttnMask::Causal : AttnMask::Full;
   if (spec.prefix) {
-    // Keys = cached prefix K/V followed by this segment's own.
+    // Keys = the cached prefix K/V, then this segment's own, attended where they lie.
     const int64_t p = spec.prefix->size();
-    const auto& pk = spec.prefix->k[size_t(layer)];
-    const auto& pv = spec.prefix->v[size_t(layer)];
-    b.kcat.resize(size_t((p + n) * kvd));
-    b.vcat.resize(size_t((p + n) * kvd));
-    std::copy(pk.begin(), pk.end(), b.kcat.begin());
-    std::copy(pv.begin(), pv.end(), b.vcat.begin());
-    std::memcpy(b.kcat.data() + p * kvd, k, size_t(n * kvd) * sizeof(float));
-    std::memcpy(b.vcat.data() + p * kvd, v, size_t(n * kvd) * sizeof(float));
-    tensor::attention(q, n, p, b.kcat.data(), b.vcat.data(), p + n, c.n_head, c.n_head_kv,
-                      c.head_dim, natural, out, th);
+    const tensor::KvPart parts[] = {
+        {spec.prefix->k[size_t(layer)].data(), spec.prefix->v[size_t(layer)].data(), p}, {k, v, n}};
+    tensor::attention(q, n, p, parts, c.n_head, c.n_head_kv, c.head_dim, natural, out, th);
     return;
   }
   if (!c.causal && !spec.block_ends.empty()) {
@@ -111,7 +103,7 @@ std::vector<float> run_layers(const Config& c, const ModelWeights& w,
     }
     for (const Segment& s : segs)
       attend(c, spec, l, b.q.data() + s.start * qd, b.k.data() + s.start * kvd,
-             b.v.data() + s.start * kvd, s.len, b.att.data() + s.start * qd, b);
+             b.v.data() + s.start * kvd, s.len, b.att.data() + s.start * qd);
     project(lw.wo, lw.lora[kO], b.att.data(), n, b.h.data(), th, b.lora);
     for (size_t i = 0; i < b.x.size(); ++i) b.x[i] += b.h[i];
 

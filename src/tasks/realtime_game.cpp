@@ -51,51 +51,41 @@ void RealtimeGame::advance_to(double t) {
   }
 }
 
-void RealtimeGame::answer(const Decided& d, const GameState& read) {
+void RealtimeGame::answer(Decided d, const GameState& read) {
   TimedDecision rec;
-  rec.index = int64_t(decisions_.size());
-  rec.status = d.info.status;
-  rec.letter = d.info.letter;
-  rec.action = d.action;
   rec.challenge = read.challenge;
   rec.read_s = read.t;
   rec.answer_s = env_->clock();
-  rec.lat_ms = d.info.lat_ms;
   rec.in_time = !terminated_ && read.challenge >= 0 && env_->challenge() == read.challenge;
-  EpisodeStep step;
-  step.step = rec.index;
-  step.status = rec.status;
-  step.letter = rec.letter;
-  step.probs = d.info.probs;
-  step.action = rec.action;
-  step.lat_ms = rec.lat_ms;
+  EpisodeStep step{int64_t(decisions_.size()), std::move(d.info), std::move(d.action), {}, 0.0};
   bool changed = false;
   if (rec.in_time) {
     const Values before = env_->observe();
-    const StepResult s = env_->act(d.action);
+    const StepResult s = env_->act(step.action);
     step.reward = s.reward;
     episode_.total_reward += s.reward;
     terminated_ = s.terminated;
     changed = s.obs != before;
   }
   step.obs = env_->observe();
-  decisions_.push_back(std::move(rec));
+  decisions_.push_back(rec);
   episode_.steps.push_back(std::move(step));
   // A frame for every answer that moved something, and for every late one (the "late" mark).
-  if (changed || !decisions_.back().in_time) capture();
+  if (changed || !rec.in_time) capture();
 }
 
 std::vector<std::string> RealtimeGame::caption() const {
   char head[48];
   std::snprintf(head, sizeof head, "t=%.3f s  ", env_->clock());
   if (decisions_.empty()) return {std::string(head) + "waiting for the first answer", ""};
-  const TimedDecision& d = decisions_.back();
+  const TimedDecision& t = decisions_.back();
+  const DecisionInfo& d = episode_.steps.back().decision;
   std::string act;
   for (const auto& o : options_)
     if (o.letter == d.letter) act = o.act.empty() ? o.text : o.act;
   char tail[96];
-  std::snprintf(tail, sizeof tail, "  read %.3f s, answered %.3f s%s", d.read_s, d.answer_s,
-                d.in_time ? "" : "  LATE");
+  std::snprintf(tail, sizeof tail, "  read %.3f s, answered %.3f s%s", t.read_s, t.answer_s,
+                t.in_time ? "" : "  LATE");
   return {std::string(head) + d.status, std::string(1, d.letter) + ") " + act + tail};
 }
 
@@ -111,10 +101,8 @@ RealtimeResult RealtimeGame::finish(const Task& task, bool simulated) {
   episode_.terminated = terminated_;
   episode_.truncated = !terminated_;
   std::vector<double> lat;
-  for (const auto& d : decisions_) {
-    r.late += !d.in_time;
-    lat.push_back(d.lat_ms);
-  }
+  for (const auto& d : decisions_) r.late += !d.in_time;
+  for (const auto& s : episode_.steps) lat.push_back(s.decision.lat_ms);
   r.p50_ms = percentile(lat, 0.5);
   r.p95_ms = percentile(lat, 0.95);
   if (!opts_.gif_path.empty()) {
@@ -122,7 +110,7 @@ RealtimeResult RealtimeGame::finish(const Task& task, bool simulated) {
     for (const auto& s : shots_) shots.push_back({&s.scene, s.t, &s.caption});
     r.gif_frames = write_realtime_gif(opts_.gif_path, shots);
   }
-  if (!opts_.trace_path.empty()) write_realtime_trace(opts_.trace_path, decisions_);
+  if (!opts_.trace_path.empty()) write_realtime_trace(opts_.trace_path, episode_, decisions_);
   r.episode = std::move(episode_);
   r.decisions = std::move(decisions_);
   r.verdict = task.judge ? task.judge(r.episode)

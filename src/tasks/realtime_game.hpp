@@ -31,7 +31,7 @@ class RealtimeGame {
   void advance_to(double t);
   // An answer reaches the game now: applied if the question it answers is still open, else
   // recorded as late. Either way it becomes the caption of the frames that follow.
-  void answer(const Decided& d, const GameState& read);
+  void answer(Decided d, const GameState& read);
   GameState state() const;
   bool over() const;  // the episode ended, or the time limit passed
   double clock() const { return env_->clock(); }
@@ -66,6 +66,7 @@ struct RealtimeShot {
   const std::vector<std::string>* caption;
 };
 int write_realtime_gif(const std::string& path, const std::vector<RealtimeShot>& shots);
-void write_realtime_trace(const std::string& path, const std::vector<TimedDecision>& decisions);
+void write_realtime_trace(const std::string& path, const Episode& episode,
+                          const std::vector<TimedDecision>& decisions);
 
 }  // namespace meadow::tasks

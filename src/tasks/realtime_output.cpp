@@ -29,21 +29,27 @@ int write_realtime_gif(const std::string& path, const std::vector<RealtimeShot>&
   return n;
 }
 
-void write_realtime_trace(const std::string& path, const std::vector<TimedDecision>& decisions) {
+void write_realtime_trace(const std::string& path, const Episode& episode,
+                          const std::vector<TimedDecision>& decisions) {
+  if (decisions.size() != episode.steps.size())
+    throw Error("trace: " + std::to_string(decisions.size()) + " timed decisions for " +
+                std::to_string(episode.steps.size()) + " steps");
   try {
     util::AtomicFile file(path);
     std::FILE* f = file.stream();
-    for (const auto& d : decisions) {
+    for (size_t i = 0; i < decisions.size(); ++i) {
+      const TimedDecision& t = decisions[i];
+      const EpisodeStep& s = episode.steps[i];
       nlohmann::ordered_json j;
-      j["decision"] = d.index;
-      j["status"] = d.status;
-      j["letter"] = std::string(1, d.letter);
-      j["action"] = d.action;
-      j["challenge"] = d.challenge;
-      j["read_s"] = d.read_s;
-      j["answer_s"] = d.answer_s;
-      j["lat_ms"] = d.lat_ms;
-      j["in_time"] = d.in_time;
+      j["decision"] = s.step;
+      j["status"] = s.decision.status;
+      j["letter"] = std::string(1, s.decision.letter);
+      j["action"] = s.action;
+      j["challenge"] = t.challenge;
+      j["read_s"] = t.read_s;
+      j["answer_s"] = t.answer_s;
+      j["lat_ms"] = s.decision.lat_ms;
+      j["in_time"] = t.in_time;
       const std::string line =
           j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
       if (std::fwrite(line.data(), 1, line.size(), f) != line.size())

@@ -23,12 +23,12 @@ void play_simulated(RealtimeGame& game, Task& task, const DecideFn& decide,
                     const RealtimeOptions& opts) {
   while (!game.over()) {
     const GameState read = game.state();
-    const Decided d = decide(task, read.obs);
+    Decided d = decide(task, read.obs);
     const double lat = opts.latency(d.info);
     if (!(lat > 0) || !std::isfinite(lat))
       throw Error("real-time run: the latency function must give a positive number of seconds");
     game.advance_to(read.t + lat);
-    game.answer(d, read);
+    game.answer(std::move(d), read);
   }
 }
 
@@ -60,7 +60,7 @@ void play_realtime(RealtimeGame& game, Task& task, const DecideFn& decide) {
       while (!done) {
         game.advance_to(now_s());
         if (posted) {
-          game.answer(posted->d, posted->read);
+          game.answer(std::move(posted->d), posted->read);
           posted.reset();
         }
         published = game.state();

@@ -98,17 +98,9 @@ RunResult run_episode(Task& task, const DecideFn& decide, const RunOptions& opts
       gif->add(with_caption(render(*env), {d.info.status, caption_choice(task, d.info)}, caption),
                opts.gif_delay_ms);
     StepResult sr = env->step(d.action);
-    EpisodeStep rec;
-    rec.step = t;
-    rec.status = d.info.status;
-    rec.letter = d.info.letter;
-    rec.probs = d.info.probs;
-    rec.action = d.action;
-    rec.obs = sr.obs;
-    rec.reward = sr.reward;
-    rec.lat_ms = d.info.lat_ms;
+    EpisodeStep rec{t, std::move(d.info), std::move(d.action), sr.obs, sr.reward};
     if (trace) trace->write(rec);
-    lat.push_back(rec.lat_ms);
+    lat.push_back(rec.decision.lat_ms);
     ep.total_reward += sr.reward;
     ep.steps.push_back(std::move(rec));
     obs = std::move(sr.obs);

@@ -21,14 +21,15 @@ TraceWriter::~TraceWriter() = default;
 void TraceWriter::write(const EpisodeStep& s) {
   nlohmann::ordered_json j;
   j["step"] = s.step;
-  j["status"] = s.status;
-  j["letter"] = std::string(1, s.letter);
+  const DecisionInfo& d = s.decision;
+  j["status"] = d.status;
+  j["letter"] = std::string(1, d.letter);
   nlohmann::ordered_json probs = nlohmann::ordered_json::object();
-  for (const auto& [letter, p] : s.probs) probs[std::string(1, letter)] = p;
+  for (const auto& [letter, p] : d.probs) probs[std::string(1, letter)] = p;
   j["probs"] = probs;
   j["action"] = s.action;
   j["reward"] = s.reward;
-  j["lat_ms"] = s.lat_ms;
+  j["lat_ms"] = d.lat_ms;
   // Invalid UTF-8 in a status sentence is replaced rather than thrown mid-episode.
   const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (f_ && std::fwrite(line.data(), 1, line.size(), f_) != line.size())

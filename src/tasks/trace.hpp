@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "meadow/task.hpp"
+#include "meadow/runner.hpp"
 #include "util/atomic_file.hpp"
 
 namespace meadow {

@@ -1,6 +1,7 @@
 // Scaled dot-product attention with grouped-query heads. Work is split over (head, block of
-// query rows); each block is two single-threaded sgemm calls (scores = Q·Kᵀ, out = P·V) on
-// strided views of the [tokens, heads, head_dim] layout, with a SIMD softmax in between.
+// query rows); each block is single-threaded sgemm calls (scores = Q·Kᵀ, out = P·V, one pair per
+// key part) on strided views of the [tokens, heads, head_dim] layout, with a SIMD softmax in
+// between.
 #include <cblas.h>
 
 #include <algorithm>
@@ -15,13 +16,14 @@
 
 namespace meadow::tensor {
 
-void attention(const float* q, int64_t n_q, int64_t q0, const float* k, const float* v,
-               int64_t n_kv, int64_t n_head, int64_t n_head_kv, int64_t hd, AttnMask mask,
-               float* out, Threads th) {
+void attention(const float* q, int64_t n_q, int64_t q0, std::span<const KvPart> kv, int64_t n_head,
+               int64_t n_head_kv, int64_t hd, AttnMask mask, float* out, Threads th) {
   if (n_head_kv <= 0 || n_head % n_head_kv != 0) {
     throw Error("attention: n_head must be a multiple of n_head_kv");
   }
   if (n_q <= 0 || n_head <= 0 || hd <= 0) return;
+  int64_t n_kv = 0;
+  for (const KvPart& part : kv) n_kv += part.n;
   const int64_t group = n_head / n_head_kv;
   const float scale = 1.0f / std::sqrt(float(hd));
   const int64_t q_stride = n_head * hd, kv_stride = n_head_kv * hd;
@@ -46,19 +48,44 @@ void attention(const float* q, int64_t n_q, int64_t q0, const float* k, const fl
         continue;
       }
       p.resize(size_t(m * kv_len));
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(m), int(kv_len), int(hd), scale,
-                  q + t0 * q_stride + h * hd, int(q_stride), k + g * hd, int(kv_stride), 0.0f,
-                  p.data(), int(kv_len));
+      // Scores: each part's keys fill its own columns of p.
+      int64_t col = 0;
+      for (const KvPart& part : kv) {
+        const int64_t cols = std::clamp<int64_t>(kv_len - col, 0, part.n);
+        if (cols > 0)
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(m), int(cols), int(hd), scale,
+                      q + t0 * q_stride + h * hd, int(q_stride), part.k + g * hd, int(kv_stride),
+                      0.0f, p.data() + col, int(kv_len));
+        col += part.n;
+      }
       for (int64_t i = 0; i < m; ++i) {
         float* row = p.data() + i * kv_len;
         const int64_t vis = visible(t0 + i);
         if (vis > 0) detail::softmax_f32(row, vis);
         std::fill(row + vis, row + kv_len, 0.0f);  // masked keys (and rows that see none)
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(hd), int(kv_len), 1.0f,
-                  p.data(), int(kv_len), v + g * hd, int(kv_stride), 0.0f, o, int(q_stride));
+      // Output: the first part's product, then each later part's added.
+      col = 0;
+      bool first = true;
+      for (const KvPart& part : kv) {
+        const int64_t cols = std::clamp<int64_t>(kv_len - col, 0, part.n);
+        if (cols > 0) {
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(hd), int(cols), 1.0f,
+                      p.data() + col, int(kv_len), part.v + g * hd, int(kv_stride),
+                      first ? 0.0f : 1.0f, o, int(q_stride));
+          first = false;
+        }
+        col += part.n;
+      }
     }
   });
+}
+
+void attention(const float* q, int64_t n_q, int64_t q0, const float* k, const float* v,
+               int64_t n_kv, int64_t n_head, int64_t n_head_kv, int64_t hd, AttnMask mask,
+               float* out, Threads th) {
+  const KvPart whole{k, v, n_kv};
+  attention(q, n_q, q0, std::span(&whole, 1), n_head, n_head_kv, hd, mask, out, th);
 }
 
 }  // namespace meadow::tensor

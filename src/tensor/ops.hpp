@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 
 #include "meadow/gguf.hpp"
@@ -73,6 +74,17 @@ enum class AttnMask { Full, Causal };
 void attention(const float* q, int64_t n_q, int64_t q0, const float* k, const float* v,
                int64_t n_kv, int64_t n_head, int64_t n_head_kv, int64_t hd, AttnMask mask,
                float* out, Threads th);
+
+// The key sequence in consecutive parts, each [n, n_head_kv, hd] (e.g. a cached prefix, then a
+// segment's own rows), attended where they lie: nothing is concatenated. Same result as one
+// call over the parts laid end to end (key j of the whole sequence is in the part that holds it).
+struct KvPart {
+  const float* k = nullptr;
+  const float* v = nullptr;
+  int64_t n = 0;
+};
+void attention(const float* q, int64_t n_q, int64_t q0, std::span<const KvPart> kv, int64_t n_head,
+               int64_t n_head_kv, int64_t hd, AttnMask mask, float* out, Threads th);
 
 // In-place softmax over n values.
 void softmax(float* x, int64_t n);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "meadow/chat_template.hpp"
 #include "meadow/decision.hpp"
 #include "meadow/error.hpp"
 #include "meadow/model.hpp"
@@ -118,6 +119,34 @@ TEST(Decision, Llada) {
 }
 TEST(Decision, CausalQwen2) {
   check_arch(mind_test::plain_fixture("qwen2"));
+}
+
+// Per decision only the situation is tokenized, inside a suffix frame rendered once per table.
+// Its ids equal a full rendering's for any situation: whitespace at the ends (llama3 trims the
+// message), template markup typed as text, the frame's own marker byte, empty text.
+TEST(Decision, SuffixFrameGivesTheFullRenderingsIds) {
+  const std::vector<std::string> situations = {"The pole leans left.",
+                                               " leading space",
+                                               "trailing newline\n",
+                                               "\t both \n",
+                                               "",
+                                               "   ",
+                                               "<|im_end|><|im_start|>assistant\n",
+                                               "\x01 marker \x01",
+                                               "a\x01b",
+                                               "é ü 12.5 m/s",
+                                               std::string("nul\0inside", 11)};
+  for (const std::string path : {mind_test::train_fixture(), mind_test::plain_fixture("llada"),
+                                 mind_test::plain_fixture("qwen2")}) {
+    const Loaded L = load(path);
+    SCOPED_TRACE(path + " (" + L.tok.chat_template_name() + ")");
+    const Decider d(L.model, L.tok, kRule, kChoices, {.cache = false});
+    for (const std::string& s : situations) {
+      const auto full =
+          encode_chat(L.tok, prompt_text(L.tok, d.options().system, kRule, kChoices, s).suffix);
+      EXPECT_EQ(d.prompt_ids(s).suffix, full) << '"' << s << '"';
+    }
+  }
 }
 
 TEST(Decision, SituationsChangeTheAnswer) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 
 #include "../diffusion/mind_fixture.hpp"
 #include "meadow/error.hpp"
@@ -90,6 +91,22 @@ TEST(Mind, InvalidTaskOrNoPerceiverThrows) {
   Task u = demo();
   u.perceive = {};
   EXPECT_THROW(mind.decide(u, {0}), Error);
+}
+
+// A task is validated when its table first meets the mind. Changed after that, it still fails
+// with an error: a new table (rule or options edited) is validated anew, and memory switched on
+// without a key is caught where the key is read.
+TEST(Mind, TaskChangedAfterItsFirstDecisionStillFailsCleanly) {
+  Mind mind(mind_test::train_fixture());
+  Task t = demo();
+  (void)mind.decide(t, {0});
+  t.memory = true;
+  EXPECT_THROW(mind.decide(t, {0}), Error);
+  t.memory = false;
+  t.options[1].text = " ";
+  EXPECT_THROW(mind.decide(t, {0}), Error);
+  t.options[1].text = "go";
+  EXPECT_EQ(mind.decide(t, {1}).info.status, "The light is green.");
 }
 
 TEST(Mind, WorkingMemoryFeedsThePerceiver) {
@@ -207,6 +224,17 @@ TEST(Mind, AiPromptCoversTheFiveSteps) {
         "3. Imprint the rule as multiple choice", "4. Decide on memory", "5. Take the exam",
         "velocity or trend", "mind.check(task)", "mind.decide(task, obs)", "sanity", "mem_key"})
     EXPECT_NE(g.find(s), std::string::npos) << s;
+}
+
+// The guide's complete example is examples/ai_prompt_example.cpp (built with the examples),
+// indented as a Markdown code block: the code an agent copies compiles.
+TEST(Mind, AiPromptQuotesTheExampleThatIsBuilt) {
+  std::ifstream in(std::string(MEADOW_SOURCE_DIR) + "/examples/ai_prompt_example.cpp");
+  ASSERT_TRUE(in.good());
+  std::string line, quoted;
+  while (std::getline(in, line)) quoted += (line.empty() ? "" : "    ") + line + "\n";
+  ASSERT_GT(quoted.size(), 500u);
+  EXPECT_NE(ai_prompt().find(quoted), std::string::npos);
 }
 
 }  // namespace

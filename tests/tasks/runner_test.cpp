@@ -45,7 +45,7 @@ TEST(Runner, TraceAndGifHoldOneEntryPerModelDecision) {
       const auto j = nlohmann::json::parse(line);
       ASSERT_LT(n, steps.size());
       EXPECT_EQ(j.at("step").get<int64_t>(), int64_t(n));
-      EXPECT_EQ(j.at("status").get<std::string>(), steps[n].status);
+      EXPECT_EQ(j.at("status").get<std::string>(), steps[n].decision.status);
       const std::string letter = j.at("letter");
       ASSERT_EQ(letter.size(), 1u);
       // The action is the chosen option's, the letter the most probable one (the model's).
@@ -62,7 +62,7 @@ TEST(Runner, TraceAndGifHoldOneEntryPerModelDecision) {
       EXPECT_TRUE(j.contains("reward"));
       // the status is the perceiver's sentence for the observation the decision saw
       const Values& seen = n == 0 ? r.episode.reset_obs : steps[n - 1].obs;
-      EXPECT_EQ(steps[n].status, bt.task.perceive(seen, bt.task));
+      EXPECT_EQ(steps[n].decision.status, bt.task.perceive(seen, bt.task));
       ++n;
     }
     EXPECT_EQ(n, steps.size());

@@ -36,7 +36,7 @@ Played play_all(BuiltinTask& bt) {
     RunOptions o;
     o.seed = seed;
     auto r = meadow::run_episode(bt.task, decide, o);
-    for (const auto& s : r.episode.steps) p.statuses.insert(s.status);
+    for (const auto& s : r.episode.steps) p.statuses.insert(s.decision.status);
     p.hints.push_back(r.loop_hint);
     p.episodes.push_back(std::move(r.episode));
   }

@@ -63,6 +63,44 @@ TEST(Attention, MatchesReferenceForGqaAndMasks) {
   }
 }
 
+// Keys in parts where they lie (a cached prefix, then a segment's own rows) give the reference
+// of the parts laid end to end, wherever the split falls (an empty part, one past the rows a
+// causal query sees) and in any number of parts.
+TEST(Attention, KeysInPartsMatchTheConcatenatedKeys) {
+  const Case cases[] = {
+      {3, 6, 9, 6, 2, 16, AttnMask::Full},
+      {3, 6, 9, 6, 2, 16, AttnMask::Causal},
+      {70, 30, 100, 4, 2, 16, AttnMask::Causal},
+      {70, 30, 100, 4, 2, 16, AttnMask::Full},
+  };
+  for (const Case& c : cases) {
+    const int64_t kvd = c.nkv * c.hd;
+    const auto q = testing::random_floats(c.n_q * c.nh * c.hd, 7, 2.0f);
+    const auto k = testing::random_floats(c.n_kv * kvd, 8, 2.0f);
+    const auto v = testing::random_floats(c.n_kv * kvd, 9);
+    const auto want = ref_attention(q, c.n_q, c.q0, k, v, c.n_kv, c.nh, c.nkv, c.hd, c.mask);
+    const std::vector<std::vector<int64_t>> splits = {
+        {c.q0}, {0}, {c.n_kv}, {1, c.q0 + 1}, {c.q0 / 2, c.q0, c.q0 + 2}};
+    for (const auto& cut : splits) {
+      // Each part its own copy, so nothing can read across a part's end.
+      std::vector<std::vector<float>> ks, vs;
+      std::vector<KvPart> parts;
+      int64_t start = 0;
+      for (size_t i = 0; i <= cut.size(); ++i) {
+        const int64_t end = i < cut.size() ? std::min(cut[i], c.n_kv) : c.n_kv;
+        ks.emplace_back(k.begin() + start * kvd, k.begin() + end * kvd);
+        vs.emplace_back(v.begin() + start * kvd, v.begin() + end * kvd);
+        start = end;
+      }
+      for (size_t i = 0; i < ks.size(); ++i)
+        parts.push_back({ks[i].data(), vs[i].data(), int64_t(ks[i].size()) / kvd});
+      std::vector<float> out(q.size(), NAN);
+      attention(q.data(), c.n_q, c.q0, parts, c.nh, c.nkv, c.hd, c.mask, out.data(), Threads{2});
+      for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], want[i], 1e-5) << "i=" << i;
+    }
+  }
+}
+
 TEST(Attention, CausalFirstQueryCopiesFirstValue) {
   const int64_t hd = 4;
   const auto q = testing::random_floats(2 * hd, 4);

@@ -1,0 +1,77 @@
+// The episode runner and what it records.
+//
+//   auto run = meadow::run_episode(task, meadow::mind_decider(mind), {.seed = 0});
+//   for (const meadow::EpisodeStep& s : run.episode.steps) s.decision.letter ...
+//
+// The runner takes the decision function as a parameter: the product always binds it to
+// Mind::decide (mind_decider); tests may bind a test-only reader to prove a task's words
+// suffice. Every recorded step (trace line, GIF frame) is one call of that function, and keeps
+// that call's decision record as it came (meadow/decision.hpp), no field copied out of it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "meadow/decision.hpp"
+#include "meadow/mind.hpp"
+#include "meadow/task.hpp"
+#include "meadow/values.hpp"
+
+namespace meadow {
+
+// One step of an episode: the decision, the action it chose and what the env answered.
+struct EpisodeStep {
+  int64_t step = 0;
+  DecisionInfo decision;  // status, letter, probabilities, latency, ...
+  Values action;
+  Values obs;  // observation after the step
+  double reward = 0;
+};
+
+struct Episode {
+  uint64_t seed = 0;
+  Values reset_obs;
+  std::vector<EpisodeStep> steps;
+  double total_reward = 0;
+  bool terminated = false;
+  bool truncated = false;
+};
+
+struct Verdict {
+  bool ok = false;
+  std::string text;  // one line: "balanced 500/500 steps", "reached the flag in 98 steps"
+};
+
+// One decision: status, letter and action for the current observation (see Mind::decide).
+using DecideFn = std::function<Decided(Task& task, const Values& obs)>;
+DecideFn mind_decider(Mind& mind);  // binds Mind::decide; the mind must outlive the function
+
+struct RunOptions {
+  uint64_t seed = 0;
+  std::string gif_path;    // empty: no GIF
+  std::string trace_path;  // empty: no trace
+  int gif_delay_ms = 50;
+  bool progress = false;  // a single updating stderr line, only when stderr is a terminal
+  int loop_repeats = 4;   // memory off: a state seen this often prints the looping hint
+};
+
+struct RunResult {
+  Episode episode;
+  Verdict verdict;
+  double p50_ms = 0, p95_ms = 0;  // decision latency
+  int gif_frames = 0;
+  std::optional<std::string> loop_hint;  // set when memory is off and states repeat
+};
+
+// reset(seed) → (decide → step → record) until terminated, truncated or task.max_steps.
+// Clears the task's working memory first. Throws meadow::Error for a task without perceiver,
+// an env error or an unwritable file.
+RunResult run_episode(Task& task, const DecideFn& decide, const RunOptions& opts);
+
+// Nearest-rank percentile (q in [0, 1]) of latencies; 0 for none.
+double percentile(std::vector<double> values, double q);
+
+}  // namespace meadow
