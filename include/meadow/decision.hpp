@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -109,6 +110,10 @@ class Decider {
 
   Decision decide(std::string_view situation) const;           // cached if opts.cache
   Decision decide_uncached(std::string_view situation) const;  // always one full pass
+  // Several situations of this table in one forward pass (their tokens share every matmul;
+  // cached or not as decide()). Each answer is the one decide() gives, to float rounding; each
+  // lat_ms is the whole batch's (every answer is ready when the pass ends).
+  std::vector<Decision> decide_batch(std::span<const std::string> situations) const;
 
   PromptIds prompt_ids(std::string_view situation) const;
   const std::vector<int32_t>& letter_ids() const { return letter_ids_; }
@@ -123,6 +128,10 @@ class Decider {
 
  private:
   Decision run(std::string_view situation, bool use_cache) const;
+  model::Sequence sequence(std::string_view situation, bool use_cache) const;
+  std::vector<model::Logits> forward(const std::vector<model::Sequence>& batch,
+                                     bool use_cache) const;
+  Decision read(const model::Logits& logits, std::string_view situation) const;
   void build_suffix_frame(const std::vector<ChatPiece>& suffix);
   std::vector<int32_t> suffix_ids(std::string_view situation) const;  // checks the context
 

@@ -30,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -137,6 +138,13 @@ class Mind {
   // One decision: perceive (with working memory, see meadow/task.hpp), one forward pass,
   // the chosen option's action. Throws meadow::Error for an invalid task or no perceiver.
   Decided decide(Task& task, const Values& obs);
+  // Several observations of one task (e.g. a vector env's) decided in one forward pass that
+  // shares the cached prefix: perceived in order (working memory sees them one after another),
+  // then decided together. Each answer is decide()'s to float rounding; each lat_ms is the
+  // batch's. Throws as decide().
+  std::vector<Decided> decide_batch(Task& task, const std::vector<Values>& observations);
+  std::vector<DecisionInfo> decide_status_batch(const Task& task,
+                                                std::span<const std::string> statuses);
   // The decision for a status sentence directly (exam items, `decide` CLI, benches).
   DecisionInfo decide_status(const Task& task, std::string_view status);
   // Same, always one uncached pass with the same attention mask (comparison path).

@@ -84,6 +84,12 @@ void bind_mind(nb::module_& m) {
       .def("decide_status", &Mind::decide_status, nb::arg("task"), nb::arg("status"),
            nb::call_guard<nb::gil_scoped_release>())
       .def(
+          "decide_status_batch",
+          [](Mind& mind, const Task& task, const std::vector<std::string>& statuses) {
+            return mind.decide_status_batch(task, statuses);
+          },
+          nb::arg("task"), nb::arg("statuses"), nb::call_guard<nb::gil_scoped_release>())
+      .def(
           "decide",
           [](Mind& mind, Task& task, const Values& obs) {
             Decided d = mind.decide(task, obs);

@@ -9,6 +9,7 @@ option letter in one forward pass.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
 from . import _core
@@ -124,6 +125,18 @@ class MeadowMind:
         status = task.status(obs)
         d = self._mind.decide_status(task.core(), status)
         return task.action(d.letter), Info.from_core(d)
+
+    def decide_batch(self, task: Task, observations: Iterable[Any]) -> list[tuple[Any, Info]]:
+        """Several observations of one task (e.g. a vector env's) in one forward pass.
+
+        Perceived in order (working memory sees them one after another), then decided together
+        against the task's cached prefix. Each answer is ``decide``'s (to float rounding); each
+        ``info.lat_ms`` is the whole batch's.
+        """
+        _need_task(task)
+        statuses = [task.status(obs) for obs in observations]
+        ds = self._mind.decide_status_batch(task.core(), statuses)
+        return [(task.action(d.letter), Info.from_core(d)) for d in ds]
 
     def decide_status(self, task: Task, status: str) -> Info:
         """The decision for a status sentence directly (no perceiver)."""

@@ -30,6 +30,20 @@ def test_decide_returns_action_and_info(mind):
     assert info.status.startswith("The pole") or info.status
 
 
+def test_decide_batch_equals_one_at_a_time(mind):
+    task = tasks.cartpole()
+    env = envs.make("CartPole-v1")
+    observations = [env.reset(seed=s)[0] for s in range(6)]
+    batch = mind.decide_batch(task, observations)
+    assert len(batch) == len(observations)
+    for obs, (action, info) in zip(observations, batch):
+        one_action, one = mind.decide(task, obs)
+        assert action == one_action and info.letter == one.letter and info.status == one.status
+        for letter, p in one.probs.items():
+            assert info.probs[letter] == pytest.approx(p, abs=1e-5)
+    assert mind.decide_batch(task, []) == []
+
+
 def test_box_actions_are_float32_arrays(mind):
     task = tasks.lunarlander()
     assert all(isinstance(a, int) for a in task.options.values())  # LunarLander-v3 is Discrete

@@ -132,37 +132,65 @@ Decision Decider::decide_uncached(std::string_view situation) const {
   return run(situation, false);
 }
 
-Decision Decider::run(std::string_view situation, bool use_cache) const {
-  const auto t0 = std::chrono::steady_clock::now();
-  if (use_cache && !cached()) throw Error("decision: no prefix cache (built with cache = false)");
-  const auto& cfg = model_->config();
+// One sequence: the suffix and slot after the cached prefix, or the whole prompt; its logits
+// rows are every answer position (bidirectional) or the next-token row (causal).
+model::Sequence Decider::sequence(std::string_view situation, bool use_cache) const {
   const int64_t P = int64_t(prefix_ids_.size());
-
-  // One sequence: the suffix and slot after the cached prefix, or the whole prompt.
   model::Sequence s;
   const std::vector<int32_t> suffix = suffix_ids(situation);
-  s.tokens.reserve(size_t(P) + suffix.size() + slot_ids_.size());
+  s.tokens.reserve(size_t(use_cache ? 0 : P) + suffix.size() + slot_ids_.size());
   if (!use_cache) s.tokens = prefix_ids_;
   s.tokens.insert(s.tokens.end(), suffix.begin(), suffix.end());
   s.tokens.insert(s.tokens.end(), slot_ids_.begin(), slot_ids_.end());
   const int64_t answer_pos = P + int64_t(suffix.size());
-
-  // Rows to read: every answer position (bidirectional) or the next-token row (causal).
-  if (!cfg.causal) {
+  if (!model_->config().causal) {
     for (int64_t i = 0; i < int64_t(slot_ids_.size()); ++i)
       s.positions.push_back(model_->logits_row_for(answer_pos + i));
   } else {
     s.positions.push_back(answer_pos - 1);
   }
   if (!opts_.want_coherence) s.positions.resize(1);
+  return s;
+}
 
+std::vector<model::Logits> Decider::forward(const std::vector<model::Sequence>& batch,
+                                            bool use_cache) const {
   model::RunOptions ro;
   ro.threads = opts_.threads;
   if (!opts_.want_coherence) ro.vocab_rows = read_ids_;
-  const std::vector<model::Logits> out = use_cache ? model_->run_cached(cache_, {s}, ro)
-                                                   : model_->run({s}, ro, model::Mask::Prefix, P);
-  const model::Logits& lg = out.at(0);
+  if (use_cache) return model_->run_cached(cache_, batch, ro);
+  return model_->run(batch, ro, model::Mask::Prefix, int64_t(prefix_ids_.size()));
+}
 
+Decision Decider::run(std::string_view situation, bool use_cache) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (use_cache && !cached()) throw Error("decision: no prefix cache (built with cache = false)");
+  const std::vector<model::Logits> out = forward({sequence(situation, use_cache)}, use_cache);
+  Decision d = read(out.at(0), situation);
+  d.lat_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return d;
+}
+
+std::vector<Decision> Decider::decide_batch(std::span<const std::string> situations) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool use_cache = opts_.cache;
+  std::vector<model::Sequence> batch;
+  batch.reserve(situations.size());
+  for (const std::string& s : situations) batch.push_back(sequence(s, use_cache));
+  const std::vector<model::Logits> out = forward(batch, use_cache);
+  std::vector<Decision> ds;
+  ds.reserve(situations.size());
+  for (size_t i = 0; i < situations.size(); ++i) ds.push_back(read(out[i], situations[i]));
+  // Every answer of the pass is ready when the pass ends: each one's latency is the batch's.
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  for (Decision& d : ds) d.lat_ms = ms;
+  return ds;
+}
+
+// The decision read from its logits rows (lat_ms is the caller's).
+Decision Decider::read(const model::Logits& lg, std::string_view situation) const {
   // Letters: softmax over the letter tokens' logits at the answer row, each letter's forms
   // summed. A model that gives non-finite logits is broken: an error, never a letter.
   std::vector<double> z(read_ids_.size());
@@ -205,8 +233,6 @@ Decision Decider::run(std::string_view situation, bool use_cache) const {
   } else {
     d.coherence = std::numeric_limits<double>::quiet_NaN();
   }
-  d.lat_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return d;
 }
 

@@ -103,4 +103,23 @@ Decided Mind::decide(Task& task, const Values& obs) {
   return out;
 }
 
+std::vector<DecisionInfo> Mind::decide_status_batch(const Task& task,
+                                                    std::span<const std::string> statuses) {
+  return decider_for(task).decide_batch(statuses);
+}
+
+std::vector<Decided> Mind::decide_batch(Task& task, const std::vector<Values>& observations) {
+  const auto& decider = decider_for(task);
+  std::vector<std::string> statuses;
+  statuses.reserve(observations.size());
+  for (const Values& obs : observations) statuses.push_back(perceive(task, obs));
+  std::vector<DecisionInfo> infos = decider.decide_batch(statuses);
+  std::vector<Decided> out(infos.size());
+  for (size_t i = 0; i < infos.size(); ++i) {
+    out[i].action = task.option(infos[i].letter).action;
+    out[i].info = std::move(infos[i]);
+  }
+  return out;
+}
+
 }  // namespace meadow

@@ -149,6 +149,33 @@ TEST(Decision, SuffixFrameGivesTheFullRenderingsIds) {
   }
 }
 
+// A batch decides every situation as decide() does, cached and uncached, on every arch: the
+// same letters, probabilities to float rounding (the matmuls see more rows at once), the same
+// draft; empty batches are empty.
+TEST(Decision, BatchEqualsOneAtATime) {
+  for (const std::string path : {mind_test::train_fixture(), mind_test::plain_fixture("llada"),
+                                 mind_test::plain_fixture("qwen2")}) {
+    SCOPED_TRACE(path);
+    const Loaded L = load(path);
+    for (const bool cache : {true, false}) {
+      const Decider d(L.model, L.tok, kRule, kChoices, {.threads = 2, .cache = cache});
+      EXPECT_TRUE(d.decide_batch({}).empty());
+      const std::vector<Decision> batch = d.decide_batch(kSituations);
+      ASSERT_EQ(batch.size(), kSituations.size());
+      for (size_t i = 0; i < kSituations.size(); ++i) {
+        const Decision one = d.decide(kSituations[i]);
+        EXPECT_EQ(batch[i].status, kSituations[i]);
+        EXPECT_EQ(batch[i].letter, one.letter) << kSituations[i];
+        EXPECT_EQ(batch[i].draft, one.draft);
+        for (size_t k = 0; k < one.probs.size(); ++k)
+          EXPECT_NEAR(batch[i].probs[k].second, one.probs[k].second, 1e-5);
+        EXPECT_NEAR(batch[i].coherence, one.coherence, 1e-5);
+        expect_consistent(batch[i], kChoices.size());
+      }
+    }
+  }
+}
+
 TEST(Decision, SituationsChangeTheAnswer) {
   // A random-weight model still reads the situation: not every situation gives the same
   // probabilities (they would if the pass ignored the suffix).

@@ -109,6 +109,31 @@ TEST(Mind, TaskChangedAfterItsFirstDecisionStillFailsCleanly) {
   EXPECT_EQ(mind.decide(t, {1}).info.status, "The light is green.");
 }
 
+// A batch perceives its observations in order (working memory counts each visit before the
+// next one is perceived) and answers each as decide() does.
+TEST(Mind, DecideBatchPerceivesInOrderAndAnswersAsDecide) {
+  Mind mind(mind_test::train_fixture());
+  Task t = demo();
+  t.memory = true;
+  t.mem_key = [](const Values& o) { return "cell " + std::to_string(int(o.at(0))); };
+  t.perceive = [](const Values& o, const Task& task) {
+    const std::string key = "cell " + std::to_string(int(o.at(0)));
+    return key + " seen " + std::to_string(task.visits(key)) + " times.";
+  };
+  const std::vector<Decided> batch = mind.decide_batch(t, {{0}, {1}, {0}, {0}});
+  ASSERT_EQ(batch.size(), 4u);
+  const char* want[] = {"cell 0 seen 0 times.", "cell 1 seen 0 times.", "cell 0 seen 1 times.",
+                        "cell 0 seen 2 times."};
+  for (size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_EQ(batch[i].info.status, want[i]);
+    const DecisionInfo one = mind.decide_status(t, want[i]);
+    EXPECT_EQ(batch[i].info.letter, one.letter);
+    EXPECT_EQ(batch[i].action, t.option(one.letter).action);
+    EXPECT_NEAR(batch[i].info.prob('A'), one.prob('A'), 1e-5);
+  }
+  EXPECT_TRUE(mind.decide_batch(t, {}).empty());
+}
+
 TEST(Mind, WorkingMemoryFeedsThePerceiver) {
   Mind mind(mind_test::train_fixture());
   Task t = demo();
