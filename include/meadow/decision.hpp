@@ -51,6 +51,11 @@ struct DecideOptions {
   bool cache = true;    // encode the prefix once and reuse its K/V
   bool want_coherence = true;
   std::string system = kDefaultSystem;
+  // Early exit (0: off): after each layer the letters are read through the final norm and
+  // head, and the pass stops at the first layer where the margin (top-1 minus top-2 letter
+  // probability) reaches this. Decision::layers says where it stopped. It costs accuracy (the
+  // layers were not trained for it): docs/measurements.md states how much per margin.
+  double exit_margin = 0;
 };
 
 // Prompt, before tokenization, as chat pieces (meadow/chat_template.hpp): template markup is
@@ -88,6 +93,7 @@ struct Decision {
   double coherence = 0;  // see the header comment; NaN when not computed
   std::string draft;     // decoded step-0 draft of the answer positions (when coherence is on)
   double lat_ms = 0;     // wall time of tokenize + forward + softmax
+  int64_t layers = 0;    // layers the pass ran (fewer than the model's after an early exit)
   double prob(char letter) const;  // 0 for a letter that is not an option
 };
 
@@ -132,6 +138,7 @@ class Decider {
   std::vector<model::Logits> forward(const std::vector<model::Sequence>& batch,
                                      bool use_cache) const;
   Decision read(const model::Logits& logits, std::string_view situation) const;
+  std::vector<double> letter_probs(const float* row, bool full_vocab) const;
   void build_suffix_frame(const std::vector<ChatPiece>& suffix);
   std::vector<int32_t> suffix_ids(std::string_view situation) const;  // checks the context
 

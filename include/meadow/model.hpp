@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -79,11 +80,24 @@ struct Sequence {
   std::vector<int64_t> positions;  // logits rows to return, indices into the full sequence
 };
 
+struct Logits;
+
+// Early exit: after each layer but the last, the pass reads every request's asked positions
+// through the final norm and the output head, over `vocab_rows` only (e.g. the option
+// letters), and asks `stop`; true ends the pass there, and the logits returned are that
+// layer's (Logits::layers says how many ran). The intermediate layers were not trained for
+// the head: the accuracy this costs is the caller's to measure.
+struct EarlyExit {
+  std::vector<int32_t> vocab_rows;
+  std::function<bool(int64_t layers_run, const std::vector<Logits>& probe)> stop;
+};
+
 struct RunOptions {
   int threads = 1;
   // Empty: every vocabulary row. Otherwise only these vocabulary rows, in this order (e.g.
   // the option letters' token ids); the logits matrix then has vocab_rows.size() columns.
   std::vector<int32_t> vocab_rows;
+  const EarlyExit* early_exit = nullptr;  // uncached and cached runs; not prefix encoding
 };
 
 // Logits of one request: rows = positions.size(), cols = vocabulary (or vocab_rows) size.
@@ -91,6 +105,7 @@ struct Logits {
   int64_t rows = 0;
   int64_t cols = 0;
   std::vector<float> data;
+  int64_t layers = 0;  // layers the pass ran (all of them unless an early exit stopped it)
   const float* row(int64_t i) const { return data.data() + i * cols; }
 };
 

@@ -15,7 +15,16 @@ from typing import Any
 from . import _core
 from .task import Task
 
-_OPTIONS = ("threads", "answer_slot", "prefix_cache", "want_coherence", "max_misses", "system", "lora")
+_OPTIONS = (
+    "threads",
+    "answer_slot",
+    "prefix_cache",
+    "want_coherence",
+    "max_misses",
+    "system",
+    "lora",
+    "exit_margin",
+)
 
 
 class Info(dict):
@@ -87,6 +96,8 @@ class MeadowMind:
         want_coherence: compute Σ coherence (one extra output row per slot position).
         max_misses: misses the exam allows (default 1). system: the system message.
         lora: a LoRA adapter GGUF applied on top of the model.
+        exit_margin: early exit (0 = off): stop at the first layer whose letter margin reaches
+            this. It costs accuracy (docs/measurements.md states how much).
 
     Decisions release the GIL: one MeadowMind may be used from several threads.
     """

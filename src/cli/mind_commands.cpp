@@ -30,6 +30,7 @@ struct DecideArgs {
   bool no_cache = false;
   int threads = 0;  // auto (MindOptions)
   int slot = 3;
+  double exit_margin = 0;  // early exit off
 };
 
 // "A=push left" → option A. The letter is one character A..Z; the text may hold '='.
@@ -58,6 +59,7 @@ void run_decide(const DecideArgs& a) {
   mo.answer_slot = a.slot;
   mo.prefix_cache = !a.no_cache;
   mo.lora = a.lora;
+  mo.exit_margin = a.exit_margin;
   Mind mind(a.model, mo);
   const DecisionInfo d = mind.decide_status(task, a.state);
   if (a.json) {
@@ -70,6 +72,7 @@ void run_decide(const DecideArgs& a) {
         {"margin", d.margin},
         {"entropy", d.entropy},
         {"coherence", std::isnan(d.coherence) ? nlohmann::json() : nlohmann::json(d.coherence)},
+        {"layers", d.layers},
         {"model", mind.model_path()}};
     std::printf("%s\n", j.dump().c_str());
     return;
@@ -99,6 +102,10 @@ void add_mind_commands(CLI::App& app) {
   d->add_flag("--no-cache", args->no_cache, "no prefix cache: one uncached pass (same mask)");
   d->add_option("--threads", args->threads, "threads (0: auto)")->check(CLI::Range(0, 256));
   d->add_option("--slot", args->slot, "mask tokens in the answer slot")->check(CLI::Range(1, 8));
+  d->add_option("--exit-margin", args->exit_margin,
+                "early exit: stop at the first layer whose letter margin reaches this (0: off; "
+                "costs accuracy, see docs/measurements.md)")
+      ->check(CLI::Range(0.0, 1.0));
   d->callback([args] { run_decide(*args); });
 
   auto* p = app.add_subcommand("ai-prompt", "print a guide for a code agent wiring a new game");

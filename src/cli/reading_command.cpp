@@ -88,12 +88,20 @@ std::string relabel_text(const std::string& text, const std::map<char, char>& ma
   return out;
 }
 
+std::string num_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 ordered_json score_model(const std::string& name, const std::string& lora,
-                         const std::vector<Item>& items, int threads, bool uncached) {
+                         const std::vector<Item>& items, int threads, bool uncached,
+                         double exit_margin) {
   MindOptions mo;
   mo.threads = threads;
   mo.lora = lora;
   mo.want_coherence = false;
+  mo.exit_margin = exit_margin;
   Mind mind(name, mo);
   const model::Model& model = mind.model();
   const Tokenizer& tok = mind.tokenizer();
@@ -101,14 +109,17 @@ ordered_json score_model(const std::string& name, const std::string& lora,
   dopt.threads = threads;
   dopt.want_coherence = false;
   dopt.system = mo.system;
+  dopt.exit_margin = exit_margin;
 
   std::vector<double> lat_cached, lat_uncached;
   std::map<std::string, std::pair<int, int>> by_form;
   int right = 0, reversed_right = 0, agree = 0, cached_agree = 0;
+  double layers = 0;
   for (const auto& it : items) {
     const diffusion::Decider d(model, tok, it.rule, it.choices, dopt);
     const auto c = d.decide(it.state);
     lat_cached.push_back(c.lat_ms);
+    layers += double(c.layers);
     if (uncached) {
       const auto u = d.decide_uncached(it.state);
       lat_uncached.push_back(u.lat_ms);
@@ -157,7 +168,10 @@ ordered_json score_model(const std::string& name, const std::string& lora,
   for (const auto& [f, rn] : by_form) forms[f] = {rn.first, rn.second};
   const double n = double(items.size());
   return ordered_json{
-      {"model", name},
+      {"model", exit_margin > 0 ? name + " exit@" + num_text(exit_margin) : name},
+      {"exit_margin", exit_margin},
+      {"layers_mean", layers / n},
+      {"layers", model.config().n_layer},
       {"path", mind.model_path()},
       {"lora", lora.empty() ? ordered_json() : ordered_json(lora)},
       {"arch", model::arch_name(model.config().arch)},
@@ -201,6 +215,10 @@ void print_table(const std::vector<ordered_json>& rows) {
     std::snprintf(buf, sizeof buf, fmt, v);
     return std::string(buf);
   };
+  line("layers run (mean, of)", [&](const ordered_json& r) {
+    return num(r["layers_mean"].get<double>(), "%.2f") + " / " +
+           std::to_string(r["layers"].get<int>());
+  });
   line("hand-written set", [&](const ordered_json& r) {
     return frac(r["natural"]["right"].get<int>(), r["natural"]["n"].get<int>());
   });
@@ -240,6 +258,7 @@ struct ReadingArgs {
   int sample = 1;
   bool no_uncached = false;
   bool json = false;
+  std::vector<double> exit_margins;
 };
 
 }  // namespace
@@ -258,17 +277,23 @@ void add_reading_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000));
   c->add_flag("--no-uncached", a->no_uncached, "skip the uncached pass (big models)");
   c->add_flag("--json", a->json, "one JSON object per model, one per line");
+  c->add_option("--exit-margin", a->exit_margins,
+                "early exit at this letter margin (repeat for a column each; 0: off)")
+      ->check(CLI::Range(0.0, 1.0));
   c->callback([a] {
     auto all = load_set(a->set);
     std::vector<Item> items;
     for (size_t i = 0; i < all.size(); i += size_t(a->sample)) items.push_back(all[i]);
     if (a->models.empty()) a->models = {"nano"};
     std::vector<ordered_json> rows;
+    if (a->exit_margins.empty()) a->exit_margins = {0.0};
     for (const auto& m : a->models) {
       if (m.empty()) throw Error("--model: empty model path");
-      rows.push_back(score_model(m, a->lora, items, a->threads, !a->no_uncached));
-      if (a->json) std::printf("%s\n", rows.back().dump().c_str());
-      std::fflush(stdout);
+      for (const double margin : a->exit_margins) {
+        rows.push_back(score_model(m, a->lora, items, a->threads, !a->no_uncached, margin));
+        if (a->json) std::printf("%s\n", rows.back().dump().c_str());
+        std::fflush(stdout);
+      }
     }
     if (!a->json) print_table(rows);
   });

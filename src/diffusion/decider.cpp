@@ -13,6 +13,23 @@
 #include "meadow/error.hpp"
 
 namespace meadow::diffusion {
+namespace {
+
+// Top-1 minus top-2 probability (1 for a single option).
+double margin_of(const std::vector<double>& pr) {
+  if (pr.size() < 2) return 1.0;
+  double best = 0, second = 0;
+  for (const double p : pr) {
+    if (p > best)
+      second = best, best = p;
+    else if (p > second)
+      second = p;
+  }
+  return best - second;
+}
+
+}  // namespace
+
 double Decision::prob(char letter) const {
   for (const auto& [l, p] : probs)
     if (l == letter) return p;
@@ -49,6 +66,8 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
     for (int32_t id : forms) read_ids_.push_back(id), read_owner_.push_back(i);
   }
   if (opts_.threads < 1) throw Error("decision: threads must be >= 1");
+  if (!(opts_.exit_margin >= 0 && opts_.exit_margin <= 1))
+    throw Error("decision: the early-exit margin must be in [0, 1] (0: off)");
   const auto& cfg = model.config();
   if (!cfg.causal) {
     if (opts_.answer_slot < 1 || opts_.answer_slot > 8)
@@ -158,6 +177,17 @@ std::vector<model::Logits> Decider::forward(const std::vector<model::Sequence>& 
   model::RunOptions ro;
   ro.threads = opts_.threads;
   if (!opts_.want_coherence) ro.vocab_rows = read_ids_;
+  // Early exit: stop after the first layer at which every answer's margin reaches the bar.
+  model::EarlyExit exit;
+  if (opts_.exit_margin > 0) {
+    exit.vocab_rows = read_ids_;
+    exit.stop = [this](int64_t, const std::vector<model::Logits>& probe) {
+      for (const model::Logits& l : probe)
+        if (margin_of(letter_probs(l.row(0), false)) < opts_.exit_margin) return false;
+      return true;
+    };
+    ro.early_exit = &exit;
+  }
   if (use_cache) return model_->run_cached(cache_, batch, ro);
   return model_->run(batch, ro, model::Mask::Prefix, int64_t(prefix_ids_.size()));
 }
@@ -190,12 +220,13 @@ std::vector<Decision> Decider::decide_batch(std::span<const std::string> situati
 }
 
 // The decision read from its logits rows (lat_ms is the caller's).
-Decision Decider::read(const model::Logits& lg, std::string_view situation) const {
-  // Letters: softmax over the letter tokens' logits at the answer row, each letter's forms
-  // summed. A model that gives non-finite logits is broken: an error, never a letter.
+// Per choice: the softmax over the letter tokens' logits in `row`, each letter's forms summed.
+// `full` rows hold the whole vocabulary, else just read_ids_ in order. A model that gives
+// non-finite logits is broken: an error, never a letter.
+std::vector<double> Decider::letter_probs(const float* row, bool full) const {
   std::vector<double> z(read_ids_.size());
   for (size_t k = 0; k < read_ids_.size(); ++k) {
-    z[k] = opts_.want_coherence ? lg.row(0)[read_ids_[k]] : lg.row(0)[k];
+    z[k] = full ? row[read_ids_[k]] : row[k];
     if (!std::isfinite(z[k]))
       throw Error("decision: the model " + model_->file().path() +
                   " gives non-finite logits (NaN or Inf) for the option letters");
@@ -203,7 +234,11 @@ Decision Decider::read(const model::Logits& lg, std::string_view situation) cons
   const std::vector<double> pz = softmax(z);
   std::vector<double> pr(choices_.size(), 0.0);
   for (size_t k = 0; k < pz.size(); ++k) pr[read_owner_[k]] += pz[k];
+  return pr;
+}
 
+Decision Decider::read(const model::Logits& lg, std::string_view situation) const {
+  const std::vector<double> pr = letter_probs(lg.row(0), opts_.want_coherence);
   Decision d;
   d.status = std::string(situation);
   size_t best = 0;
@@ -212,10 +247,8 @@ Decision Decider::read(const model::Logits& lg, std::string_view situation) cons
     if (pr[i] > pr[best]) best = i;
   }
   d.letter = choices_[best].letter;
-  double second = 0.0;
-  for (size_t i = 0; i < pr.size(); ++i)
-    if (i != best) second = std::max(second, pr[i]);
-  d.margin = pr.size() > 1 ? pr[best] - second : 1.0;
+  d.margin = margin_of(pr);
+  d.layers = lg.layers;
   for (const double p : pr)
     if (p > 0) d.entropy -= p * std::log(p);
   d.entropy = pr.size() > 1 ? d.entropy / std::log(double(pr.size())) : 0.0;

@@ -82,6 +82,7 @@ const diffusion::Decider& Mind::decider_for(const Task& task) {
   o.cache = opts_.prefix_cache;
   o.want_coherence = opts_.want_coherence;
   o.system = opts_.system;
+  o.exit_margin = opts_.exit_margin;
   deciders_.push_back(
       std::make_unique<diffusion::Decider>(m_->model, m_->tok, task.rule, choices_of(task), o));
   return *deciders_.back();

@@ -57,7 +57,7 @@ void attend(const Config& c, const PassSpec& spec, int64_t layer, const float* q
 
 std::vector<float> run_layers(const Config& c, const ModelWeights& w,
                               std::span<const int32_t> tokens, std::span<const Segment> segs,
-                              const PassSpec& spec) {
+                              const PassSpec& spec, int64_t* layers_run) {
   const int64_t n = int64_t(tokens.size()), e = c.n_embd;
   const int64_t qd = c.n_head * c.head_dim, kvd = c.n_head_kv * c.head_dim;
   const tensor::Threads th = spec.threads;
@@ -114,6 +114,8 @@ std::vector<float> run_layers(const Config& c, const ModelWeights& w,
     tensor::swiglu(b.gate.data(), b.up.data(), b.gate.data(), n * c.n_ff);
     project(lw.down, lw.lora[kDown], b.gate.data(), n, b.h.data(), th, b.lora);
     for (size_t i = 0; i < b.x.size(); ++i) b.x[i] += b.h[i];
+    if (layers_run) *layers_run = l + 1;
+    if (spec.after_layer && l + 1 < c.n_layer && spec.after_layer(l + 1, b.x)) break;
   }
   return std::move(b.x);
 }

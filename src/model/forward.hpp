@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -26,13 +27,17 @@ struct PassSpec {
   // the last end form one more block); each block sees itself and every block before it.
   std::vector<int64_t> block_ends;
   PrefixCache* capture = nullptr;  // keep each layer's K/V (single-segment prefix encoding)
-  tensor::Threads threads;         // with a pool: one per pass, so kernels do not start threads
+  // Called after each layer but the last with the layers run so far and the residual stream;
+  // true stops the pass there (early exit).
+  std::function<bool(int64_t layers_run, const std::vector<float>& x)> after_layer;
+  tensor::Threads threads;  // with a pool: one per pass, so kernels do not start threads
 };
 
-// Embeds the tokens and runs every layer; returns the residual stream [n_tokens, n_embd].
+// Embeds the tokens and runs every layer (or until spec.after_layer stops it); returns the
+// residual stream [n_tokens, n_embd] and sets *layers_run when given.
 std::vector<float> run_layers(const Config& cfg, const ModelWeights& w,
                               std::span<const int32_t> tokens, std::span<const Segment> segs,
-                              const PassSpec& spec);
+                              const PassSpec& spec, int64_t* layers_run = nullptr);
 
 // Final norm and output projection of n hidden rows into out [n, cols] where cols is
 // n_vocab or vocab_rows.size().

@@ -70,26 +70,41 @@ std::vector<Logits> run_batch(const Config& c, const ModelWeights& w,
     }
     tokens.insert(tokens.end(), s.tokens.begin(), s.tokens.end());
   }
-  std::vector<Logits> out(batch.size());
-  if (batch.empty()) return out;
-  const std::vector<float> x = run_layers(c, w, tokens, segs, spec);
-
-  const int64_t cols = o.vocab_rows.empty() ? c.n_vocab : int64_t(o.vocab_rows.size());
-  const int64_t n_rows = int64_t(rows.size());
-  std::vector<float> hidden(size_t(n_rows * c.n_embd)), logits(size_t(n_rows * cols));
-  for (int64_t r = 0; r < n_rows; ++r)
-    std::copy_n(x.data() + rows[size_t(r)] * c.n_embd, c.n_embd, hidden.data() + r * c.n_embd);
-  if (n_rows > 0)
-    output_logits(c, w, hidden.data(), n_rows, o.vocab_rows, logits.data(), spec.threads);
-  int64_t r = 0;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    Logits& l = out[i];
-    l.rows = int64_t(batch[i].positions.size());
-    l.cols = cols;
-    l.data.assign(logits.begin() + r * cols, logits.begin() + (r + l.rows) * cols);
-    r += l.rows;
+  if (batch.empty()) return std::vector<Logits>();
+  // Each request's asked rows of the residual stream x, through the final norm and head.
+  auto read = [&](const std::vector<float>& x, const std::vector<int32_t>& vocab_rows,
+                  int64_t layers) {
+    const int64_t cols = vocab_rows.empty() ? c.n_vocab : int64_t(vocab_rows.size());
+    const int64_t n_rows = int64_t(rows.size());
+    std::vector<float> hidden(size_t(n_rows * c.n_embd)), logits(size_t(n_rows * cols));
+    for (int64_t r = 0; r < n_rows; ++r)
+      std::copy_n(x.data() + rows[size_t(r)] * c.n_embd, c.n_embd, hidden.data() + r * c.n_embd);
+    if (n_rows > 0)
+      output_logits(c, w, hidden.data(), n_rows, vocab_rows, logits.data(), spec.threads);
+    std::vector<Logits> out(batch.size());
+    int64_t r = 0;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      Logits& l = out[i];
+      l.rows = int64_t(batch[i].positions.size());
+      l.cols = cols;
+      l.data.assign(logits.begin() + r * cols, logits.begin() + (r + l.rows) * cols);
+      l.layers = layers;
+      r += l.rows;
+    }
+    return out;
+  };
+  PassSpec pass = spec;
+  if (o.early_exit) {
+    if (spec.capture) throw Error("early exit does not apply to a pass that keeps its K/V");
+    if (!o.early_exit->stop) throw Error("early exit without a stop function");
+    check_vocab_rows(c, {.vocab_rows = o.early_exit->vocab_rows});
+    pass.after_layer = [&](int64_t layers, const std::vector<float>& x) {
+      return o.early_exit->stop(layers, read(x, o.early_exit->vocab_rows, layers));
+    };
   }
-  return out;
+  int64_t layers = 0;
+  const std::vector<float> x = run_layers(c, w, tokens, segs, pass, &layers);
+  return read(x, o.vocab_rows, layers);
 }
 
 }  // namespace

@@ -176,6 +176,31 @@ TEST(Decision, BatchEqualsOneAtATime) {
   }
 }
 
+// Early exit: a bar every margin passes stops after the first layer; the bar of 1 (never met by
+// a random model) runs every layer and answers exactly as without early exit; a batch stops
+// only when every answer passes. Bars outside [0, 1] are refused.
+TEST(Decision, EarlyExitStopsWhereTheMarginPasses) {
+  const Loaded L = load(mind_test::train_fixture());
+  const int64_t n_layer = L.model.config().n_layer;
+  ASSERT_GT(n_layer, 1);
+  const Decider full(L.model, L.tok, kRule, kChoices);
+  const Decider early(L.model, L.tok, kRule, kChoices, {.exit_margin = 1e-12});
+  const Decider never(L.model, L.tok, kRule, kChoices, {.exit_margin = 1.0});
+  for (const auto& s : kSituations) {
+    const Decision f = full.decide(s), e = early.decide(s), n = never.decide(s);
+    EXPECT_EQ(f.layers, n_layer);
+    EXPECT_EQ(e.layers, 1);
+    EXPECT_EQ(n.layers, n_layer);
+    EXPECT_EQ(n.letter, f.letter);
+    for (size_t k = 0; k < f.probs.size(); ++k) EXPECT_EQ(n.probs[k].second, f.probs[k].second);
+    expect_consistent(e, kChoices.size());
+    EXPECT_EQ(early.decide_uncached(s).layers, 1);
+  }
+  for (const Decision& d : early.decide_batch(kSituations)) EXPECT_EQ(d.layers, 1);
+  EXPECT_THROW(Decider(L.model, L.tok, kRule, kChoices, {.exit_margin = 1.5}), Error);
+  EXPECT_THROW(Decider(L.model, L.tok, kRule, kChoices, {.exit_margin = -0.1}), Error);
+}
+
 TEST(Decision, SituationsChangeTheAnswer) {
   // A random-weight model still reads the situation: not every situation gives the same
   // probabilities (they would if the pass ignored the suffix).
