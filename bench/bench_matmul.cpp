@@ -20,6 +20,7 @@
 #include "gguf_quantize.hpp"
 #include "meadow/gguf.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/quant_dot.hpp"
 
 #include "bench_util.hpp"
 
@@ -79,7 +80,8 @@ int main(int argc, char** argv) {
   const int64_t n = argc > 2 ? std::atoll(argv[2]) : 128;
   const bool with_output = argc > 3 && std::string(argv[3]) == "--output";
   const Threads th{threads};
-  std::printf("machine: %s\n%s\n", machine_name().c_str(), meadow::tensor::cpu_report().c_str());
+  std::printf("machine: %s\n%s\ninteger kernels: %s\n", machine_name().c_str(),
+              meadow::tensor::cpu_report().c_str(), meadow::tensor::detail::int_target_name());
   std::printf("y = x * W^T, x = %lld tokens, %d threads; GFLOP/s = 2*n*rows*cols / wall time\n",
               (long long)n, threads);
   std::printf("(best of 2 at T tokens, of 3 at 1 token; load average %s)\n\n",

@@ -90,6 +90,7 @@ void int_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, 
               Threads th) {
   detail::QuantizedActs qa;
   detail::quantize_acts(x, n, w.cols, qa);
+  if (n >= detail::kInterleaveMinTokens) detail::interleave_acts(qa);
   const int64_t grain = std::max<int64_t>(4, k / (4 * std::max(th.n, 1)));
   detail::parallel_for(k, grain, th, [&](int64_t b, int64_t e, int) {
     detail::dot_rows_int(w, rows, b, e, qa, y, k);

@@ -103,6 +103,16 @@ struct RowBuf {
       : u(size_t(stride), 0), scale(size_t(stride / 4), 0.0f), offset(size_t(stride / 16), 0.0f) {}
 };
 
+// A row in the interleaved layout of QuantizedActs::qi, with per-block scales of the first
+// and second 16 values (equal except for Q6_K).
+struct RowBufI {
+  std::vector<uint8_t> u;
+  std::vector<float> scale_a, scale_b;
+  std::vector<float> offset;  // as RowBuf's
+  explicit RowBufI(int64_t istride)
+      : u(size_t(istride), 0), scale_a(size_t(istride / 32)), scale_b(size_t(istride / 32)) {}
+};
+
 using D16 = hn::CappedTag<uint8_t, 16>;
 
 // The 32-value blocks: lane scale d for all 8 lanes of the block, offset o for both halves.
@@ -300,7 +310,121 @@ HWY_INLINE void RowTimesTokens(const RowBuf& r, const QuantizedActs& a, int64_t 
   }
 }
 
+// Interleaves rows of 32-value blocks: for each group of L blocks (L = int32 lanes), dword j
+// of every block goes to vector j of the group. src holds `bytes` bytes (a multiple of 32 L).
+HWY_INLINE void InterleaveBlocks(const uint8_t* src, int64_t bytes, uint8_t* dst) {
+  const DI32 di32;
+  const int64_t L = int64_t(hn::Lanes(di32));
+  const auto base_idx = hn::Mul(hn::Iota(di32, 0), hn::Set(di32, 8));  // dword 0 of block l
+  for (int64_t g = 0; g < bytes; g += 32 * L) {
+    const auto* s32 = reinterpret_cast<const int32_t*>(src + g);
+    for (int j = 0; j < 8; ++j) {
+      const auto v = hn::GatherIndex(di32, s32, hn::Add(base_idx, hn::Set(di32, j)));
+      hn::StoreU(v, di32, reinterpret_cast<int32_t*>(dst + g + 4 * L * j));
+    }
+  }
+}
+
+// A tile of R interleaved rows times T tokens. Each activation vector (read from L2: all
+// tokens' rows do not fit L1) is loaded once and used for R rows, whose bytes come from L1;
+// per group, row and token: 8 integer steps, then one float step (two for Q6_K, whose scale
+// changes after 16 values). Results go to y[t * ldy + i] for row i < R of the tile.
+template <int R, int T, bool kWide, bool kHalves>
+HWY_INLINE void TileI(const RowBufI* const* rb, const QuantizedActs& a, int64_t t0, float* y,
+                      int64_t ldy) {
+  const DU8 du8;
+  const DI8 di8;
+  const DI32 di32;
+  const DF df;
+  const int64_t L = int64_t(hn::Lanes(di32));
+  const int64_t gbytes = 32 * L;
+  const int64_t step = int64_t(hn::Lanes(du8));  // = 4 L
+  hn::Vec<DF> acc[R][T];
+  for (int i = 0; i < R; ++i)
+    for (int k = 0; k < T; ++k) acc[i][k] = hn::Zero(df);
+  for (int64_t g = 0; g < a.istride; g += gbytes) {
+    for (int k = 0; k < T; ++k) {
+      const int8_t* q = a.qi.data() + (t0 + k) * a.istride + g;
+      hn::Vec<DI32> ia[R], ib[R];
+      for (int i = 0; i < R; ++i) ia[i] = ib[i] = hn::Zero(di32);
+      for (int j = 0; j < 8; ++j) {
+        const auto v = hn::LoadU(di8, q + j * step);
+        for (int i = 0; i < R; ++i) {
+          const auto u = hn::LoadU(du8, rb[i]->u.data() + g + j * step);
+          auto& s = (kHalves && j >= 4) ? ib[i] : ia[i];
+          if constexpr (kWide) {
+            s = DotQuadAny(u, v, s);
+          } else {
+            s = DotQuadSmall(u, v, s);
+          }
+        }
+      }
+      const auto as = hn::LoadU(df, a.block_scale.data() + ((t0 + k) * a.istride + g) / 32);
+      for (int i = 0; i < R; ++i) {
+        const auto wa = hn::LoadU(df, rb[i]->scale_a.data() + g / 32);
+        acc[i][k] = hn::MulAdd(hn::ConvertTo(df, ia[i]), hn::Mul(wa, as), acc[i][k]);
+        if constexpr (kHalves) {
+          const auto wb = hn::LoadU(df, rb[i]->scale_b.data() + g / 32);
+          acc[i][k] = hn::MulAdd(hn::ConvertTo(df, ib[i]), hn::Mul(wb, as), acc[i][k]);
+        }
+      }
+    }
+  }
+  for (int i = 0; i < R; ++i)
+    for (int k = 0; k < T; ++k) {
+      y[(t0 + k) * ldy + i] =
+          hn::GetLane(hn::SumOfLanes(df, acc[i][k])) +
+          OffsetDot(rb[i]->offset.data(), a.scaled_sum16.data() + (t0 + k) * a.stride / 16,
+                    a.stride / 16);
+    }
+}
+
+// R rows (already interleaved) times every token.
+template <int R, bool kWide, bool kHalves>
+HWY_INLINE void RowsTimesAllI(const RowBufI* const* rb, const QuantizedActs& a, float* y,
+                              int64_t ldy) {
+  constexpr int kT = 4;
+  int64_t t = 0;
+  for (; t + kT <= a.n; t += kT) TileI<R, kT, kWide, kHalves>(rb, a, t, y, ldy);
+  for (; t < a.n; ++t) TileI<R, 1, kWide, kHalves>(rb, a, t, y, ldy);
+}
+
+template <int R>
+HWY_INLINE void RowsTimesAllI(TT type, const RowBufI* const* rb, const QuantizedActs& a, float* y,
+                              int64_t ldy) {
+  if (type == TT::Q8_0) return RowsTimesAllI<R, true, false>(rb, a, y, ldy);  // q + 128: wide
+  if (type == TT::Q6_K) return RowsTimesAllI<R, false, true>(rb, a, y, ldy);  // 16-value scales
+  RowsTimesAllI<R, false, false>(rb, a, y, ldy);
+}
+
+// Rows per tile: 4 on AVX-512 (R * 4 accumulators + 2 R int sums fit its 32 registers).
+constexpr int kTileRows = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
+
+void InterleaveActsImpl(QuantizedActs& a) {
+  const int64_t L = int64_t(hn::Lanes(DI32()));
+  a.group_lanes = L;
+  a.istride = (a.cols + 32 * L - 1) / (32 * L) * (32 * L);
+  a.qi.assign(size_t(a.n * a.istride), 0);
+  a.block_scale.assign(size_t(a.n * a.istride / 32), 0.0f);
+  std::vector<uint8_t> row(size_t(a.istride), 0);
+  for (int64_t t = 0; t < a.n; ++t) {
+    std::copy_n(reinterpret_cast<const uint8_t*>(a.q.data()) + t * a.stride, a.cols, row.data());
+    InterleaveBlocks(row.data(), a.istride,
+                     reinterpret_cast<uint8_t*>(a.qi.data()) + t * a.istride);
+    for (int64_t b = 0; b < a.cols / 32; ++b) {
+      a.block_scale[size_t(t * a.istride / 32 + b)] =
+          a.lane_scale[size_t(t * a.stride / 4 + 8 * b)];
+    }
+  }
+}
+
 #endif  // HWY_TARGET == HWY_SCALAR
+
+#if HWY_TARGET == HWY_SCALAR
+void InterleaveActsImpl(QuantizedActs& a) {
+  a.group_lanes = 0;  // the scalar target keeps the plain layout
+}
+#endif
 
 template <bool kWide>
 HWY_INLINE void RowTimesAll(const RowBuf& r, const QuantizedActs& a, float* y, int64_t ldy) {
@@ -322,8 +446,35 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
   const BlockGeometry g = block_geometry(w.type);
   const int64_t rb = w.cols / g.elems * g.bytes;
   const auto* base = static_cast<const uint8_t*>(w.data);
-  RowBuf r(a.stride);
   const bool wide = w.type == TT::Q8_0;  // q + 128 reaches 255
+#if HWY_TARGET != HWY_SCALAR
+  if (a.group_lanes == int64_t(hn::Lanes(DI32())) && a.group_lanes > 0) {
+    RowBuf r(a.istride);
+    std::vector<RowBufI> ri(kTileRows, RowBufI(a.istride));
+    const RowBufI* rp[kTileRows];
+    for (int i = 0; i < kTileRows; ++i) rp[i] = &ri[size_t(i)];
+    for (int64_t j = j0; j < j1; j += kTileRows) {
+      const int nr = int(std::min<int64_t>(kTileRows, j1 - j));
+      for (int i = 0; i < nr; ++i) {
+        Unpack(w.type, base + (rows ? rows[j + i] : j + i) * rb, w.cols, r);
+        RowBufI& d = ri[size_t(i)];
+        InterleaveBlocks(r.u.data(), a.istride, d.u.data());
+        for (int64_t b = 0; b < a.istride / 32; ++b) {
+          d.scale_a[size_t(b)] = r.scale[size_t(8 * b)];
+          d.scale_b[size_t(b)] = r.scale[size_t(8 * b + 4)];
+        }
+        d.offset = r.offset;
+      }
+      if (nr == kTileRows) {
+        RowsTimesAllI<kTileRows>(w.type, rp, a, y + j, ldy);
+      } else {
+        for (int i = 0; i < nr; ++i) RowsTimesAllI<1>(w.type, rp + i, a, y + j + i, ldy);
+      }
+    }
+    return;
+  }
+#endif
+  RowBuf r(a.stride);
   for (int64_t j = j0; j < j1; ++j) {
     Unpack(w.type, base + (rows ? rows[j] : j) * rb, w.cols, r);
     if (wide) {
@@ -346,6 +497,11 @@ HWY_AFTER_NAMESPACE();
 namespace meadow::tensor::detail {
 
 HWY_EXPORT(DotRowsIntImpl);
+HWY_EXPORT(InterleaveActsImpl);
+
+void interleave_acts(QuantizedActs& a) {
+  HWY_DYNAMIC_DISPATCH(InterleaveActsImpl)(a);
+}
 HWY_EXPORT(IntTargetName);
 
 bool int_dot_supported(gguf::TensorType t) {

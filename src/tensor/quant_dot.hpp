@@ -25,7 +25,18 @@ struct QuantizedActs {
   std::vector<int8_t> q;            // n * stride
   std::vector<float> lane_scale;    // n * stride / 4: d of the value's block, one per 4 values
   std::vector<float> scaled_sum16;  // n * stride / 16: d * (sum of the 16 q's)
+  // The many-token layout (interleave_acts): rows cut into groups of L blocks, L the int32
+  // lanes of one vector; vector j of a group holds values 4j .. 4j+3 of each of its blocks,
+  // so one lane accumulates one block's whole dot product in int32 and floats are touched
+  // once per 32 values instead of once per 4.
+  int64_t group_lanes = 0;         // L; 0 when not interleaved (or on the scalar target)
+  int64_t istride = 0;             // bytes per row, a multiple of 32 * L, zero padded
+  std::vector<int8_t> qi;          // n * istride
+  std::vector<float> block_scale;  // n * istride / 32: d per block
 };
+
+// From this many tokens the interleaved kernel is used (it pays a gather per weight row).
+constexpr int64_t kInterleaveMinTokens = 4;
 
 inline int64_t quant_stride(int64_t cols) {
   return (cols + 63) / 64 * 64;
@@ -33,6 +44,9 @@ inline int64_t quant_stride(int64_t cols) {
 
 // Quantizes x [n, cols] (cols a multiple of 32) into out, reusing its storage.
 void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out);
+
+// Adds the interleaved layout to a (quantize_acts first); dot_rows_int then uses it.
+void interleave_acts(QuantizedActs& a);
 
 // Whether dot_rows_int reads this weight type.
 bool int_dot_supported(gguf::TensorType t);
