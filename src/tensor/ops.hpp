@@ -36,8 +36,9 @@ struct Threads {
 //  Integer: x quantized to int8 per 32-value block (one float scale each, as Q8_0 does) and
 //           multiplied in integers; per row the result moves from Float's by at most
 //           sum over blocks b of (max |x| in b) / 254 * sum_{i in b} |w_i| (tensor/quant_dot.hpp).
-//  Auto:    the faster one on this machine's measurements (docs/measurements.md), unless the
-//           environment variable MEADOW_MATMUL is "float" or "int" (read once, at first use).
+//  Auto:    Float for now: Integer is 1.5-1.8x faster from 4 tokens but flips near-tie exam
+//           decisions of SmolLM2 (docs/measurements.md). With the environment variable
+//           MEADOW_MATMUL=int (read once), Auto takes Integer wherever it measured faster.
 // Other weight types (F32, F16, BF16, Q5_*) always take the float path.
 enum class MatmulPath { Auto, Float, Integer };
 
