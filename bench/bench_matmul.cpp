@@ -2,8 +2,9 @@
 // our matmul on every quantized type, by both paths (Float: weights decoded to float; Integer:
 // int8 block-quantized activations, tensor/quant_dot.hpp), at a T-token batch and at 1 token.
 // Random weights: a block of rows is quantized once and tiled (speed does not depend on the
-// values), so setup stays short. Usage: bench_matmul [threads=2] [tokens=128] [--output]
-// (--output adds the 152064-row vocabulary projection: slow in float at large T).
+// values), so setup stays short. Usage: bench_matmul [threads=2] [tokens=128] [--output] [--cpu]
+// (--output adds the 152064-row vocabulary projection: slow in float at large T; --cpu times
+// by process CPU time / threads, steadier than wall time when the machine is shared).
 #include <cblas.h>
 
 #include <algorithm>
@@ -78,14 +79,18 @@ int main(int argc, char** argv) {
   meadow::tensor::ensure_fast_blas(argc, argv);
   const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
   const int64_t n = argc > 2 ? std::atoll(argv[2]) : 128;
-  const bool with_output = argc > 3 && std::string(argv[3]) == "--output";
+  bool with_output = false, by_cpu = false;
+  for (int i = 3; i < argc; ++i) {
+    with_output |= std::string(argv[i]) == "--output";
+    by_cpu |= std::string(argv[i]) == "--cpu";
+  }
   const Threads th{threads};
   std::printf("machine: %s\n%s\ninteger kernels: %s\n", machine_name().c_str(),
               meadow::tensor::cpu_report().c_str(), meadow::tensor::detail::int_target_name());
-  std::printf("y = x * W^T, x = %lld tokens, %d threads; GFLOP/s = 2*n*rows*cols / wall time\n",
-              (long long)n, threads);
-  std::printf("(best of 2 at T tokens, of 3 at 1 token; load average %s)\n\n",
-              load_average().c_str());
+  std::printf(
+      "y = x * W^T, x = %lld tokens, %d threads; GFLOP/s = 2*n*rows*cols / time, time = %s\n",
+      (long long)n, threads, by_cpu ? "process CPU time / threads (shared machine)" : "wall");
+  std::printf("(best of 3; load average %s)\n\n", load_average().c_str());
 
   const TensorType types[] = {TensorType::Q4_0, TensorType::Q4_1, TensorType::Q4_K,
                               TensorType::Q6_K, TensorType::Q8_0};
@@ -99,7 +104,8 @@ int main(int argc, char** argv) {
     const Shape& s = kShapes[si];
     const auto x = random_floats(n * s.cols, 7);
     y.assign(size_t(n * s.rows), 0.0f);
-    const int reps = s.rows * s.cols > 100'000'000 ? 1 : 2;
+    const int reps = s.rows * s.cols > 100'000'000 ? 1 : 3;
+    auto sec = [&](const Timing& t) { return by_cpu ? t.cpu : t.wall; };
     const double flops = 2.0 * double(n) * double(s.rows) * double(s.cols);
     Timing sg;
     {
@@ -116,12 +122,12 @@ int main(int argc, char** argv) {
       const auto w = make_weights(type, s.rows, s.cols);
       const Weights wt{type, w.data(), s.rows, s.cols};
       auto run = [&](MatmulPath p, int64_t tokens, int r) {
-        return best_of(r, threads, [&] { matmul(wt, x.data(), tokens, y.data(), th, p); }).wall;
+        return sec(best_of(r, threads, [&] { matmul(wt, x.data(), tokens, y.data(), th, p); }));
       };
       const double tf = run(MatmulPath::Float, n, reps), ti = run(MatmulPath::Integer, n, reps);
       const double t1f = run(MatmulPath::Float, 1, 3), t1i = run(MatmulPath::Integer, 1, 3);
       std::printf("%-20s %-5s %9.1f %9.1f %9.1f %6.2fx | %11.2f %11.2f %6.2fx\n", s.name,
-                  meadow::gguf::type_name(type), flops / sg.wall * 1e-9, flops / tf * 1e-9,
+                  meadow::gguf::type_name(type), flops / sec(sg) * 1e-9, flops / tf * 1e-9,
                   flops / ti * 1e-9, tf / ti, t1f * 1e3, t1i * 1e3, t1f / t1i);
       std::fflush(stdout);
     }
