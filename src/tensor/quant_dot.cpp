@@ -94,23 +94,35 @@ HWY_INLINE hn::Vec<DI32> DotQuadAny(hn::Vec<DU8> u, hn::Vec<DI8> s, hn::Vec<DI32
 
 #endif  // HWY_TARGET != HWY_SCALAR
 
+// Byte views of int32 storage. The byte buffers that InterleaveBlocks gathers from and writes
+// to hold int32 objects, so its 4-byte loads and stores never alias another type; bytes are
+// read and written through unsigned char, which may alias anything.
+HWY_INLINE uint8_t* Bytes(std::vector<int32_t>& v) {
+  return reinterpret_cast<uint8_t*>(v.data());
+}
+HWY_INLINE const uint8_t* Bytes(const std::vector<int32_t>& v) {
+  return reinterpret_cast<const uint8_t*>(v.data());
+}
+
 // One weight row in the common shape; buffers sized for quant_stride(cols), zero padded.
 struct RowBuf {
-  std::vector<uint8_t> u;
+  std::vector<int32_t> u;     // the bytes u_i
   std::vector<float> scale;   // per 4 values
   std::vector<float> offset;  // per 16 values
   explicit RowBuf(int64_t stride)
-      : u(size_t(stride), 0), scale(size_t(stride / 4), 0.0f), offset(size_t(stride / 16), 0.0f) {}
+      : u(size_t(stride / 4), 0),
+        scale(size_t(stride / 4), 0.0f),
+        offset(size_t(stride / 16), 0.0f) {}
 };
 
 // A row in the interleaved layout of QuantizedActs::qi, with per-block scales of the first
 // and second 16 values (equal except for Q6_K).
 struct RowBufI {
-  std::vector<uint8_t> u;
+  std::vector<int32_t> u;  // bytes, interleaved
   std::vector<float> scale_a, scale_b;
   std::vector<float> offset;  // as RowBuf's
   explicit RowBufI(int64_t istride)
-      : u(size_t(istride), 0), scale_a(size_t(istride / 32)), scale_b(size_t(istride / 32)) {}
+      : u(size_t(istride / 4), 0), scale_a(size_t(istride / 32)), scale_b(size_t(istride / 32)) {}
 };
 
 using D16 = hn::CappedTag<uint8_t, 16>;
@@ -136,7 +148,7 @@ HWY_INLINE void UnpackNibbles16(const uint8_t* qs, uint8_t* u) {
 
 HWY_INLINE void UnpackQ4_0(const BlockQ4_0* b, int64_t nb, RowBuf& r) {
   for (int64_t i = 0; i < nb; ++i) {
-    UnpackNibbles16(b[i].qs, r.u.data() + 32 * i);
+    UnpackNibbles16(b[i].qs, Bytes(r.u) + 32 * i);
     const float d = fp16_to_float(b[i].d);
     SetBlockScales(r, i, d, -8.0f * d);
   }
@@ -144,7 +156,7 @@ HWY_INLINE void UnpackQ4_0(const BlockQ4_0* b, int64_t nb, RowBuf& r) {
 
 HWY_INLINE void UnpackQ4_1(const BlockQ4_1* b, int64_t nb, RowBuf& r) {
   for (int64_t i = 0; i < nb; ++i) {
-    UnpackNibbles16(b[i].qs, r.u.data() + 32 * i);
+    UnpackNibbles16(b[i].qs, Bytes(r.u) + 32 * i);
     SetBlockScales(r, i, fp16_to_float(b[i].d), fp16_to_float(b[i].m));
   }
 }
@@ -157,7 +169,7 @@ HWY_INLINE void UnpackQ8_0(const BlockQ8_0* b, int64_t nb, RowBuf& r) {
   for (int64_t i = 0; i < nb; ++i) {
     const auto* qs = reinterpret_cast<const uint8_t*>(b[i].qs);
     for (size_t j = 0; j < 32; j += N) {
-      hn::StoreU(hn::Xor(hn::LoadU(d16, qs + j), flip), d16, r.u.data() + 32 * i + j);
+      hn::StoreU(hn::Xor(hn::LoadU(d16, qs + j), flip), d16, Bytes(r.u) + 32 * i + j);
     }
     const float d = fp16_to_float(b[i].d);
     SetBlockScales(r, i, d, -128.0f * d);
@@ -171,7 +183,7 @@ HWY_INLINE void UnpackQ4_K(const BlockQ4_K* b, int64_t nb, RowBuf& r) {
   for (int64_t i = 0; i < nb; ++i) {
     const float d = fp16_to_float(b[i].d);
     const float dmin = fp16_to_float(b[i].dmin);
-    uint8_t* u = r.u.data() + 256 * i;
+    uint8_t* u = Bytes(r.u) + 256 * i;
     for (int c = 0; c < 4; ++c) {  // 32 bytes: sub-block 2c in the low nibbles, 2c+1 high
       const uint8_t* q = b[i].qs + 32 * c;
       for (size_t l = 0; l < 32; l += N) {
@@ -199,7 +211,7 @@ HWY_INLINE void UnpackQ6_K(const BlockQ6_K* b, int64_t nb, RowBuf& r) {
     for (int h = 0; h < 2; ++h) {  // two halves of 128 values
       const uint8_t* ql = b[i].ql + 64 * h;
       const uint8_t* qh = b[i].qh + 32 * h;
-      uint8_t* u = r.u.data() + 256 * i + 128 * h;
+      uint8_t* u = Bytes(r.u) + 256 * i + 128 * h;
       for (size_t l = 0; l < 32; l += N) {
         const auto a = hn::LoadU(d16, ql + l);
         const auto c = hn::LoadU(d16, ql + 32 + l);
@@ -262,7 +274,7 @@ HWY_INLINE void RowTimesTokens(const RowBuf& r, const QuantizedActs& a, int64_t 
     float acc = 0.0f;
     for (int64_t c = 0; c < stride; c += 4) {
       int32_t dot = 0;
-      for (int64_t i = c; i < c + 4; ++i) dot += int32_t(r.u[size_t(i)]) * q[i];
+      for (int64_t i = c; i < c + 4; ++i) dot += int32_t(Bytes(r.u)[i]) * q[i];
       acc += float(dot) * (r.scale[size_t(c / 4)] * ls[c / 4]);
     }
     out[k] = acc + OffsetDot(r.offset.data(), a.scaled_sum16.data() + (t0 + k) * stride / 16,
@@ -289,7 +301,7 @@ HWY_INLINE void RowTimesTokens(const RowBuf& r, const QuantizedActs& a, int64_t 
     acc[k] = hn::Zero(df);
   }
   for (int64_t c = 0; c < stride; c += step) {
-    const auto u = hn::LoadU(du8, r.u.data() + c);
+    const auto u = hn::LoadU(du8, Bytes(r.u) + c);
     const auto ws = hn::LoadU(df, r.scale.data() + c / 4);
     for (int k = 0; k < T; ++k) {
       const auto s = hn::LoadU(di8, q[k] + c);
@@ -312,15 +324,14 @@ HWY_INLINE void RowTimesTokens(const RowBuf& r, const QuantizedActs& a, int64_t 
 
 // Interleaves rows of 32-value blocks: for each group of L blocks (L = int32 lanes), dword j
 // of every block goes to vector j of the group. src holds `bytes` bytes (a multiple of 32 L).
-HWY_INLINE void InterleaveBlocks(const uint8_t* src, int64_t bytes, uint8_t* dst) {
+HWY_INLINE void InterleaveBlocks(const int32_t* src, int64_t bytes, int32_t* dst) {
   const DI32 di32;
   const int64_t L = int64_t(hn::Lanes(di32));
   const auto base_idx = hn::Mul(hn::Iota(di32, 0), hn::Set(di32, 8));  // dword 0 of block l
-  for (int64_t g = 0; g < bytes; g += 32 * L) {
-    const auto* s32 = reinterpret_cast<const int32_t*>(src + g);
+  for (int64_t g = 0; g < bytes / 4; g += 8 * L) {
     for (int j = 0; j < 8; ++j) {
-      const auto v = hn::GatherIndex(di32, s32, hn::Add(base_idx, hn::Set(di32, j)));
-      hn::StoreU(v, di32, reinterpret_cast<int32_t*>(dst + g + 4 * L * j));
+      const auto v = hn::GatherIndex(di32, src + g, hn::Add(base_idx, hn::Set(di32, j)));
+      hn::StoreU(v, di32, dst + g + L * j);
     }
   }
 }
@@ -344,13 +355,13 @@ HWY_INLINE void TileI(const RowBufI* const* rb, const QuantizedActs& a, int64_t 
     for (int k = 0; k < T; ++k) acc[i][k] = hn::Zero(df);
   for (int64_t g = 0; g < a.istride; g += gbytes) {
     for (int k = 0; k < T; ++k) {
-      const int8_t* q = a.qi.data() + (t0 + k) * a.istride + g;
+      const int8_t* q = reinterpret_cast<const int8_t*>(a.qi.data()) + (t0 + k) * a.istride + g;
       hn::Vec<DI32> ia[R], ib[R];
       for (int i = 0; i < R; ++i) ia[i] = ib[i] = hn::Zero(di32);
       for (int j = 0; j < 8; ++j) {
         const auto v = hn::LoadU(di8, q + j * step);
         for (int i = 0; i < R; ++i) {
-          const auto u = hn::LoadU(du8, rb[i]->u.data() + g + j * step);
+          const auto u = hn::LoadU(du8, Bytes(rb[i]->u) + g + j * step);
           auto& s = (kHalves && j >= 4) ? ib[i] : ia[i];
           if constexpr (kWide) {
             s = DotQuadAny(u, v, s);
@@ -404,13 +415,12 @@ void InterleaveActsImpl(QuantizedActs& a) {
   const int64_t L = int64_t(hn::Lanes(DI32()));
   a.group_lanes = L;
   a.istride = (a.cols + 32 * L - 1) / (32 * L) * (32 * L);
-  a.qi.assign(size_t(a.n * a.istride), 0);
+  a.qi.assign(size_t(a.n * a.istride / 4), 0);
   a.block_scale.assign(size_t(a.n * a.istride / 32), 0.0f);
-  std::vector<uint8_t> row(size_t(a.istride), 0);
+  std::vector<int32_t> row(size_t(a.istride / 4), 0);
   for (int64_t t = 0; t < a.n; ++t) {
-    std::copy_n(reinterpret_cast<const uint8_t*>(a.q.data()) + t * a.stride, a.cols, row.data());
-    InterleaveBlocks(row.data(), a.istride,
-                     reinterpret_cast<uint8_t*>(a.qi.data()) + t * a.istride);
+    std::copy_n(reinterpret_cast<const uint8_t*>(a.q.data()) + t * a.stride, a.cols, Bytes(row));
+    InterleaveBlocks(row.data(), a.istride, a.qi.data() + t * a.istride / 4);
     for (int64_t b = 0; b < a.cols / 32; ++b) {
       a.block_scale[size_t(t * a.istride / 32 + b)] =
           a.lane_scale[size_t(t * a.stride / 4 + 8 * b)];

@@ -31,7 +31,7 @@ struct QuantizedActs {
   // once per 32 values instead of once per 4.
   int64_t group_lanes = 0;         // L; 0 when not interleaved (or on the scalar target)
   int64_t istride = 0;             // bytes per row, a multiple of 32 * L, zero padded
-  std::vector<int8_t> qi;          // n * istride
+  std::vector<int32_t> qi;         // n * istride int8 values, stored as int32 words (4 each)
   std::vector<float> block_scale;  // n * istride / 32: d per block
 };
 
