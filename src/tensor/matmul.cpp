@@ -118,7 +118,7 @@ bool use_integer(const Weights& w, int64_t n, MatmulPath path) {
   // stays on float until a more accurate activation scheme lands. MEADOW_MATMUL=int opts in.
   const MatmulPath env = env_override();
   if (env != MatmulPath::Integer) return false;
-  // Measured (docs/measurements.md): from 4 tokens the integer kernels run 1.5-1.8x the float
+  // Measured (docs/measurements.md): from 4 tokens the integer kernels run 1.2-1.9x the float
   // path on every type; at 1 token only Q4_0 and Q6_K gain (the float loops read the other
   // types' blocks in place as fast).
   if (n >= detail::kInterleaveMinTokens) return true;

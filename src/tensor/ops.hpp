@@ -34,9 +34,10 @@ struct Threads {
 // The arithmetic of a matmul with quantized weights (Q4_0, Q4_1, Q4_K, Q6_K, Q8_0).
 //  Float:   weights decoded to float, fp32 products: x is used as given (exactness tests).
 //  Integer: x quantized to int8 per 32-value block (one float scale each, as Q8_0 does) and
-//           multiplied in integers; per row the result moves from Float's by at most
-//           sum over blocks b of (max |x| in b) / 254 * sum_{i in b} |w_i| (tensor/quant_dot.hpp).
-//  Auto:    Float for now: Integer is 1.5-1.8x faster from 4 tokens but flips near-tie exam
+//           multiplied in integers; per row the result moves from the exact product by at
+//           most sum over blocks b of (max |x| in b) / 254 * sum_{i in b} |w_i|, plus float
+//           rounding (tensor/quant_dot.hpp).
+//  Auto:    Float for now: Integer is 1.2-1.9x faster from 4 tokens but flips near-tie exam
 //           decisions of SmolLM2 (docs/measurements.md). With the environment variable
 //           MEADOW_MATMUL=int (read once), Auto takes Integer wherever it measured faster.
 // Other weight types (F32, F16, BF16, Q5_*) always take the float path.
