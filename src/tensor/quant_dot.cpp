@@ -41,11 +41,13 @@ using DF = hn::ScalableTag<float>;
 #if HWY_TARGET != HWY_SCALAR  // one-lane vectors cannot hold groups of 4 bytes: see below
 
 // acc[l] + sum_{k<4} u[4l+k] * s[4l+k], exact for u <= 255 and |s| <= 127: each product fits
-// int16, the sums are formed in int32. Portable Highway arithmetic (the emulated path).
-HWY_INLINE hn::Vec<DI32> DotQuadWide(hn::Vec<DU8> u, hn::Vec<DI8> s, hn::Vec<DI32> acc) {
-  const DI32 di32;
-  const hn::Repartition<uint16_t, DI32> du16;
-  const hn::Repartition<int16_t, DI32> di16;
+// int16, the sums are formed in int32. Portable Highway arithmetic (the emulated path). Any
+// vector width: the kernels use full vectors and, for a row's last blocks, 4-lane ones.
+template <class VU, class VS, class VI>
+HWY_INLINE VI DotQuadWide(VU u, VS s, VI acc) {
+  const hn::DFromV<VI> di32;
+  const hn::Repartition<uint16_t, decltype(di32)> du16;
+  const hn::Repartition<int16_t, decltype(di32)> di16;
   const auto u16 = hn::BitCast(du16, u);
   const auto ue = hn::BitCast(di16, hn::And(u16, hn::Set(du16, uint16_t{0xff})));
   const auto uo = hn::BitCast(di16, hn::ShiftRight<8>(u16));
@@ -60,31 +62,44 @@ HWY_INLINE hn::Vec<DI32> DotQuadWide(hn::Vec<DU8> u, hn::Vec<DI8> s, hn::Vec<DI3
   return hn::Add(acc, hn::Add(lo, hi));
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3 && HWY_TARGET != HWY_AVX3_DL
+// vpmaddubsw (u8 x i8 pairs to int16, saturating) then vpmaddwd by 1 (pairs to int32).
+HWY_INLINE __m128i MaddUbs(__m128i u, __m128i s) {
+  return _mm_madd_epi16(_mm_maddubs_epi16(u, s), _mm_set1_epi16(1));
+}
+#if HWY_TARGET <= HWY_AVX2
+HWY_INLINE __m256i MaddUbs(__m256i u, __m256i s) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+}
+#endif
+#if HWY_TARGET <= HWY_AVX3
+HWY_INLINE __m512i MaddUbs(__m512i u, __m512i s) {
+  return _mm512_madd_epi16(_mm512_maddubs_epi16(u, s), _mm512_set1_epi16(1));
+}
+#endif
+#endif
+
 // The same sum for u <= 128 (4- and 6-bit weights): pairs of products then fit int16 without
 // saturating, which is what vpmaddubsw needs.
-HWY_INLINE hn::Vec<DI32> DotQuadSmall(hn::Vec<DU8> u, hn::Vec<DI8> s, hn::Vec<DI32> acc) {
+template <class VU, class VS, class VI>
+HWY_INLINE VI DotQuadSmall(VU u, VS s, VI acc) {
 #if HWY_TARGET == HWY_AVX3_DL
   // Inline asm, not _mm512_dpbusd_epi32: Highway 1.0's AVX3_DL target string names
-  // "avxvnni" instead of "avx512vnni", so GCC refuses the intrinsic there. acc += u . s.
-  __m512i r = acc.raw;
+  // "avxvnni" instead of "avx512vnni", so GCC refuses the intrinsic there. acc += u . s, on
+  // xmm, ymm or zmm registers as the vector type says.
+  auto r = acc.raw;
   asm("vpdpbusd %2, %1, %0" : "+v"(r) : "v"(u.raw), "v"(s.raw));
-  return hn::Vec<DI32>{r};
-#elif HWY_TARGET == HWY_AVX3
-  const __m512i p = _mm512_maddubs_epi16(u.raw, s.raw);
-  return hn::Add(acc, hn::Vec<DI32>{_mm512_madd_epi16(p, _mm512_set1_epi16(1))});
-#elif HWY_TARGET == HWY_AVX2
-  const __m256i p = _mm256_maddubs_epi16(u.raw, s.raw);
-  return hn::Add(acc, hn::Vec<DI32>{_mm256_madd_epi16(p, _mm256_set1_epi16(1))});
-#elif HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3
-  const __m128i p = _mm_maddubs_epi16(u.raw, s.raw);
-  return hn::Add(acc, hn::Vec<DI32>{_mm_madd_epi16(p, _mm_set1_epi16(1))});
+  return VI{r};
+#elif HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
+  return hn::Add(acc, VI{MaddUbs(u.raw, s.raw)});
 #else
   return DotQuadWide(u, s, acc);
 #endif
 }
 
 // vpdpbusd does not saturate, so on VNNI the wide case is the same instruction.
-HWY_INLINE hn::Vec<DI32> DotQuadAny(hn::Vec<DU8> u, hn::Vec<DI8> s, hn::Vec<DI32> acc) {
+template <class VU, class VS, class VI>
+HWY_INLINE VI DotQuadAny(VU u, VS s, VI acc) {
 #if HWY_TARGET == HWY_AVX3_DL
   return DotQuadSmall(u, s, acc);
 #else
@@ -322,13 +337,15 @@ HWY_INLINE void RowTimesTokens(const RowBuf& r, const QuantizedActs& a, int64_t 
   }
 }
 
-// Interleaves rows of 32-value blocks: for each group of L blocks (L = int32 lanes), dword j
-// of every block goes to vector j of the group. src holds `bytes` bytes (a multiple of 32 L).
-HWY_INLINE void InterleaveBlocks(const int32_t* src, int64_t bytes, int32_t* dst) {
-  const DI32 di32;
+// Interleaves rows of 32-value blocks: for each group of L blocks (L = int32 lanes of d), dword
+// j of every block goes to vector j of the group. Bytes [b0, b1) of src (int32 words; b1 - b0 a
+// multiple of 32 L) go to the same bytes of dst.
+template <class D32>
+HWY_INLINE void InterleaveBlocks(D32 di32, const int32_t* src, int64_t b0, int64_t b1,
+                                 int32_t* dst) {
   const int64_t L = int64_t(hn::Lanes(di32));
   const auto base_idx = hn::Mul(hn::Iota(di32, 0), hn::Set(di32, 8));  // dword 0 of block l
-  for (int64_t g = 0; g < bytes / 4; g += 8 * L) {
+  for (int64_t g = b0 / 4; g < b1 / 4; g += 8 * L) {
     for (int j = 0; j < 8; ++j) {
       const auto v = hn::GatherIndex(di32, src + g, hn::Add(base_idx, hn::Set(di32, j)));
       hn::StoreU(v, di32, dst + g + L * j);
@@ -336,27 +353,35 @@ HWY_INLINE void InterleaveBlocks(const int32_t* src, int64_t bytes, int32_t* dst
   }
 }
 
-// A tile of R interleaved rows times T tokens. Each activation vector (read from L2: all
-// tokens' rows do not fit L1) is loaded once and used for R rows, whose bytes come from L1;
-// per group, row and token: 8 integer steps, then one float step (two for Q6_K, whose scale
-// changes after 16 values). Results go to y[t * ldy + i] for row i < R of the tile.
-template <int R, int T, bool kWide, bool kHalves>
-HWY_INLINE void TileI(const RowBufI* const* rb, const QuantizedActs& a, int64_t t0, float* y,
-                      int64_t ldy) {
-  const DU8 du8;
-  const DI8 di8;
-  const DI32 di32;
-  const DF df;
+// Full vectors for the groups of L blocks, 4-lane ones for the blocks after the last of those
+// (a row of 18 blocks is 16 + 4 on AVX-512, not 32: SmolLM2's rows are 576 values).
+using D4 = hn::CappedTag<int32_t, 4>;
+HWY_INLINE void InterleaveRow(const int32_t* src, int64_t main_bytes, int64_t istride,
+                              int32_t* dst) {
+  InterleaveBlocks(DI32(), src, 0, main_bytes, dst);
+  InterleaveBlocks(D4(), src, main_bytes, istride, dst);
+}
+
+// A tile of R interleaved rows times T tokens over the groups in bytes [b0, b1), vectors of
+// d's width, added to sum[i][k]. Each activation vector (read from L2: all tokens' rows do not
+// fit L1) is loaded once and used for R rows, whose bytes come from L1; per group, row and
+// token: 8 integer steps, then one float step (two for Q6_K, whose scale changes after 16
+// values).
+template <int R, int T, bool kWide, bool kHalves, class D32>
+HWY_INLINE void TileSums(D32 di32, const RowBufI* const* rb, const QuantizedActs& a, int64_t t0,
+                         int64_t b0, int64_t b1, float (&sum)[R][T]) {
+  const hn::Repartition<uint8_t, D32> du8;
+  const hn::Repartition<int8_t, D32> di8;
+  const hn::Repartition<float, D32> df;
   const int64_t L = int64_t(hn::Lanes(di32));
-  const int64_t gbytes = 32 * L;
-  const int64_t step = int64_t(hn::Lanes(du8));  // = 4 L
-  hn::Vec<DF> acc[R][T];
+  const int64_t step = 4 * L;  // bytes per vector
+  hn::Vec<decltype(df)> acc[R][T];
   for (int i = 0; i < R; ++i)
     for (int k = 0; k < T; ++k) acc[i][k] = hn::Zero(df);
-  for (int64_t g = 0; g < a.istride; g += gbytes) {
+  for (int64_t g = b0; g < b1; g += 32 * L) {
     for (int k = 0; k < T; ++k) {
       const int8_t* q = reinterpret_cast<const int8_t*>(a.qi.data()) + (t0 + k) * a.istride + g;
-      hn::Vec<DI32> ia[R], ib[R];
+      hn::Vec<D32> ia[R], ib[R];
       for (int i = 0; i < R; ++i) ia[i] = ib[i] = hn::Zero(di32);
       for (int j = 0; j < 8; ++j) {
         const auto v = hn::LoadU(di8, q + j * step);
@@ -382,11 +407,23 @@ HWY_INLINE void TileI(const RowBufI* const* rb, const QuantizedActs& a, int64_t 
     }
   }
   for (int i = 0; i < R; ++i)
+    for (int k = 0; k < T; ++k) sum[i][k] += hn::GetLane(hn::SumOfLanes(df, acc[i][k]));
+}
+
+// R rows times T tokens from t0: results to y[(t0 + k) * ldy + i].
+template <int R, int T, bool kWide, bool kHalves>
+HWY_INLINE void TileI(const RowBufI* const* rb, const QuantizedActs& a, int64_t t0, float* y,
+                      int64_t ldy) {
+  float sum[R][T] = {};
+  TileSums<R, T, kWide, kHalves>(DI32(), rb, a, t0, 0, a.main_bytes, sum);
+  if (a.istride > a.main_bytes) {
+    TileSums<R, T, kWide, kHalves>(D4(), rb, a, t0, a.main_bytes, a.istride, sum);
+  }
+  for (int i = 0; i < R; ++i)
     for (int k = 0; k < T; ++k) {
       y[(t0 + k) * ldy + i] =
-          hn::GetLane(hn::SumOfLanes(df, acc[i][k])) +
-          OffsetDot(rb[i]->offset.data(), a.scaled_sum16.data() + (t0 + k) * a.stride / 16,
-                    a.stride / 16);
+          sum[i][k] + OffsetDot(rb[i]->offset.data(),
+                                a.scaled_sum16.data() + (t0 + k) * a.stride / 16, a.stride / 16);
     }
 }
 
@@ -414,13 +451,14 @@ constexpr int kTileRows = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
 void InterleaveActsImpl(QuantizedActs& a) {
   const int64_t L = int64_t(hn::Lanes(DI32()));
   a.group_lanes = L;
-  a.istride = (a.cols + 32 * L - 1) / (32 * L) * (32 * L);
+  a.main_bytes = a.cols / (32 * L) * (32 * L);
+  a.istride = a.main_bytes + (a.cols - a.main_bytes + 127) / 128 * 128;
   a.qi.assign(size_t(a.n * a.istride / 4), 0);
   a.block_scale.assign(size_t(a.n * a.istride / 32), 0.0f);
   std::vector<int32_t> row(size_t(a.istride / 4), 0);
   for (int64_t t = 0; t < a.n; ++t) {
     std::copy_n(reinterpret_cast<const uint8_t*>(a.q.data()) + t * a.stride, a.cols, Bytes(row));
-    InterleaveBlocks(row.data(), a.istride, a.qi.data() + t * a.istride / 4);
+    InterleaveRow(row.data(), a.main_bytes, a.istride, a.qi.data() + t * a.istride / 4);
     for (int64_t b = 0; b < a.cols / 32; ++b) {
       a.block_scale[size_t(t * a.istride / 32 + b)] =
           a.lane_scale[size_t(t * a.stride / 4 + 8 * b)];
@@ -468,7 +506,7 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
       for (int i = 0; i < nr; ++i) {
         Unpack(w.type, base + (rows ? rows[j + i] : j + i) * rb, w.cols, r);
         RowBufI& d = ri[size_t(i)];
-        InterleaveBlocks(r.u.data(), a.istride, d.u.data());
+        InterleaveRow(r.u.data(), a.main_bytes, a.istride, d.u.data());
         for (int64_t b = 0; b < a.istride / 32; ++b) {
           d.scale_a[size_t(b)] = r.scale[size_t(8 * b)];
           d.scale_b[size_t(b)] = r.scale[size_t(8 * b + 4)];

@@ -26,11 +26,13 @@ struct QuantizedActs {
   std::vector<float> lane_scale;    // n * stride / 4: d of the value's block, one per 4 values
   std::vector<float> scaled_sum16;  // n * stride / 16: d * (sum of the 16 q's)
   // The many-token layout (interleave_acts): rows cut into groups of L blocks, L the int32
-  // lanes of one vector; vector j of a group holds values 4j .. 4j+3 of each of its blocks,
+  // lanes of one vector (the last blocks in groups of 4, on 4-lane vectors); vector j of a
+  // group holds values 4j .. 4j+3 of each of its blocks,
   // so one lane accumulates one block's whole dot product in int32 and floats are touched
   // once per 32 values instead of once per 4.
   int64_t group_lanes = 0;         // L; 0 when not interleaved (or on the scalar target)
-  int64_t istride = 0;             // bytes per row, a multiple of 32 * L, zero padded
+  int64_t main_bytes = 0;          // bytes per row in full groups of L blocks
+  int64_t istride = 0;             // main_bytes + the rest in groups of 4 blocks, zero padded
   std::vector<int32_t> qi;         // n * istride int8 values, stored as int32 words (4 each)
   std::vector<float> block_scale;  // n * istride / 32: d per block
 };
