@@ -9,6 +9,7 @@
 #include <hwy/targets.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -245,6 +246,21 @@ TEST(QuantDot, SameResultForAnyThreadCount) {  // each row is one task's, whole
   for (int threads : {2, 3, 5}) {
     matmul(q.w, x.data(), 11, y.data(), Threads{threads}, MatmulPath::Integer);
     EXPECT_EQ(y, y1) << threads;
+  }
+}
+
+// Auto keeps the float path unless MEADOW_MATMUL=int opts in (exam decisions must not move).
+TEST(QuantDot, AutoIsTheFloatPathByDefault) {
+  if (std::getenv("MEADOW_MATMUL")) GTEST_SKIP() << "MEADOW_MATMUL is set";
+  for (TT type : kTypes) {
+    auto q = testing::make_weights(type, 16, 256, 51);
+    const auto x = testing::random_floats(9 * 256, 52);
+    std::vector<float> ya(9 * 16), yf(9 * 16);
+    for (int64_t n : {1, 9}) {
+      matmul(q.w, x.data(), n, ya.data(), Threads{1});
+      matmul(q.w, x.data(), n, yf.data(), Threads{1}, MatmulPath::Float);
+      EXPECT_EQ(ya, yf) << gguf::type_name(type) << " n=" << n;
+    }
   }
 }
 
