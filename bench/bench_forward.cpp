@@ -3,7 +3,9 @@
 // sgemm's FLOP/s on the same layer shapes (float32 weights, T rows) in the same run; peak RSS
 // against the file size (weights are used in place from the mapping).
 //
-// Usage: bench_forward MODEL.gguf [threads=2] [tokens=128] [reps=2]
+// Usage: bench_forward MODEL.gguf [threads=2] [tokens=128] [reps=2] [nosgemm]
+// (nosgemm skips the sgemm comparison: quicker on 7B shapes). The matmul arithmetic follows
+// MEADOW_MATMUL (unset or "float": float path; "int": integer kernels where faster).
 // Fixtures: tools/make_fixture.py (bench/run_bench_forward.sh makes the ~5M and 7B-shaped ones).
 #include <cblas.h>
 #include <sys/resource.h>
@@ -56,13 +58,16 @@ std::vector<Shape> layer_shapes(const Config& c) {
 int main(int argc, char** argv) {
   meadow::tensor::ensure_fast_blas(argc, argv);
   if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_forward MODEL.gguf [threads=2] [tokens=128] [reps=2]\n");
+    std::fprintf(stderr,
+                 "usage: bench_forward MODEL.gguf [threads=2] [tokens=128] [reps=2] [nosgemm]\n");
     return 2;
   }
   const std::string path = argv[1];
   const int threads = argc > 2 ? std::atoi(argv[2]) : 2;
   const int64_t n = argc > 3 ? std::atoll(argv[3]) : 128;
   const int reps = argc > 4 ? std::atoi(argv[4]) : 2;
+  const bool with_sgemm = !(argc > 5 && std::string(argv[5]) == "nosgemm");
+  const char* mm = std::getenv("MEADOW_MATMUL");
 
   const auto t_load = std::chrono::steady_clock::now();
   const meadow::model::Model m = meadow::model::Model::load(path);
@@ -89,8 +94,8 @@ int main(int argc, char** argv) {
   meadow::model::RunOptions opts;
   opts.threads = threads;
   const std::vector<meadow::model::Sequence> batch{{ids, {n - 1}}};
-  std::printf("measuring %lld-token forward, %d threads (load average %s) ...\n", (long long)n,
-              threads, load_average().c_str());
+  std::printf("measuring %lld-token forward, %d threads, MEADOW_MATMUL=%s (load average %s) ...\n",
+              (long long)n, threads, mm ? mm : "(unset)", load_average().c_str());
   std::fflush(stdout);
   m.run(batch, opts);  // warm-up: faults the mapping in
   const Timing fwd = best_of(reps, threads, [&] { m.run(batch, opts); });
@@ -109,6 +114,7 @@ int main(int argc, char** argv) {
   double sgemm_wall = 0, sgemm_cpu = 0;
   std::normal_distribution<float> dist(0.0f, 0.5f);
   for (const Shape& s : layer_shapes(c)) {
+    if (!with_sgemm) break;
     std::vector<float> w(size_t(s.rows * s.cols)), x(size_t(n * s.cols)), y(size_t(n * s.rows));
     for (auto& v : w) v = dist(rng);
     for (auto& v : x) v = dist(rng);
@@ -130,11 +136,13 @@ int main(int argc, char** argv) {
               fwd.wall, fwd.cpu, double(n) / fwd.wall, double(n) / fwd.cpu);
   std::printf("forward FLOPs %.3g: %.1f GFLOP/s wall (%.1f by cpu)\n", flops,
               flops / fwd.wall * 1e-9, flops / fwd.cpu * 1e-9);
-  std::printf("sgemm, same layer shapes, float32 weights: %.1f GFLOP/s wall (%.1f by cpu)\n",
-              sgemm_flops_wall * 1e-9, sgemm_flops_cpu * 1e-9);
-  std::printf("ratio forward/sgemm: %.0f%% wall, %.0f%% by cpu (target >= 60%%)\n",
-              100.0 * flops / fwd.wall / sgemm_flops_wall,
-              100.0 * flops / fwd.cpu / sgemm_flops_cpu);
+  if (with_sgemm) {
+    std::printf("sgemm, same layer shapes, float32 weights: %.1f GFLOP/s wall (%.1f by cpu)\n",
+                sgemm_flops_wall * 1e-9, sgemm_flops_cpu * 1e-9);
+    std::printf("ratio forward/sgemm: %.0f%% wall, %.0f%% by cpu (target >= 60%%)\n",
+                100.0 * flops / fwd.wall / sgemm_flops_wall,
+                100.0 * flops / fwd.cpu / sgemm_flops_cpu);
+  }
   std::printf("peak RSS during forward: %.2f GB = %.2f x file size (target <= 1.2)\n", rss / 1e9,
               rss / double(m.file().file_size()));
   return 0;

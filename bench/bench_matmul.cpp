@@ -1,7 +1,10 @@
-// Matrix-product throughput on the Dream-7B shapes with a 128-token batch: OpenBLAS sgemm on
-// float32 weights next to our matmul on every weight type, plus single-token (decode) speed.
+// Matrix-product throughput on the Dream-7B shapes: OpenBLAS sgemm on float32 weights next to
+// our matmul on every quantized type, by both paths (Float: weights decoded to float; Integer:
+// int8 block-quantized activations, tensor/quant_dot.hpp), at a T-token batch and at 1 token.
 // Random weights: a block of rows is quantized once and tiled (speed does not depend on the
-// values), so setup stays short. Usage: bench_matmul [threads=2] [tokens=128]
+// values), so setup stays short. Usage: bench_matmul [threads=2] [tokens=128] [--output] [--cpu]
+// (--output adds the 152064-row vocabulary projection: slow in float at large T; --cpu times
+// by process CPU time / threads, steadier than wall time when the machine is shared).
 #include <cblas.h>
 
 #include <algorithm>
@@ -18,6 +21,7 @@
 #include "gguf_quantize.hpp"
 #include "meadow/gguf.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/quant_dot.hpp"
 
 #include "bench_util.hpp"
 
@@ -26,6 +30,7 @@ using namespace meadow::bench;
 namespace {
 
 using meadow::gguf::TensorType;
+using meadow::tensor::MatmulPath;
 using meadow::tensor::Threads;
 using meadow::tensor::Weights;
 
@@ -74,87 +79,59 @@ int main(int argc, char** argv) {
   meadow::tensor::ensure_fast_blas(argc, argv);
   const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
   const int64_t n = argc > 2 ? std::atoll(argv[2]) : 128;
+  bool with_output = false, by_cpu = false;
+  for (int i = 3; i < argc; ++i) {
+    with_output |= std::string(argv[i]) == "--output";
+    by_cpu |= std::string(argv[i]) == "--cpu";
+  }
   const Threads th{threads};
-  std::printf("machine: %s\n%s\n", machine_name().c_str(), meadow::tensor::cpu_report().c_str());
-  std::printf("y = x * W^T, x = %lld tokens, %d threads; GFLOP/s = 2*n*rows*cols / time\n\n",
-              (long long)n, threads);
+  std::printf("machine: %s\n%s\ninteger kernels: %s\n", machine_name().c_str(),
+              meadow::tensor::cpu_report().c_str(), meadow::tensor::detail::int_target_name());
+  std::printf(
+      "y = x * W^T, x = %lld tokens, %d threads; GFLOP/s = 2*n*rows*cols / time, time = %s\n",
+      (long long)n, threads, by_cpu ? "process CPU time / threads (shared machine)" : "wall");
+  std::printf("(best of 3; load average %s)\n\n", load_average().c_str());
 
-  const TensorType types[] = {TensorType::F32, TensorType::F16, TensorType::Q8_0, TensorType::Q4_K,
-                              TensorType::Q6_K};
-  const int n_types = int(sizeof(types) / sizeof(types[0]));
-  const int n_shapes = int(sizeof(kShapes) / sizeof(kShapes[0]));
-  // t[shape][0] is sgemm, t[shape][1 + i] is our matmul on types[i].
-  std::vector<std::vector<Timing>> t(size_t(n_shapes), std::vector<Timing>(size_t(n_types + 1)));
+  const TensorType types[] = {TensorType::Q4_0, TensorType::Q4_1, TensorType::Q4_K,
+                              TensorType::Q6_K, TensorType::Q8_0};
+  const int n_shapes = with_output ? 5 : 4;
   std::vector<float> y;
-  std::printf("measuring (load average %s) ...\n", load_average().c_str());
+  std::printf("%-20s %-5s %9s %9s %9s %7s | %11s %11s %7s\n", "shape", "type", "sgemm", "float",
+              "int", "int/fl", "1 tok float", "1 tok int", "int/fl");
+  std::printf("%-20s %-5s %9s %9s %9s %7s | %11s %11s %7s\n", "", "", "GFLOP/s", "GFLOP/s",
+              "GFLOP/s", "", "ms", "ms", "");
   for (int si = 0; si < n_shapes; ++si) {
     const Shape& s = kShapes[si];
     const auto x = random_floats(n * s.cols, 7);
     y.assign(size_t(n * s.rows), 0.0f);
-    const int reps = s.rows * s.cols > 100'000'000 ? 1 : 2;
+    const int reps = s.rows * s.cols > 100'000'000 ? 1 : 3;
+    auto sec = [&](const Timing& t) { return by_cpu ? t.cpu : t.wall; };
+    const double flops = 2.0 * double(n) * double(s.rows) * double(s.cols);
+    Timing sg;
     {
       const auto w = make_weights(TensorType::F32, s.rows, s.cols);
       const auto* wf = reinterpret_cast<const float*>(w.data());
       openblas_set_num_threads(threads);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(n), 64, int(s.cols), 1.0f, x.data(),
-                  int(s.cols), wf, int(s.cols), 0.0f, y.data(), int(s.rows));  // warm
-      t[si][0] = best_of(reps, threads, [&] {
+      sg = best_of(reps, threads, [&] {
         openblas_set_num_threads(threads);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(n), int(s.rows), int(s.cols), 1.0f,
                     x.data(), int(s.cols), wf, int(s.cols), 0.0f, y.data(), int(s.rows));
       });
     }
-    for (int i = 0; i < n_types; ++i) {
-      const auto w = make_weights(types[i], s.rows, s.cols);
-      const Weights wt{types[i], w.data(), s.rows, s.cols};
-      t[si][size_t(i + 1)] = best_of(reps, threads, [&] { matmul(wt, x.data(), n, y.data(), th); });
+    for (auto type : types) {
+      const auto w = make_weights(type, s.rows, s.cols);
+      const Weights wt{type, w.data(), s.rows, s.cols};
+      auto run = [&](MatmulPath p, int64_t tokens, int r) {
+        return sec(best_of(r, threads, [&] { matmul(wt, x.data(), tokens, y.data(), th, p); }));
+      };
+      const double tf = run(MatmulPath::Float, n, reps), ti = run(MatmulPath::Integer, n, reps);
+      const double t1f = run(MatmulPath::Float, 1, 3), t1i = run(MatmulPath::Integer, 1, 3);
+      std::printf("%-20s %-5s %9.1f %9.1f %9.1f %6.2fx | %11.2f %11.2f %6.2fx\n", s.name,
+                  meadow::gguf::type_name(type), flops / sec(sg) * 1e-9, flops / tf * 1e-9,
+                  flops / ti * 1e-9, tf / ti, t1f * 1e3, t1i * 1e3, t1f / t1i);
+      std::fflush(stdout);
     }
   }
   std::printf("load average after: %s\n", load_average().c_str());
-
-  for (int use_cpu = 0; use_cpu < 2; ++use_cpu) {
-    std::printf("\nGFLOP/s by %s\n",
-                use_cpu ? "CPU time / threads (cores to ourselves)" : "wall-clock time");
-    std::printf("%-20s %8s", "shape", "sgemm");
-    for (auto ty : types) std::printf(" %8s %6s", meadow::gguf::type_name(ty), "/sgemm");
-    std::printf("\n");
-    auto sec = [&](const Timing& x) { return use_cpu ? x.cpu : x.wall; };
-    // The last row weighs each shape as often as it occurs in one forward pass.
-    double flops_total = 0;
-    std::vector<double> total(size_t(n_types + 1), 0.0);
-    for (int si = 0; si < n_shapes; ++si) {
-      const Shape& s = kShapes[si];
-      const double flops = 2.0 * double(n) * double(s.rows) * double(s.cols);
-      flops_total += flops * s.per_forward;
-      std::printf("%-20s %8.1f", s.name, flops / sec(t[si][0]) * 1e-9);
-      for (int i = 0; i <= n_types; ++i) total[size_t(i)] += sec(t[si][size_t(i)]) * s.per_forward;
-      for (int i = 1; i <= n_types; ++i) {
-        std::printf(" %8.1f %5.0f%%", flops / sec(t[si][size_t(i)]) * 1e-9,
-                    100.0 * sec(t[si][0]) / sec(t[si][size_t(i)]));
-      }
-      std::printf("\n");
-    }
-    std::printf("%-20s %8.1f", "forward mix", flops_total / total[0] * 1e-9);
-    for (int i = 1; i <= n_types; ++i) {
-      std::printf(" %8.1f %5.0f%%", flops_total / total[size_t(i)] * 1e-9,
-                  100.0 * total[0] / total[size_t(i)]);
-    }
-    std::printf("\n");
-  }
-  std::printf("(forward mix: shapes weighted as in one 28-layer forward plus the output)\n");
-
-  // Single token (decode / option rows): weights are read once, so report GB/s of weights.
-  std::printf("\n1 token, gate/up 18944x3584:");
-  const Shape& g = kShapes[2];
-  const auto x1 = random_floats(g.cols, 9);
-  y.assign(size_t(g.rows), 0.0f);
-  for (auto t : types) {
-    const auto w = make_weights(t, g.rows, g.cols);
-    const Weights wt{t, w.data(), g.rows, g.cols};
-    const Timing tm = best_of(3, threads, [&] { matmul(wt, x1.data(), 1, y.data(), th); });
-    std::printf("  %s %.2f ms (%.1f GB/s; cpu %.2f ms)", meadow::gguf::type_name(t), tm.wall * 1e3,
-                double(w.size()) / tm.wall * 1e-9, tm.cpu * 1e3);
-  }
-  std::printf("\n");
   return 0;
 }

@@ -32,13 +32,29 @@ struct Threads {
   ThreadPool* pool = nullptr;
 };
 
+// The arithmetic of a matmul with quantized weights (Q4_0, Q4_1, Q4_K, Q6_K, Q8_0).
+//  Float:   weights decoded to float, fp32 products: x is used as given (exactness tests).
+//  Integer: x quantized to int8 per 32-value block (one float scale each, as Q8_0 does) and
+//           multiplied in integers; per row the result moves from the exact product by at
+//           most sum over blocks b of (max |x| in b) / 254 * sum_{i in b} |w_i|, plus float
+//           rounding (tensor/quant_dot.hpp).
+//  Auto:    Float for now: Integer is 1.2-1.9x faster from 4 tokens but flips near-tie exam
+//           decisions of SmolLM2 (docs/measurements.md). With the environment variable
+//           MEADOW_MATMUL=int (read once), Auto takes Integer wherever it measured faster.
+// Other weight types (F32, F16, BF16, Q5_*) always take the float path.
+enum class MatmulPath { Auto, Float, Integer };
+
 // y = x · Wᵀ : x is [n, cols], y is [n, rows]. Any weight type; x and y must not overlap.
-// n < 8: SIMD dot products on the quantized blocks; n >= 8: 256-row tiles decoded to float
-// (bounded scratch per thread) and multiplied by single-threaded sgemm, tiles split over th.
-void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th);
+// Float, n < 8: SIMD dot products on the quantized blocks; n >= 8: 256-row tiles decoded to
+// float (bounded scratch per thread) and multiplied by single-threaded sgemm, tiles split over
+// th. Integer: rows split over th, each unpacked once and multiplied with every token.
+void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th);  // Auto
+void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th, MatmulPath path);
 // Only the listed weight rows (e.g. the option letters' vocab rows): y is [n, k].
 void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,
-                 float* y, Threads th);
+                 float* y, Threads th);  // Auto
+void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,
+                 float* y, Threads th, MatmulPath path);
 // y += (x · Aᵀ) · Bᵀ for float32 A [rank, cols] and B [rows, rank] (a LoRA pair): x is
 // [n, cols], y [n, rows], scratch holds n * rank floats. Single-threaded: at LoRA ranks it is a
 // few % of the matmul it follows.

@@ -1,5 +1,6 @@
 // matmul / matmul_rows / dequantize_row for every weight type against double loops over the
-// gguf reference dequantization.
+// gguf reference dequantization: the float path, exact up to float rounding. The integer
+// path's bound is tested in quant_dot_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,7 +27,7 @@ TEST_P(MatmulAllTypes, MatchesReferenceForSmallAndLargeBatches) {
   for (int64_t n : {1, 3, 8, 19}) {
     const auto x = random_floats(n * cols, 100 + uint32_t(n));
     std::vector<float> y(size_t(n * rows), NAN);
-    matmul(q.w, x.data(), n, y.data(), Threads{2});
+    matmul(q.w, x.data(), n, y.data(), Threads{2}, MatmulPath::Float);
     const auto ref = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
     for (int64_t t = 0; t < n; ++t)
       for (int64_t r = 0; r < rows; ++r) {
@@ -45,7 +46,7 @@ TEST_P(MatmulAllTypes, RowsSubsetMatchesFullProduct) {
   for (int64_t n : {1, 2, 9}) {
     const auto x = random_floats(n * cols, 5);
     std::vector<float> y(size_t(n * k), NAN);
-    matmul_rows(q.w, pick.data(), k, x.data(), n, y.data(), Threads{2});
+    matmul_rows(q.w, pick.data(), k, x.data(), n, y.data(), Threads{2}, MatmulPath::Float);
     const auto ref = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
     for (int64_t t = 0; t < n; ++t)
       for (int64_t j = 0; j < k; ++j) {
@@ -83,7 +84,7 @@ TEST(Matmul, ManyPanelsAndThreadCounts) {
   const auto ref = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
   for (int threads : {1, 2}) {
     std::vector<float> y(size_t(n * rows), NAN);
-    matmul(q.w, x.data(), n, y.data(), Threads{threads});
+    matmul(q.w, x.data(), n, y.data(), Threads{threads}, MatmulPath::Float);
     for (int64_t t = 0; t < n; ++t)
       for (int64_t r = 0; r < rows; ++r) {
         const double tol = testing::dot_tolerance(q.dequant, r, cols, x.data() + t * cols);
@@ -100,8 +101,8 @@ TEST(Matmul, WideRowsAccumulateOverColumnChunks) {
   const auto ref = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
   const std::vector<int32_t> pick{19, 2};
   std::vector<float> y(static_cast<size_t>(n * rows), NAN), ys(static_cast<size_t>(n * 2), NAN);
-  matmul(q.w, x.data(), n, y.data(), Threads{2});
-  matmul_rows(q.w, pick.data(), 2, x.data(), n, ys.data(), Threads{2});
+  matmul(q.w, x.data(), n, y.data(), Threads{2}, MatmulPath::Float);
+  matmul_rows(q.w, pick.data(), 2, x.data(), n, ys.data(), Threads{2}, MatmulPath::Float);
   for (int64_t t = 0; t < n; ++t) {
     for (int64_t r = 0; r < rows; ++r) {
       const double tol = testing::dot_tolerance(q.dequant, r, cols, x.data() + t * cols);

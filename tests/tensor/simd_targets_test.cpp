@@ -34,7 +34,7 @@ TEST(SimdTargets, EveryTargetMatchesReference) {
       for (int64_t n : {1, 8}) {  // dot-product path and decode + sgemm path
         const auto x = testing::random_floats(n * cols, 78);
         std::vector<float> y(static_cast<size_t>(n * rows), NAN);
-        matmul(q.w, x.data(), n, y.data(), Threads{1});
+        matmul(q.w, x.data(), n, y.data(), Threads{1}, MatmulPath::Float);
         const auto ref = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
         for (int64_t i = 0; i < n * rows; ++i) {
           const double tol =

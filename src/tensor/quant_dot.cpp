@@ -1,0 +1,570 @@
+// Integer dot products of quantized weight rows with int8 block-quantized activations
+// (tensor/quant_dot.hpp), compiled once per SIMD target by Highway and dispatched at run time.
+//
+// Every weight type is first unpacked, one row at a time, into the same shape:
+//   w_i = lane_scale[i / 4] * u_i + offset[i / 16],   u_i an unsigned byte,
+// so a single kernel serves all types: per vector it forms int32 sums of 4 products u * q (one
+// group of 4 values shares both scales), converts them to float once, and multiplies by the
+// weight's and the activation's scales. The offsets meet the activations' per-16 sums in a
+// short float dot product (Q4_0's -8 d, Q4_1's m, Q4_K's -dmin m, Q6_K's -32 d sc, Q8_0's
+// -128 d after storing its signed values as q + 128).
+//
+// The installed Highway (1.0) has no u8 x i8 dot-product op, so the one instruction pattern
+// that matters is written per x86 target here: vpdpbusd on AVX-512 VNNI, vpmaddubsw + vpmaddwd
+// on AVX-512/AVX2/SSSE3, and plain widening Highway arithmetic on every other target.
+#ifndef HWY_WANT_AVX3_DL
+#define HWY_WANT_AVX3_DL 1  // compile the AVX-512 VNNI target too (Highway skips it by default)
+#endif
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tensor/quant_dot.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "meadow/gguf.hpp"
+#include "tensor/quant_blocks.hpp"
+#include "tensor/quant_dot.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace meadow::tensor::detail {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using TT = gguf::TensorType;
+using DU8 = hn::ScalableTag<uint8_t>;
+using DI8 = hn::ScalableTag<int8_t>;
+using DI32 = hn::ScalableTag<int32_t>;
+using DF = hn::ScalableTag<float>;
+
+#if HWY_TARGET != HWY_SCALAR  // one-lane vectors cannot hold groups of 4 bytes: see below
+
+// acc[l] + sum_{k<4} u[4l+k] * s[4l+k], exact for u <= 255 and |s| <= 127: each product fits
+// int16, the sums are formed in int32. Portable Highway arithmetic (the emulated path). Any
+// vector width: the kernels use full vectors and, for a row's last blocks, 4-lane ones.
+template <class VU, class VS, class VI>
+HWY_INLINE VI DotQuadWide(VU u, VS s, VI acc) {
+  const hn::DFromV<VI> di32;
+  const hn::Repartition<uint16_t, decltype(di32)> du16;
+  const hn::Repartition<int16_t, decltype(di32)> di16;
+  const auto u16 = hn::BitCast(du16, u);
+  const auto ue = hn::BitCast(di16, hn::And(u16, hn::Set(du16, uint16_t{0xff})));
+  const auto uo = hn::BitCast(di16, hn::ShiftRight<8>(u16));
+  const auto s16 = hn::BitCast(di16, s);
+  const auto se = hn::ShiftRight<8>(hn::ShiftLeft<8>(s16));  // sign-extends the even bytes
+  const auto so = hn::ShiftRight<8>(s16);
+  const auto pe = hn::BitCast(di32, hn::Mul(ue, se));
+  const auto po = hn::BitCast(di32, hn::Mul(uo, so));
+  const auto lo =
+      hn::Add(hn::ShiftRight<16>(hn::ShiftLeft<16>(pe)), hn::ShiftRight<16>(hn::ShiftLeft<16>(po)));
+  const auto hi = hn::Add(hn::ShiftRight<16>(pe), hn::ShiftRight<16>(po));
+  return hn::Add(acc, hn::Add(lo, hi));
+}
+
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3 && HWY_TARGET != HWY_AVX3_DL
+// vpmaddubsw (u8 x i8 pairs to int16, saturating) then vpmaddwd by 1 (pairs to int32).
+HWY_INLINE __m128i MaddUbs(__m128i u, __m128i s) {
+  return _mm_madd_epi16(_mm_maddubs_epi16(u, s), _mm_set1_epi16(1));
+}
+#if HWY_TARGET <= HWY_AVX2
+HWY_INLINE __m256i MaddUbs(__m256i u, __m256i s) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+}
+#endif
+#if HWY_TARGET <= HWY_AVX3
+HWY_INLINE __m512i MaddUbs(__m512i u, __m512i s) {
+  return _mm512_madd_epi16(_mm512_maddubs_epi16(u, s), _mm512_set1_epi16(1));
+}
+#endif
+#endif
+
+// The same sum for u <= 128 (4- and 6-bit weights): pairs of products then fit int16 without
+// saturating, which is what vpmaddubsw needs.
+template <class VU, class VS, class VI>
+HWY_INLINE VI DotQuadSmall(VU u, VS s, VI acc) {
+#if HWY_TARGET == HWY_AVX3_DL
+  // Inline asm, not _mm512_dpbusd_epi32: Highway 1.0's AVX3_DL target string names
+  // "avxvnni" instead of "avx512vnni", so GCC refuses the intrinsic there. acc += u . s, on
+  // xmm, ymm or zmm registers as the vector type says.
+  auto r = acc.raw;
+  asm("vpdpbusd %2, %1, %0" : "+v"(r) : "v"(u.raw), "v"(s.raw));
+  return VI{r};
+#elif HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
+  return hn::Add(acc, VI{MaddUbs(u.raw, s.raw)});
+#else
+  return DotQuadWide(u, s, acc);
+#endif
+}
+
+// vpdpbusd does not saturate, so on VNNI the wide case is the same instruction.
+template <class VU, class VS, class VI>
+HWY_INLINE VI DotQuadAny(VU u, VS s, VI acc) {
+#if HWY_TARGET == HWY_AVX3_DL
+  return DotQuadSmall(u, s, acc);
+#else
+  return DotQuadWide(u, s, acc);
+#endif
+}
+
+#endif  // HWY_TARGET != HWY_SCALAR
+
+// Byte views of int32 storage. The byte buffers that InterleaveBlocks gathers from and writes
+// to hold int32 objects, so its 4-byte loads and stores never alias another type; bytes are
+// read and written through unsigned char, which may alias anything.
+HWY_INLINE uint8_t* Bytes(std::vector<int32_t>& v) {
+  return reinterpret_cast<uint8_t*>(v.data());
+}
+HWY_INLINE const uint8_t* Bytes(const std::vector<int32_t>& v) {
+  return reinterpret_cast<const uint8_t*>(v.data());
+}
+
+// One weight row in the common shape; buffers sized for quant_stride(cols), zero padded.
+struct RowBuf {
+  std::vector<int32_t> u;     // the bytes u_i
+  std::vector<float> scale;   // per 4 values
+  std::vector<float> offset;  // per 16 values
+  explicit RowBuf(int64_t stride)
+      : u(size_t(stride / 4), 0),
+        scale(size_t(stride / 4), 0.0f),
+        offset(size_t(stride / 16), 0.0f) {}
+};
+
+// A row in the interleaved layout of QuantizedActs::qi, with per-block scales of the first
+// and second 16 values (equal except for Q6_K).
+struct RowBufI {
+  std::vector<int32_t> u;  // bytes, interleaved
+  std::vector<float> scale_a, scale_b;
+  std::vector<float> offset;  // as RowBuf's
+  explicit RowBufI(int64_t istride)
+      : u(size_t(istride / 4), 0), scale_a(size_t(istride / 32)), scale_b(size_t(istride / 32)) {}
+};
+
+using D16 = hn::CappedTag<uint8_t, 16>;
+
+// The 32-value blocks: lane scale d for all 8 lanes of the block, offset o for both halves.
+HWY_INLINE void SetBlockScales(RowBuf& r, int64_t b, float d, float o) {
+  std::fill_n(r.scale.data() + 8 * b, 8, d);
+  r.offset[size_t(2 * b)] = o;
+  r.offset[size_t(2 * b + 1)] = o;
+}
+
+// Q4_0 and Q4_1 share the nibble layout: byte i holds values i (low) and i + 16 (high).
+HWY_INLINE void UnpackNibbles16(const uint8_t* qs, uint8_t* u) {
+  const D16 d16;
+  const size_t N = hn::Lanes(d16);
+  const auto mask = hn::Set(d16, uint8_t{0x0f});
+  for (size_t j = 0; j < 16; j += N) {
+    const auto v = hn::LoadU(d16, qs + j);
+    hn::StoreU(hn::And(v, mask), d16, u + j);
+    hn::StoreU(hn::ShiftRight<4>(v), d16, u + 16 + j);
+  }
+}
+
+HWY_INLINE void UnpackQ4_0(const BlockQ4_0* b, int64_t nb, RowBuf& r) {
+  for (int64_t i = 0; i < nb; ++i) {
+    UnpackNibbles16(b[i].qs, Bytes(r.u) + 32 * i);
+    const float d = fp16_to_float(b[i].d);
+    SetBlockScales(r, i, d, -8.0f * d);
+  }
+}
+
+HWY_INLINE void UnpackQ4_1(const BlockQ4_1* b, int64_t nb, RowBuf& r) {
+  for (int64_t i = 0; i < nb; ++i) {
+    UnpackNibbles16(b[i].qs, Bytes(r.u) + 32 * i);
+    SetBlockScales(r, i, fp16_to_float(b[i].d), fp16_to_float(b[i].m));
+  }
+}
+
+// Signed q stored as q + 128 (flip the top bit); the offset takes the 128 back out.
+HWY_INLINE void UnpackQ8_0(const BlockQ8_0* b, int64_t nb, RowBuf& r) {
+  const D16 d16;
+  const size_t N = hn::Lanes(d16);
+  const auto flip = hn::Set(d16, uint8_t{0x80});
+  for (int64_t i = 0; i < nb; ++i) {
+    const auto* qs = reinterpret_cast<const uint8_t*>(b[i].qs);
+    for (size_t j = 0; j < 32; j += N) {
+      hn::StoreU(hn::Xor(hn::LoadU(d16, qs + j), flip), d16, Bytes(r.u) + 32 * i + j);
+    }
+    const float d = fp16_to_float(b[i].d);
+    SetBlockScales(r, i, d, -128.0f * d);
+  }
+}
+
+HWY_INLINE void UnpackQ4_K(const BlockQ4_K* b, int64_t nb, RowBuf& r) {
+  const D16 d16;
+  const size_t N = hn::Lanes(d16);
+  const auto mask = hn::Set(d16, uint8_t{0x0f});
+  for (int64_t i = 0; i < nb; ++i) {
+    const float d = fp16_to_float(b[i].d);
+    const float dmin = fp16_to_float(b[i].dmin);
+    uint8_t* u = Bytes(r.u) + 256 * i;
+    for (int c = 0; c < 4; ++c) {  // 32 bytes: sub-block 2c in the low nibbles, 2c+1 high
+      const uint8_t* q = b[i].qs + 32 * c;
+      for (size_t l = 0; l < 32; l += N) {
+        const auto v = hn::LoadU(d16, q + l);
+        hn::StoreU(hn::And(v, mask), d16, u + 64 * c + l);
+        hn::StoreU(hn::ShiftRight<4>(v), d16, u + 64 * c + 32 + l);
+      }
+    }
+    for (int j = 0; j < 8; ++j) {
+      int sc, m;
+      q4k_scale_min(b[i].scales, j, sc, m);
+      SetBlockScales(r, 8 * i + j, d * float(sc), -dmin * float(m));
+    }
+  }
+}
+
+// 6-bit values (0..63, centred on 32) with one int8 scale per 16 values.
+HWY_INLINE void UnpackQ6_K(const BlockQ6_K* b, int64_t nb, RowBuf& r) {
+  const D16 d16;
+  const size_t N = hn::Lanes(d16);
+  const auto m4 = hn::Set(d16, uint8_t{0x0f});
+  const auto m2 = hn::Set(d16, uint8_t{0x03});
+  for (int64_t i = 0; i < nb; ++i) {
+    const float d = fp16_to_float(b[i].d);
+    for (int h = 0; h < 2; ++h) {  // two halves of 128 values
+      const uint8_t* ql = b[i].ql + 64 * h;
+      const uint8_t* qh = b[i].qh + 32 * h;
+      uint8_t* u = Bytes(r.u) + 256 * i + 128 * h;
+      for (size_t l = 0; l < 32; l += N) {
+        const auto a = hn::LoadU(d16, ql + l);
+        const auto c = hn::LoadU(d16, ql + 32 + l);
+        const auto hi = hn::LoadU(d16, qh + l);
+        hn::StoreU(hn::Or(hn::And(a, m4), hn::ShiftLeft<4>(hn::And(hi, m2))), d16, u + l);
+        hn::StoreU(hn::Or(hn::And(c, m4), hn::ShiftLeft<4>(hn::And(hn::ShiftRight<2>(hi), m2))),
+                   d16, u + 32 + l);
+        hn::StoreU(
+            hn::Or(hn::ShiftRight<4>(a), hn::ShiftLeft<4>(hn::And(hn::ShiftRight<4>(hi), m2))), d16,
+            u + 64 + l);
+        hn::StoreU(hn::Or(hn::ShiftRight<4>(c), hn::ShiftLeft<4>(hn::ShiftRight<6>(hi))), d16,
+                   u + 96 + l);
+      }
+    }
+    for (int k = 0; k < 16; ++k) {  // sub-block k covers values 16k .. 16k + 15, in order
+      const float s = d * float(b[i].scales[k]);
+      std::fill_n(r.scale.data() + 64 * i + 4 * k, 4, s);
+      r.offset[size_t(16 * i + k)] = -32.0f * s;
+    }
+  }
+}
+
+HWY_INLINE void Unpack(TT type, const uint8_t* row, int64_t cols, RowBuf& r) {
+  switch (type) {
+    case TT::Q4_0:
+      return UnpackQ4_0(reinterpret_cast<const BlockQ4_0*>(row), cols / 32, r);
+    case TT::Q4_1:
+      return UnpackQ4_1(reinterpret_cast<const BlockQ4_1*>(row), cols / 32, r);
+    case TT::Q8_0:
+      return UnpackQ8_0(reinterpret_cast<const BlockQ8_0*>(row), cols / 32, r);
+    case TT::Q4_K:
+      return UnpackQ4_K(reinterpret_cast<const BlockQ4_K*>(row), cols / 256, r);
+    case TT::Q6_K:
+      return UnpackQ6_K(reinterpret_cast<const BlockQ6_K*>(row), cols / 256, r);
+    default:
+      return;  // int_dot_supported() keeps other types away
+  }
+}
+
+// sum_k offset[k] * scaled_sum16[k] over n values (a multiple of 4).
+HWY_INLINE float OffsetDot(const float* HWY_RESTRICT o, const float* HWY_RESTRICT s, int64_t n) {
+  const DF df;
+  const int64_t N = int64_t(hn::Lanes(df));
+  auto acc = hn::Zero(df);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) acc = hn::MulAdd(hn::LoadU(df, o + i), hn::LoadU(df, s + i), acc);
+  float sum = hn::GetLane(hn::SumOfLanes(df, acc));
+  for (; i < n; ++i) sum += o[i] * s[i];
+  return sum;
+}
+
+#if HWY_TARGET == HWY_SCALAR
+// The scalar target: the same sums in plain C++, one group of 4 values at a time.
+template <int T, bool kWide>
+HWY_INLINE void RowTimesTokens(const RowBuf& r, const QuantizedActs& a, int64_t t0, float* out) {
+  const int64_t stride = a.stride;
+  for (int k = 0; k < T; ++k) {
+    const int8_t* q = a.q.data() + (t0 + k) * stride;
+    const float* ls = a.lane_scale.data() + (t0 + k) * stride / 4;
+    float acc = 0.0f;
+    for (int64_t c = 0; c < stride; c += 4) {
+      int32_t dot = 0;
+      for (int64_t i = c; i < c + 4; ++i) dot += int32_t(Bytes(r.u)[i]) * q[i];
+      acc += float(dot) * (r.scale[size_t(c / 4)] * ls[c / 4]);
+    }
+    out[k] = acc + OffsetDot(r.offset.data(), a.scaled_sum16.data() + (t0 + k) * stride / 16,
+                             stride / 16);
+  }
+}
+#else
+// Dots of one unpacked row with T consecutive activation rows starting at t0: the row's
+// bytes and scales are loaded once per step and reused T times.
+template <int T, bool kWide>
+HWY_INLINE void RowTimesTokens(const RowBuf& r, const QuantizedActs& a, int64_t t0, float* out) {
+  const DU8 du8;
+  const DI8 di8;
+  const DI32 di32;
+  const DF df;
+  const int64_t step = int64_t(hn::Lanes(du8));  // bytes per vector; divides the stride
+  const int64_t stride = a.stride;
+  const int8_t* q[T];
+  const float* ls[T];
+  hn::Vec<DF> acc[T];
+  for (int k = 0; k < T; ++k) {
+    q[k] = a.q.data() + (t0 + k) * stride;
+    ls[k] = a.lane_scale.data() + (t0 + k) * stride / 4;
+    acc[k] = hn::Zero(df);
+  }
+  for (int64_t c = 0; c < stride; c += step) {
+    const auto u = hn::LoadU(du8, Bytes(r.u) + c);
+    const auto ws = hn::LoadU(df, r.scale.data() + c / 4);
+    for (int k = 0; k < T; ++k) {
+      const auto s = hn::LoadU(di8, q[k] + c);
+      hn::Vec<DI32> dots;
+      if constexpr (kWide) {
+        dots = DotQuadAny(u, s, hn::Zero(di32));
+      } else {
+        dots = DotQuadSmall(u, s, hn::Zero(di32));
+      }
+      const auto scale = hn::Mul(ws, hn::LoadU(df, ls[k] + c / 4));
+      acc[k] = hn::MulAdd(hn::ConvertTo(df, dots), scale, acc[k]);
+    }
+  }
+  for (int k = 0; k < T; ++k) {
+    out[k] =
+        hn::GetLane(hn::SumOfLanes(df, acc[k])) +
+        OffsetDot(r.offset.data(), a.scaled_sum16.data() + (t0 + k) * stride / 16, stride / 16);
+  }
+}
+
+// Interleaves rows of 32-value blocks: for each group of L blocks (L = int32 lanes of d), dword
+// j of every block goes to vector j of the group. Bytes [b0, b1) of src (int32 words; b1 - b0 a
+// multiple of 32 L) go to the same bytes of dst.
+template <class D32>
+HWY_INLINE void InterleaveBlocks(D32 di32, const int32_t* src, int64_t b0, int64_t b1,
+                                 int32_t* dst) {
+  const int64_t L = int64_t(hn::Lanes(di32));
+  const auto base_idx = hn::Mul(hn::Iota(di32, 0), hn::Set(di32, 8));  // dword 0 of block l
+  for (int64_t g = b0 / 4; g < b1 / 4; g += 8 * L) {
+    for (int j = 0; j < 8; ++j) {
+      const auto v = hn::GatherIndex(di32, src + g, hn::Add(base_idx, hn::Set(di32, j)));
+      hn::StoreU(v, di32, dst + g + L * j);
+    }
+  }
+}
+
+// Full vectors for the groups of L blocks, 4-lane ones for the blocks after the last of those
+// (a row of 18 blocks is 16 + 4 on AVX-512, not 32: SmolLM2's rows are 576 values).
+using D4 = hn::CappedTag<int32_t, 4>;
+HWY_INLINE void InterleaveRow(const int32_t* src, int64_t main_bytes, int64_t istride,
+                              int32_t* dst) {
+  InterleaveBlocks(DI32(), src, 0, main_bytes, dst);
+  InterleaveBlocks(D4(), src, main_bytes, istride, dst);
+}
+
+// A tile of R interleaved rows times T tokens over the groups in bytes [b0, b1), vectors of
+// d's width, added to sum[i][k]. Each activation vector (read from L2: all tokens' rows do not
+// fit L1) is loaded once and used for R rows, whose bytes come from L1; per group, row and
+// token: 8 integer steps, then one float step (two for Q6_K, whose scale changes after 16
+// values).
+template <int R, int T, bool kWide, bool kHalves, class D32>
+HWY_INLINE void TileSums(D32 di32, const RowBufI* const* rb, const QuantizedActs& a, int64_t t0,
+                         int64_t b0, int64_t b1, float (&sum)[R][T]) {
+  const hn::Repartition<uint8_t, D32> du8;
+  const hn::Repartition<int8_t, D32> di8;
+  const hn::Repartition<float, D32> df;
+  const int64_t L = int64_t(hn::Lanes(di32));
+  const int64_t step = 4 * L;  // bytes per vector
+  hn::Vec<decltype(df)> acc[R][T];
+  for (int i = 0; i < R; ++i)
+    for (int k = 0; k < T; ++k) acc[i][k] = hn::Zero(df);
+  for (int64_t g = b0; g < b1; g += 32 * L) {
+    for (int k = 0; k < T; ++k) {
+      const int8_t* q = reinterpret_cast<const int8_t*>(a.qi.data()) + (t0 + k) * a.istride + g;
+      hn::Vec<D32> ia[R], ib[R];
+      for (int i = 0; i < R; ++i) ia[i] = ib[i] = hn::Zero(di32);
+      for (int j = 0; j < 8; ++j) {
+        const auto v = hn::LoadU(di8, q + j * step);
+        for (int i = 0; i < R; ++i) {
+          const auto u = hn::LoadU(du8, Bytes(rb[i]->u) + g + j * step);
+          auto& s = (kHalves && j >= 4) ? ib[i] : ia[i];
+          if constexpr (kWide) {
+            s = DotQuadAny(u, v, s);
+          } else {
+            s = DotQuadSmall(u, v, s);
+          }
+        }
+      }
+      const auto as = hn::LoadU(df, a.block_scale.data() + ((t0 + k) * a.istride + g) / 32);
+      for (int i = 0; i < R; ++i) {
+        const auto wa = hn::LoadU(df, rb[i]->scale_a.data() + g / 32);
+        acc[i][k] = hn::MulAdd(hn::ConvertTo(df, ia[i]), hn::Mul(wa, as), acc[i][k]);
+        if constexpr (kHalves) {
+          const auto wb = hn::LoadU(df, rb[i]->scale_b.data() + g / 32);
+          acc[i][k] = hn::MulAdd(hn::ConvertTo(df, ib[i]), hn::Mul(wb, as), acc[i][k]);
+        }
+      }
+    }
+  }
+  for (int i = 0; i < R; ++i)
+    for (int k = 0; k < T; ++k) sum[i][k] += hn::GetLane(hn::SumOfLanes(df, acc[i][k]));
+}
+
+// R rows times T tokens from t0: results to y[(t0 + k) * ldy + i].
+template <int R, int T, bool kWide, bool kHalves>
+HWY_INLINE void TileI(const RowBufI* const* rb, const QuantizedActs& a, int64_t t0, float* y,
+                      int64_t ldy) {
+  float sum[R][T] = {};
+  TileSums<R, T, kWide, kHalves>(DI32(), rb, a, t0, 0, a.main_bytes, sum);
+  if (a.istride > a.main_bytes) {
+    TileSums<R, T, kWide, kHalves>(D4(), rb, a, t0, a.main_bytes, a.istride, sum);
+  }
+  for (int i = 0; i < R; ++i)
+    for (int k = 0; k < T; ++k) {
+      y[(t0 + k) * ldy + i] =
+          sum[i][k] + OffsetDot(rb[i]->offset.data(),
+                                a.scaled_sum16.data() + (t0 + k) * a.stride / 16, a.stride / 16);
+    }
+}
+
+// R rows (already interleaved) times every token.
+template <int R, bool kWide, bool kHalves>
+HWY_INLINE void RowsTimesAllI(const RowBufI* const* rb, const QuantizedActs& a, float* y,
+                              int64_t ldy) {
+  constexpr int kT = 4;
+  int64_t t = 0;
+  for (; t + kT <= a.n; t += kT) TileI<R, kT, kWide, kHalves>(rb, a, t, y, ldy);
+  for (; t < a.n; ++t) TileI<R, 1, kWide, kHalves>(rb, a, t, y, ldy);
+}
+
+template <int R>
+HWY_INLINE void RowsTimesAllI(TT type, const RowBufI* const* rb, const QuantizedActs& a, float* y,
+                              int64_t ldy) {
+  if (type == TT::Q8_0) return RowsTimesAllI<R, true, false>(rb, a, y, ldy);  // q + 128: wide
+  if (type == TT::Q6_K) return RowsTimesAllI<R, false, true>(rb, a, y, ldy);  // 16-value scales
+  RowsTimesAllI<R, false, false>(rb, a, y, ldy);
+}
+
+// Rows per tile: 4 on AVX-512 (R * 4 accumulators + 2 R int sums fit its 32 registers).
+constexpr int kTileRows = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
+
+void InterleaveActsImpl(QuantizedActs& a) {
+  const int64_t L = int64_t(hn::Lanes(DI32()));
+  a.group_lanes = L;
+  a.main_bytes = a.cols / (32 * L) * (32 * L);
+  a.istride = a.main_bytes + (a.cols - a.main_bytes + 127) / 128 * 128;
+  a.qi.assign(size_t(a.n * a.istride / 4), 0);
+  a.block_scale.assign(size_t(a.n * a.istride / 32), 0.0f);
+  std::vector<int32_t> row(size_t(a.istride / 4), 0);
+  for (int64_t t = 0; t < a.n; ++t) {
+    std::copy_n(reinterpret_cast<const uint8_t*>(a.q.data()) + t * a.stride, a.cols, Bytes(row));
+    InterleaveRow(row.data(), a.main_bytes, a.istride, a.qi.data() + t * a.istride / 4);
+    for (int64_t b = 0; b < a.cols / 32; ++b) {
+      a.block_scale[size_t(t * a.istride / 32 + b)] =
+          a.lane_scale[size_t(t * a.stride / 4 + 8 * b)];
+    }
+  }
+}
+
+#endif  // HWY_TARGET == HWY_SCALAR
+
+#if HWY_TARGET == HWY_SCALAR
+void InterleaveActsImpl(QuantizedActs& a) {
+  a.group_lanes = 0;  // the scalar target keeps the plain layout
+}
+#endif
+
+template <bool kWide>
+HWY_INLINE void RowTimesAll(const RowBuf& r, const QuantizedActs& a, float* y, int64_t ldy) {
+  constexpr int kT = 4;
+  float out[kT];
+  int64_t t = 0;
+  for (; t + kT <= a.n; t += kT) {
+    RowTimesTokens<kT, kWide>(r, a, t, out);
+    for (int k = 0; k < kT; ++k) y[(t + k) * ldy] = out[k];
+  }
+  for (; t < a.n; ++t) {
+    RowTimesTokens<1, kWide>(r, a, t, out);
+    y[t * ldy] = out[0];
+  }
+}
+
+void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1,
+                    const QuantizedActs& a, float* y, int64_t ldy) {
+  const BlockGeometry g = block_geometry(w.type);
+  const int64_t rb = w.cols / g.elems * g.bytes;
+  const auto* base = static_cast<const uint8_t*>(w.data);
+  const bool wide = w.type == TT::Q8_0;  // q + 128 reaches 255
+#if HWY_TARGET != HWY_SCALAR
+  if (a.group_lanes == int64_t(hn::Lanes(DI32())) && a.group_lanes > 0) {
+    RowBuf r(a.istride);
+    std::vector<RowBufI> ri(kTileRows, RowBufI(a.istride));
+    const RowBufI* rp[kTileRows];
+    for (int i = 0; i < kTileRows; ++i) rp[i] = &ri[size_t(i)];
+    for (int64_t j = j0; j < j1; j += kTileRows) {
+      const int nr = int(std::min<int64_t>(kTileRows, j1 - j));
+      for (int i = 0; i < nr; ++i) {
+        Unpack(w.type, base + (rows ? rows[j + i] : j + i) * rb, w.cols, r);
+        RowBufI& d = ri[size_t(i)];
+        InterleaveRow(r.u.data(), a.main_bytes, a.istride, d.u.data());
+        for (int64_t b = 0; b < a.istride / 32; ++b) {
+          d.scale_a[size_t(b)] = r.scale[size_t(8 * b)];
+          d.scale_b[size_t(b)] = r.scale[size_t(8 * b + 4)];
+        }
+        d.offset = r.offset;
+      }
+      if (nr == kTileRows) {
+        RowsTimesAllI<kTileRows>(w.type, rp, a, y + j, ldy);
+      } else {
+        for (int i = 0; i < nr; ++i) RowsTimesAllI<1>(w.type, rp + i, a, y + j + i, ldy);
+      }
+    }
+    return;
+  }
+#endif
+  RowBuf r(a.stride);
+  for (int64_t j = j0; j < j1; ++j) {
+    Unpack(w.type, base + (rows ? rows[j] : j) * rb, w.cols, r);
+    if (wide) {
+      RowTimesAll<true>(r, a, y + j, ldy);
+    } else {
+      RowTimesAll<false>(r, a, y + j, ldy);
+    }
+  }
+}
+
+const char* IntTargetName() {
+  return hwy::TargetName(HWY_TARGET);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace meadow::tensor::detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace meadow::tensor::detail {
+
+HWY_EXPORT(DotRowsIntImpl);
+HWY_EXPORT(InterleaveActsImpl);
+
+void interleave_acts(QuantizedActs& a) {
+  HWY_DYNAMIC_DISPATCH(InterleaveActsImpl)(a);
+}
+HWY_EXPORT(IntTargetName);
+
+bool int_dot_supported(gguf::TensorType t) {
+  using TT = gguf::TensorType;
+  return t == TT::Q4_0 || t == TT::Q4_1 || t == TT::Q4_K || t == TT::Q6_K || t == TT::Q8_0;
+}
+
+void dot_rows_int(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1,
+                  const QuantizedActs& a, float* y, int64_t ldy) {
+  HWY_DYNAMIC_DISPATCH(DotRowsIntImpl)(w, rows, j0, j1, a, y, ldy);
+}
+
+const char* int_target_name() {
+  return HWY_DYNAMIC_DISPATCH(IntTargetName)();
+}
+
+}  // namespace meadow::tensor::detail
+#endif

@@ -1,0 +1,76 @@
+// Activations to int8 per 32-value block with one float scale (the Q8_0 scheme), plus the
+// per-lane scales and per-16 sums the integer kernels read (tensor/quant_dot.hpp).
+#ifndef HWY_WANT_AVX3_DL
+#define HWY_WANT_AVX3_DL 1  // as tensor/quant_dot.cpp: one target list for the integer path
+#endif
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tensor/quantize_act.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tensor/quant_dot.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace meadow::tensor::detail {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// At most 16 lanes: a vector never spans two of the 16-value sums.
+using DF = hn::CappedTag<float, 16>;
+
+void QuantizeRow(const float* x, int64_t cols, int8_t* q, float* lane_scale, float* sum16) {
+  const DF df;
+  const hn::Rebind<int32_t, DF> di;
+  const hn::Rebind<int8_t, DF> d8;
+  const int64_t N = int64_t(hn::Lanes(df));
+  for (int64_t b = 0; b < cols / 32; ++b) {
+    const float* xb = x + 32 * b;
+    auto amax = hn::Zero(df);
+    for (int64_t j = 0; j < 32; j += N) amax = hn::Max(amax, hn::Abs(hn::LoadU(df, xb + j)));
+    const float m = hn::GetLane(hn::MaxOfLanes(df, amax));
+    const float d = m / 127.0f;
+    // Multiply by the inverse (one division per block); x * (127 / m) never exceeds 127.
+    const auto inv = hn::Set(df, m > 0.0f ? 127.0f / m : 0.0f);
+    for (int64_t h = 0; h < 2; ++h) {  // two halves of 16: one scaled sum each
+      auto acc = hn::Zero(di);
+      for (int64_t j = 16 * h; j < 16 * h + 16; j += N) {
+        const auto qi = hn::NearestInt(hn::Mul(hn::LoadU(df, xb + j), inv));
+        acc = hn::Add(acc, qi);
+        hn::StoreU(hn::DemoteTo(d8, qi), d8, q + 32 * b + j);
+      }
+      sum16[2 * b + h] = d * float(hn::GetLane(hn::SumOfLanes(di, acc)));
+    }
+    std::fill_n(lane_scale + 8 * b, 8, d);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace meadow::tensor::detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace meadow::tensor::detail {
+
+HWY_EXPORT(QuantizeRow);
+
+void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out) {
+  const int64_t stride = quant_stride(cols);
+  out.n = n;
+  out.cols = cols;
+  out.stride = stride;
+  // assign, not resize: the padding after each row must be zero, whatever was there before.
+  out.q.assign(size_t(n * stride), 0);
+  out.lane_scale.assign(size_t(n * stride / 4), 0.0f);
+  out.scaled_sum16.assign(size_t(n * stride / 16), 0.0f);
+  for (int64_t t = 0; t < n; ++t) {
+    HWY_DYNAMIC_DISPATCH(QuantizeRow)
+    (x + t * cols, cols, out.q.data() + t * stride, out.lane_scale.data() + t * stride / 4,
+     out.scaled_sum16.data() + t * stride / 16);
+  }
+}
+
+}  // namespace meadow::tensor::detail
+#endif

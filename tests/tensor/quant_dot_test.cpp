@@ -1,0 +1,279 @@
+// The integer matmul path (tensor/quant_dot.hpp) on every SIMD target this CPU runs,
+// AVX-512 VNNI included: activations quantize exactly as a scalar reference does, the integer
+// products equal a scalar reference exactly where float arithmetic is exact, and on random data
+// the result stays within the bound that per-block int8 activations imply.
+#ifndef HWY_WANT_AVX3_DL
+#define HWY_WANT_AVX3_DL 1  // list the VNNI target too, as tensor/quant_dot.cpp compiles it
+#endif
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "reference.hpp"
+#include "tensor/ops.hpp"
+#include "tensor/quant_dot.hpp"
+
+namespace meadow::tensor {
+namespace {
+
+using TT = gguf::TensorType;
+const TT kTypes[] = {TT::Q4_0, TT::Q4_1, TT::Q4_K, TT::Q6_K, TT::Q8_0};
+
+struct RestoreTargets {
+  ~RestoreTargets() { hwy::SetSupportedTargetsForTest(0); }
+};
+
+// The activation quantizer, written plainly: per 32 values d = amax / 127, q = round(x / d)
+// (as x * (127 / amax), to nearest even).
+struct RefActs {
+  std::vector<int> q;
+  std::vector<float> d;  // per block
+};
+RefActs ref_quantize(const float* x, int64_t n, int64_t cols) {
+  RefActs r;
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t b = 0; b < cols / 32; ++b) {
+      const float* xb = x + t * cols + 32 * b;
+      float amax = 0;
+      for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(xb[i]));
+      const float inv = amax > 0 ? 127.0f / amax : 0.0f;
+      r.d.push_back(amax / 127.0f);
+      for (int i = 0; i < 32; ++i) r.q.push_back(int(std::nearbyint(xb[i] * inv)));
+    }
+  return r;
+}
+
+// sum_i w_i * d_b(i) * q_i in double, with w the format's reference decoding.
+std::vector<double> ref_int_matmul(const std::vector<float>& w, int64_t rows, int64_t cols,
+                                   const RefActs& a, int64_t n) {
+  std::vector<double> y(size_t(n * rows));
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t r = 0; r < rows; ++r) {
+      double s = 0;
+      for (int64_t c = 0; c < cols; ++c) {
+        const size_t i = size_t(t * cols + c);
+        s += double(w[size_t(r * cols + c)]) * a.d[i / 32] * a.q[i];
+      }
+      y[size_t(t * rows + r)] = s;
+    }
+  return y;
+}
+
+// The bound of tensor/quant_dot.hpp for row r and token t.
+double act_error_bound(const std::vector<float>& w, int64_t r, int64_t cols, const float* x) {
+  double bound = 0;
+  for (int64_t b = 0; b < cols / 32; ++b) {
+    double amax = 0, wsum = 0;
+    for (int64_t i = 32 * b; i < 32 * b + 32; ++i) {
+      amax = std::max(amax, std::fabs(double(x[i])));
+      wsum += std::fabs(double(w[size_t(r * cols + i)]));
+    }
+    bound += amax / 254.0 * wsum;
+  }
+  return bound;
+}
+
+TEST(QuantDot, ActivationsMatchScalarQuantizer) {
+  const int64_t n = 3, cols = 96;  // 96: rows padded to the 64-byte stride
+  auto x = testing::random_floats(n * cols, 5, 2.0f);
+  for (int i = 32; i < 64; ++i) x[size_t(i)] = 0.0f;  // an all-zero block: d = 0, q = 0
+  x[70] = 1e-30f;                                     // a tiny amax
+  detail::QuantizedActs qa;
+  detail::quantize_acts(x.data(), n, cols, qa);
+  const RefActs ref = ref_quantize(x.data(), n, cols);
+  ASSERT_EQ(qa.stride, 128);
+  for (int64_t t = 0; t < n; ++t) {
+    for (int64_t c = 0; c < qa.stride; ++c) {
+      const int8_t got = qa.q[size_t(t * qa.stride + c)];
+      if (c >= cols) {
+        ASSERT_EQ(got, 0) << "padding";
+        ASSERT_EQ(qa.lane_scale[size_t((t * qa.stride + c) / 4)], 0.0f);
+        continue;
+      }
+      const size_t i = size_t(t * cols + c);
+      ASSERT_EQ(int(got), ref.q[i]) << t << " " << c;
+      ASSERT_LE(std::abs(ref.q[i]), 127);
+      ASSERT_EQ(qa.lane_scale[size_t((t * qa.stride + c) / 4)], ref.d[i / 32]);
+      // The rounding the bound rests on: |x - d q| <= d / 2 (plus one rounding of x * inv).
+      ASSERT_LE(std::fabs(x[i] - ref.d[i / 32] * ref.q[i]), ref.d[i / 32] * 0.5001f + 1e-45f);
+    }
+    for (int64_t k = 0; k < cols / 16; ++k) {
+      int sum = 0;
+      for (int64_t c = 16 * k; c < 16 * k + 16; ++c) sum += ref.q[size_t(t * cols + c)];
+      EXPECT_EQ(qa.scaled_sum16[size_t(t * qa.stride / 16 + k)],
+                ref.d[size_t((t * cols + 16 * k) / 32)] * float(sum));
+    }
+  }
+}
+
+// fp16 bit patterns of small powers of two.
+constexpr uint16_t kHalfPow2m4 = 0x2C00;     // 2^-4
+constexpr uint16_t kHalfPow2m5 = 0x2800;     // 2^-5
+constexpr uint16_t kHalfMinusHalf = 0xB800;  // -0.5
+
+// Random quants with power-of-two block scales: every weight is a multiple of 2^-5 below 64.
+std::vector<uint8_t> dyadic_weights(TT type, int64_t rows, int64_t cols, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const int64_t bytes = rows * cols / gguf::block_elements(type) * gguf::block_bytes(type);
+  std::vector<uint8_t> out(static_cast<size_t>(bytes), 0);
+  for (auto& b : out) b = uint8_t(rng());
+  const int64_t bb = gguf::block_bytes(type);
+  for (int64_t off = 0; off < bytes; off += bb) {
+    uint8_t* p = out.data() + off;
+    auto put16 = [&](size_t at, uint16_t v) { std::memcpy(p + at, &v, 2); };
+    switch (type) {
+      case TT::Q4_0:
+      case TT::Q8_0:
+        put16(0, kHalfPow2m4);
+        break;
+      case TT::Q4_1:
+        put16(0, kHalfPow2m4);
+        put16(2, kHalfMinusHalf);
+        break;
+      case TT::Q4_K:
+        put16(0, kHalfPow2m4);
+        put16(2, kHalfPow2m5);
+        break;
+      case TT::Q6_K:  // int8 scales in [-16, 15]
+        for (int k = 0; k < 16; ++k) p[192 + k] = uint8_t(int8_t(int(rng() % 32) - 16));
+        put16(208, kHalfPow2m4);
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+// x = k * 2^-7 with |k| <= 7, and one +-127 * 2^-7 per block: d = 2^-7 exactly, q = k.
+std::vector<float> dyadic_acts(int64_t n, int64_t cols, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<float> x(size_t(n * cols));
+  for (size_t i = 0; i < x.size(); ++i) {
+    const int k = (i % 32 == rng() % 32) ? 0 : int(rng() % 15) - 7;
+    x[i] = float(k) / 128.0f;
+  }
+  for (size_t b = 0; b < x.size() / 32; ++b)
+    x[32 * b + (b * 7) % 32] = (b % 2 ? 127 : -127) / 128.0f;
+  return x;
+}
+
+TEST(QuantDot, EveryTargetExactOnDyadicData) {
+  RestoreTargets restore;
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  for (int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    ASSERT_EQ(std::string(detail::int_target_name()), hwy::TargetName(target));
+    for (TT type : kTypes) {
+      // 18 or 24 blocks: full 16-block groups plus 4-block tail groups on AVX-512 (8 on AVX2).
+      const int64_t rows = 5, cols = gguf::block_elements(type) == 32 ? 576 : 768;
+      const auto bytes = dyadic_weights(type, rows, cols, 11);
+      std::vector<float> w(size_t(rows * cols));
+      gguf::dequantize(type, bytes.data(), w.data(), rows * cols);
+      const Weights wt{type, bytes.data(), rows, cols};
+      for (int64_t n : {1, 6}) {  // one token; a group of 4 plus a tail
+        const auto x = dyadic_acts(n, cols, 12);
+        const RefActs a = ref_quantize(x.data(), n, cols);
+        const auto ref = ref_int_matmul(w, rows, cols, a, n);
+        std::vector<float> y(size_t(n * rows), NAN);
+        matmul(wt, x.data(), n, y.data(), Threads{1}, MatmulPath::Integer);
+        for (size_t i = 0; i < y.size(); ++i) {
+          ASSERT_EQ(double(float(ref[i])), ref[i]) << "reference not exact in float";
+          ASSERT_EQ(y[i], float(ref[i])) << hwy::TargetName(target) << " " << gguf::type_name(type)
+                                         << " n=" << n << " i=" << i;
+        }
+      }
+    }
+  }
+  std::printf("integer targets checked:");
+  for (int64_t target : targets) std::printf(" %s", hwy::TargetName(target));
+  std::printf("\n");
+}
+
+TEST(QuantDot, EveryTargetWithinActivationBound) {
+  RestoreTargets restore;
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  for (int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (TT type : kTypes) {
+      const int64_t rows = 9;
+      const int64_t cols = gguf::block_elements(type) == 32 ? 480 : 512;  // 480: padded stride
+      auto q = testing::make_weights(type, rows, cols, 21);
+      double worst = 0;  // largest error / bound seen, printed: how tight the bound is
+      for (int64_t n : {1, 3, 8, 13}) {
+        auto x = testing::random_floats(n * cols, 22, 1.5f);
+        x[7] = 40.0f;  // an outlier: its block's scale grows, the others' do not
+        const RefActs a = ref_quantize(x.data(), n, cols);
+        const auto exact = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
+        const auto ref_int = ref_int_matmul(q.dequant, rows, cols, a, n);
+        std::vector<float> yi(size_t(n * rows), NAN), yf(size_t(n * rows), NAN);
+        matmul(q.w, x.data(), n, yi.data(), Threads{2}, MatmulPath::Integer);
+        matmul(q.w, x.data(), n, yf.data(), Threads{2}, MatmulPath::Float);
+        for (int64_t i = 0; i < n * rows; ++i) {
+          const int64_t r = i % rows, t = i / rows;
+          const float* xt = x.data() + t * cols;
+          const double round = testing::dot_tolerance(q.dequant, r, cols, xt);
+          const double bound = act_error_bound(q.dequant, r, cols, xt);
+          const std::string where = std::string(hwy::TargetName(target)) + " " +
+                                    gguf::type_name(type) + " n=" + std::to_string(n);
+          // The integer products themselves: float rounding away from the scalar reference.
+          ASSERT_NEAR(yi[size_t(i)], ref_int[size_t(i)], round) << where;
+          // Against exact and float-path products: within the activation bound.
+          ASSERT_NEAR(yi[size_t(i)], exact[size_t(i)], bound + round) << where;
+          ASSERT_NEAR(yi[size_t(i)], yf[size_t(i)], bound + 2 * round) << where;
+          worst = std::max(worst, std::fabs(yi[size_t(i)] - exact[size_t(i)]) / bound);
+        }
+      }
+      EXPECT_GT(worst, 0.0) << "integer path gave float-exact results: was it used?";
+      if (target == targets.front()) {
+        std::printf("%s: largest |int - exact| / bound = %.3f\n", gguf::type_name(type), worst);
+      }
+    }
+  }
+}
+
+TEST(QuantDot, SameResultForAnyThreadCount) {  // each row is one task's, whole
+  auto q = testing::make_weights(TT::Q6_K, 300, 512, 41);
+  const auto x = testing::random_floats(11 * 512, 42);
+  std::vector<float> y1(11 * 300), y(11 * 300);
+  matmul(q.w, x.data(), 11, y1.data(), Threads{1}, MatmulPath::Integer);
+  for (int threads : {2, 3, 5}) {
+    matmul(q.w, x.data(), 11, y.data(), Threads{threads}, MatmulPath::Integer);
+    EXPECT_EQ(y, y1) << threads;
+  }
+}
+
+// Auto keeps the float path unless MEADOW_MATMUL=int opts in (exam decisions must not move).
+TEST(QuantDot, AutoIsTheFloatPathByDefault) {
+  if (std::getenv("MEADOW_MATMUL")) GTEST_SKIP() << "MEADOW_MATMUL is set";
+  for (TT type : kTypes) {
+    auto q = testing::make_weights(type, 16, 256, 51);
+    const auto x = testing::random_floats(9 * 256, 52);
+    std::vector<float> ya(9 * 16), yf(9 * 16);
+    for (int64_t n : {1, 9}) {
+      matmul(q.w, x.data(), n, ya.data(), Threads{1});
+      matmul(q.w, x.data(), n, yf.data(), Threads{1}, MatmulPath::Float);
+      EXPECT_EQ(ya, yf) << gguf::type_name(type) << " n=" << n;
+    }
+  }
+}
+
+TEST(QuantDot, RowsSubsetMatchesFullMatmul) {
+  auto q = testing::make_weights(TT::Q4_K, 20, 256, 31);
+  const auto x = testing::random_floats(2 * 256, 32);
+  std::vector<float> full(40), some(6);
+  matmul(q.w, x.data(), 2, full.data(), Threads{1}, MatmulPath::Integer);
+  const int32_t rows[3] = {19, 0, 7};
+  matmul_rows(q.w, rows, 3, x.data(), 2, some.data(), Threads{1}, MatmulPath::Integer);
+  for (int t = 0; t < 2; ++t)
+    for (int j = 0; j < 3; ++j) EXPECT_EQ(some[size_t(t * 3 + j)], full[size_t(t * 20 + rows[j])]);
+}
+
+}  // namespace
+}  // namespace meadow::tensor
