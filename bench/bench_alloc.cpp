@@ -1,0 +1,88 @@
+// Heap allocations and peak memory of the decision hot path: a counting global operator new
+// (this binary only) around N cached decisions after the first ones, per decision; and the
+// model's load time and the process's peak RSS beside the file size.
+//
+// Usage: bench_alloc MODEL.gguf [decisions=200]
+#include <sys/stat.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+#include "meadow/mind.hpp"
+#include "tensor/ops.hpp"
+
+#include "bench_util.hpp"
+#include "decide_table.hpp"
+
+namespace {
+std::atomic<long long> g_allocs{0};  // the counting allocator's tally (bench binary only)
+}  // namespace
+
+void* operator new(std::size_t n) {
+  g_allocs.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) {
+  g_allocs.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  std::free(p);
+}
+
+using namespace meadow::bench;
+
+int main(int argc, char** argv) {
+  meadow::tensor::ensure_fast_blas(argc, argv);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: bench_alloc MODEL.gguf [decisions=200]\n");
+    return 2;
+  }
+  const std::string path = argv[1];
+  const int n = argc > 2 ? std::atoi(argv[2]) : 200;
+  if (n < 1) {
+    std::fprintf(stderr, "error: decisions must be at least 1\n");
+    return 2;
+  }
+  try {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) throw meadow::Error("cannot stat " + path);
+    const double rss0 = peak_rss_bytes();
+    const auto t0 = std::chrono::steady_clock::now();
+    meadow::Mind mind(path, {.threads = 1});
+    const double load_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const meadow::Task task = table();
+    const auto sits = situations();
+    for (int i = 0; i < 5; ++i) mind.decide_status(task, sits[size_t(i)]);  // prefix, warm-up
+    const long long a0 = g_allocs.load();
+    for (int i = 0; i < n; ++i) mind.decide_status(task, sits[size_t(i) * 37 % sits.size()]);
+    const long long allocs = g_allocs.load() - a0;
+    const double rss = peak_rss_bytes();
+    std::printf("model: %s (%.1f MiB)\n", path.c_str(), double(st.st_size) / (1 << 20));
+    std::printf("  load (open, map, validate, tokenizer)  %10.1f ms\n", load_ms);
+    std::printf("  heap allocations per cached decision   %10.1f\n", double(allocs) / n);
+    std::printf("  peak RSS before loading                %10.1f MiB\n", rss0 / (1 << 20));
+    std::printf("  peak RSS after %d decisions           %10.1f MiB (growth %.2f x file)\n", n,
+                rss / (1 << 20), (rss - rss0) / double(st.st_size));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
