@@ -164,17 +164,21 @@ Generation generate_blocks(const model::Model& m, std::span<const int32_t> promp
   out.finish_reason = "length";
 
   int64_t produced = 0;
+  std::vector<int32_t> block, full;  // reused across blocks and steps
+  std::vector<int64_t> masked;
+  std::vector<Pick> picks;
   while (produced < o.max_new_tokens) {
     const int64_t b = std::min<int64_t>(o.block_size, o.max_new_tokens - produced);
     const int64_t start = p0 + produced;
-    std::vector<int32_t> block(size_t(b), mask);
+    block.assign(size_t(b), mask);
     const int64_t steps = o.steps_per_block > 0 ? std::min<int64_t>(o.steps_per_block, b) : b;
     for (int64_t step = 0;; ++step) {
-      std::vector<int64_t> masked;
+      masked.clear();
       for (int64_t i = 0; i < b; ++i)
         if (block[size_t(i)] == mask) masked.push_back(i);
       if (masked.empty()) break;
-      // Rows to read: position start + i is predicted by row start + i - 1 when shifted.
+      // Rows to read (only the masked positions'): position start + i is predicted by row
+      // start + i - 1 when shifted.
       std::vector<int64_t> rows;
       bool need_carry = false;
       for (int64_t i : masked) {
@@ -188,14 +192,14 @@ Generation generate_blocks(const model::Model& m, std::span<const int32_t> promp
       if (o.cache) {
         if (!rows.empty()) logits = std::move(m.run_cached(cache, {{block, rows}}, ro).front());
       } else {
-        std::vector<int32_t> full = canvas;
+        full.assign(canvas.begin(), canvas.end());
         full.insert(full.end(), block.begin(), block.end());
         logits = std::move(m.run_block_causal({{full, rows}}, ro, block_ends).front());
       }
       ++out.passes;
       ++out.steps;
       // Each masked position's pick, in `masked` order.
-      std::vector<Pick> picks;
+      picks.clear();
       size_t r = 0;
       for (int64_t i : masked) {
         const float* row = (need_carry && i == 0) ? carry.data() : logits.row(int64_t(r++));
