@@ -120,7 +120,15 @@ Outcome stream_choices(Context& ctx, const Prepared& p, Clock::time_point deadli
         cv.notify_one();
         return true;
       };
-      const Outcome o = stream_choice(ctx, p, i, deadline, emit, tokens[size_t(i)]);
+      Outcome o = Outcome::failed;
+      try {  // nothing may escape a thread
+        o = stream_choice(ctx, p, i, deadline, emit, tokens[size_t(i)]);
+      } catch (...) {
+        try {
+          emit(dump(error_json(500, "internal error while streaming", "internal_error")));
+        } catch (...) {
+        }
+      }
       std::lock_guard<std::mutex> lock(m);
       outcomes[size_t(i)] = o;
       if (o == Outcome::failed) stop = true;

@@ -823,36 +823,39 @@ TEST(ServerStream, ClientLeavingStopsTheGeneration) {
   auto o = options(meadow::mind_test::train_fixture());
   o.workers = 1;
   Running s(o);
-  json body = chat_body("Tell a very long story.", 990);  // ~31 blocks of 32 tokens
-  const auto t_whole = std::chrono::steady_clock::now();
-  ASSERT_EQ(post(s.port(), "/v1/chat/completions", body).status, 200);
-  const auto whole = std::chrono::steady_clock::now() - t_whole;
-  body["stream"] = true;
-  httplib::Client c("127.0.0.1", s.port());
-  httplib::Request req;
-  req.method = "POST";
-  req.path = "/v1/chat/completions";
-  req.body = body.dump();
-  req.set_header("Content-Type", "application/json");
-  int received = 0;
-  req.content_receiver = [&](const char*, size_t, uint64_t, uint64_t) {
-    return ++received < 2;  // read the role chunk and the first block, then hang up
-  };
-  httplib::Response res;
-  httplib::Error err;
-  const auto t0 = std::chrono::steady_clock::now();
-  c.send(req, res, err);
-  c.stop();
-  int running = 1;
-  while (running != 0 && std::chrono::steady_clock::now() - t0 < 2 * whole) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    running = call(s.port(), "GET", "/health").j["running"].get<int>();
+  for (const int n : {1, 3}) {  // n = 3: three choices generated side by side, all stopped
+    json body = chat_body("Tell a very long story.", 990);  // ~31 blocks of 32 tokens
+    body["n"] = n;
+    const auto t_whole = std::chrono::steady_clock::now();
+    ASSERT_EQ(post(s.port(), "/v1/chat/completions", body).status, 200);
+    const auto whole = std::chrono::steady_clock::now() - t_whole;
+    body["stream"] = true;
+    httplib::Client c("127.0.0.1", s.port());
+    httplib::Request req;
+    req.method = "POST";
+    req.path = "/v1/chat/completions";
+    req.body = body.dump();
+    req.set_header("Content-Type", "application/json");
+    int received = 0;
+    req.content_receiver = [&](const char*, size_t, uint64_t, uint64_t) {
+      return ++received < 2;  // read the role chunk and the first block, then hang up
+    };
+    httplib::Response res;
+    httplib::Error err;
+    const auto t0 = std::chrono::steady_clock::now();
+    c.send(req, res, err);
+    c.stop();
+    int running = 1;
+    while (running != 0 && std::chrono::steady_clock::now() - t0 < 2 * whole) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      running = call(s.port(), "GET", "/health").j["running"].get<int>();
+    }
+    const auto freed = std::chrono::steady_clock::now() - t0;
+    EXPECT_EQ(running, 0);
+    EXPECT_LT(freed, whole / 2) << "the worker went on generating for a client that left ("
+                                << std::chrono::duration<double>(freed).count() << " s of "
+                                << std::chrono::duration<double>(whole).count() << " s), n " << n;
   }
-  const auto freed = std::chrono::steady_clock::now() - t0;
-  EXPECT_EQ(running, 0);
-  EXPECT_LT(freed, whole / 2) << "the worker went on generating for a client that left ("
-                              << std::chrono::duration<double>(freed).count() << " s of "
-                              << std::chrono::duration<double>(whole).count() << " s)";
 }
 
 // n > 1: choice i is the answer a single request with seed + i gives; usage counts every
