@@ -14,8 +14,10 @@ its threshold mode would unmask one token a step like the plain cache: not run.
         [--big /tmp/meadow-bench/dream7b-q4_k.gguf] [--big-tokens 8] [--big-block 8] [--no-big]
         [--repeat N]
 
---repeat N runs every row N times and keeps the fastest (a shared machine only ever slows a run
-down); the Dream-7B-shaped rows run once.
+--repeat N runs the model's modes N times in interleaved rounds (recompute, cache, threshold,
+recompute, ...) and prints each mode's median tokens/s and the median of the rounds' ratios, so
+a shared machine's load, which changes by the minute, falls on both sides of each ratio; the
+Dream-7B-shaped rows run once.
 """
 
 from __future__ import annotations
@@ -23,19 +25,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import time
 
 PROMPT = "Explain in a few sentences how a pendulum keeps time, then give one example."
 
 
-def gen(cli: str, model: str, tokens: int, extra: list[str], repeat: int) -> dict:
+def gen(cli: str, model: str, tokens: int, extra: list[str]) -> dict:
     args = [cli, "generate", "--model", model, "--prompt", PROMPT, "--max-tokens", str(tokens), "--json"]
-    runs = []
-    for _ in range(repeat):
-        out = subprocess.run(args + extra, capture_output=True, text=True, check=True)
-        runs.append(json.loads(out.stdout))
-    return max(runs, key=lambda j: j["tokens_per_s"])
+    out = subprocess.run(args + extra, capture_output=True, text=True, check=True)
+    j = json.loads(out.stdout)
+    j["all_tps"] = 1000.0 * j["completion_tokens"] / (j["prefill_ms"] + j["ms"])
+    return j
+
+
+def fmt(x: float) -> str:
+    return f"{x:,.1f}" if x >= 10 else f"{x:.3f}"
 
 
 def wait_until_written(path: str) -> None:
@@ -63,7 +69,7 @@ def main() -> None:
     ap.add_argument("--big-tokens", type=int, default=8)
     ap.add_argument("--big-block", type=int, default=8)
     ap.add_argument("--no-big", action="store_true", help="skip the Dream-7B-shaped file")
-    ap.add_argument("--repeat", type=int, default=1, help="runs per row, the fastest kept")
+    ap.add_argument("--repeat", type=int, default=1, help="interleaved rounds per model; medians")
     a = ap.parse_args()
     models = a.model or ["nano", "smollm2-135m"]
     # (label, model, new tokens, block, with the threshold mode)
@@ -75,41 +81,50 @@ def main() -> None:
         else:
             print(f"({a.big} is missing: bench/run_bench_forward.sh writes it; row skipped)")
     print(
-        f"{a.threads} threads, greedy, --ignore-eos, best of {a.repeat}; tokens/s: new tokens over "
-        "the time after the prompt's pass (the cached paths' first pass; recompute has none), "
-        "then over the whole time"
+        f"{a.threads} threads, greedy, --ignore-eos, median of {a.repeat} interleaved rounds; "
+        "tokens/s: new tokens over the time after the prompt's pass (the cached paths' first "
+        "pass; recompute has none), then over the whole time"
     )
     print(
-        "| model | mode | new tokens | block | steps | passes | tokens/s | vs recompute | tokens/s with prompt | vs recompute |"
+        "| model | mode | new tokens | block | steps | passes | tokens/s | vs recompute "
+        "| tokens/s with prompt | vs recompute |"
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, m, tokens, block, with_threshold, repeat in plan:
         # --ignore-eos: every mode decodes the same number of new tokens.
         common = ["--block", str(block), "--threads", str(a.threads), "--ignore-eos"]
-        runs = [
+        modes = [
             ("recompute (no cache)", common + ["--no-cache"]),
             ("K/V cache", common),
         ]
         if with_threshold:
-            runs.append(("K/V cache + threshold 0.9", common + ["--threshold", "0.9"]))
-        base = None
-        for name, extra in runs:
-            try:
-                j = gen(a.cli, m, tokens, extra, repeat)
-            except subprocess.CalledProcessError as e:
-                print(f"| {label} | {name} | error: {e.stderr.strip()} |")
-                break
-            if "threshold" in name and j["arch"] in ("qwen2", "llama"):
-                continue  # causal models write one token a step: no threshold mode
-            tps = j["tokens_per_s"]
-            all_tps = 1000.0 * j["completion_tokens"] / (j["prefill_ms"] + j["ms"])
-            base = base or (tps, all_tps)
-            rate = f"{tps:,.1f}" if tps >= 10 else f"{tps:.3f}"
-            all_rate = f"{all_tps:,.1f}" if all_tps >= 10 else f"{all_tps:.3f}"
-            blk = "-" if j["arch"] in ("qwen2", "llama") else str(block)
+            modes.append(("K/V cache + threshold 0.9", common + ["--threshold", "0.9"]))
+        rounds: list[list[dict]] = []
+        try:
+            for _ in range(repeat):
+                r = []
+                for k, (_, extra) in enumerate(modes):
+                    if k == 2 and r[0]["arch"] in ("qwen2", "llama"):
+                        break  # causal models write one token a step: no threshold mode
+                    r.append(gen(a.cli, m, tokens, extra))
+                rounds.append(r)
+        except subprocess.CalledProcessError as e:
+            print(f"| {label} | error: {e.stderr.strip()} |")
+            continue
+        causal = rounds[0][0]["arch"] in ("qwen2", "llama")
+        for k, (name, _) in enumerate(modes):
+            if causal and k == 2:
+                continue
+            js = [r[k] for r in rounds]
+            j = js[0]
+            tps = statistics.median(x["tokens_per_s"] for x in js)
+            all_tps = statistics.median(x["all_tps"] for x in js)
+            ratio = statistics.median(r[k]["tokens_per_s"] / r[0]["tokens_per_s"] for r in rounds)
+            all_ratio = statistics.median(r[k]["all_tps"] / r[0]["all_tps"] for r in rounds)
+            blk = "-" if causal else str(block)
             print(
                 f"| {label} | {name} | {j['completion_tokens']} | {blk} | {j['steps']} | "
-                f"{j['passes']} | {rate} | {tps / base[0]:.2f}x | {all_rate} | {all_tps / base[1]:.2f}x |",
+                f"{j['passes']} | {fmt(tps)} | {ratio:.2f}x | {fmt(all_tps)} | {all_ratio:.2f}x |",
                 flush=True,
             )
 
