@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "meadow/chat_template.hpp"
@@ -55,21 +56,35 @@ struct GenerateOptions {
   int threads = 1;
   std::vector<std::string> stop;  // stop strings: the text ends before the first one
   bool ignore_eos = false;        // run to max_new_tokens through end tokens (benchmarks)
+  // Causal models, >= 0: record each new token's log-probability and this many most likely
+  // alternatives (Generation::logprobs), from the row the token was picked from. Diffusion
+  // models unmask out of order, so they record none.
+  int logprobs = -1;
 };
+
+// A token's log-probability in the row it was read from (the model's own distribution, before
+// temperature and top-p shape it), with the row's `top` most likely tokens, best first.
+struct TokenLogprob {
+  int32_t id = 0;
+  double logprob = 0;
+  std::vector<std::pair<int32_t, double>> top;
+};
+TokenLogprob token_logprob(const float* row, int64_t n_vocab, int32_t id, int top_n);
 
 struct Generation {
-  std::vector<int32_t> tokens;  // the new tokens (stop token excluded)
-  std::string text;             // decoded, special tokens skipped, cut at a stop string
-  std::string finish_reason;    // "stop" (end token or stop string) or "length"
-  int steps = 0;                // denoising steps (diffusion) or tokens (causal)
-  int passes = 0;               // forward passes, prompt included
-  double prefill_ms = 0;        // encoding the prompt
-  double ms = 0;                // everything after the prompt
+  std::vector<int32_t> tokens;         // the new tokens (stop token excluded)
+  std::string text;                    // decoded, special tokens skipped, cut at a stop string
+  std::string finish_reason;           // "stop" (end token or stop string) or "length"
+  int steps = 0;                       // denoising steps (diffusion) or tokens (causal)
+  int passes = 0;                      // forward passes, prompt included
+  double prefill_ms = 0;               // encoding the prompt
+  double ms = 0;                       // everything after the prompt
+  std::vector<TokenLogprob> logprobs;  // per token of `tokens` when asked (causal models)
 };
 
-// Called after each committed block (diffusion) or token (causal) with the text so far;
-// returning false stops generation (finish_reason "stop").
-using OnCommit = std::function<bool(std::string_view text)>;
+// Called after each committed block (diffusion) or token (causal) with the answer so far (its
+// tokens, text and logprobs); returning false stops generation (finish_reason "stop").
+using OnCommit = std::function<bool(const Generation& so_far)>;
 
 // Throws meadow::Error for an empty prompt, a prompt plus max_new_tokens over the context,
 // options out of range, or a bidirectional model without a mask token.

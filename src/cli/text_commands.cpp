@@ -105,8 +105,9 @@ void run_generate(const TextArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   size_t shown = 0;
   const diffusion::Generation g =
-      diffusion::generate(L.model, L.tok, L.prompt, o, [&](std::string_view text) {
+      diffusion::generate(L.model, L.tok, L.prompt, o, [&](const diffusion::Generation& so_far) {
         if (progress) {
+          const std::string& text = so_far.text;
           const double s =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           std::fprintf(stderr, "\r\033[K%zu bytes, %.1f s", text.size(), s);

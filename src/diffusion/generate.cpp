@@ -61,7 +61,9 @@ struct Finisher {
   // After tokens from `from` on were committed: true (finish_reason "stop") when a stop token,
   // a stop string or the caller ends the answer.
   bool committed(Generation& out, size_t from, const OnCommit& cb) const {
-    const bool stop = cut_at_stop_token(out, from) || decode(out) || (cb && !cb(out.text));
+    bool stop = cut_at_stop_token(out, from);
+    if (out.logprobs.size() > out.tokens.size()) out.logprobs.resize(out.tokens.size());
+    stop = stop || decode(out) || (cb && !cb(out));
     if (stop) out.finish_reason = "stop";
     return stop;
   }
@@ -117,6 +119,8 @@ Generation generate_causal(const model::Model& m, std::span<const int32_t> promp
   for (int i = 0; i < o.max_new_tokens; ++i) {
     const Pick pick = pick_token(logits.row(0), n_vocab, o.temperature, o.top_p, o.confidence, rng);
     out.tokens.push_back(pick.token);
+    if (o.logprobs >= 0)
+      out.logprobs.push_back(token_logprob(logits.row(0), n_vocab, pick.token, o.logprobs));
     ++out.steps;
     if (fin.committed(out, out.tokens.size() - 1, cb)) break;
     if (i + 1 == o.max_new_tokens) break;
@@ -160,17 +164,21 @@ Generation generate_blocks(const model::Model& m, std::span<const int32_t> promp
   out.finish_reason = "length";
 
   int64_t produced = 0;
+  std::vector<int32_t> block, full;  // reused across blocks and steps
+  std::vector<int64_t> masked;
+  std::vector<Pick> picks;
   while (produced < o.max_new_tokens) {
     const int64_t b = std::min<int64_t>(o.block_size, o.max_new_tokens - produced);
     const int64_t start = p0 + produced;
-    std::vector<int32_t> block(size_t(b), mask);
+    block.assign(size_t(b), mask);
     const int64_t steps = o.steps_per_block > 0 ? std::min<int64_t>(o.steps_per_block, b) : b;
     for (int64_t step = 0;; ++step) {
-      std::vector<int64_t> masked;
+      masked.clear();
       for (int64_t i = 0; i < b; ++i)
         if (block[size_t(i)] == mask) masked.push_back(i);
       if (masked.empty()) break;
-      // Rows to read: position start + i is predicted by row start + i - 1 when shifted.
+      // Rows to read (only the masked positions'): position start + i is predicted by row
+      // start + i - 1 when shifted.
       std::vector<int64_t> rows;
       bool need_carry = false;
       for (int64_t i : masked) {
@@ -184,14 +192,14 @@ Generation generate_blocks(const model::Model& m, std::span<const int32_t> promp
       if (o.cache) {
         if (!rows.empty()) logits = std::move(m.run_cached(cache, {{block, rows}}, ro).front());
       } else {
-        std::vector<int32_t> full = canvas;
+        full.assign(canvas.begin(), canvas.end());
         full.insert(full.end(), block.begin(), block.end());
         logits = std::move(m.run_block_causal({{full, rows}}, ro, block_ends).front());
       }
       ++out.passes;
       ++out.steps;
       // Each masked position's pick, in `masked` order.
-      std::vector<Pick> picks;
+      picks.clear();
       size_t r = 0;
       for (int64_t i : masked) {
         const float* row = (need_carry && i == 0) ? carry.data() : logits.row(int64_t(r++));
@@ -214,6 +222,24 @@ Generation generate_blocks(const model::Model& m, std::span<const int32_t> promp
 }
 
 }  // namespace
+
+TokenLogprob token_logprob(const float* row, int64_t n_vocab, int32_t id, int top_n) {
+  const float mx = *std::max_element(row, row + n_vocab);
+  double sum = 0;
+  for (int64_t i = 0; i < n_vocab; ++i) sum += std::exp(double(row[i]) - mx);
+  const double log_z = mx + std::log(sum);
+  TokenLogprob t{id, double(row[id]) - log_z, {}};
+  const size_t k = std::min<size_t>(size_t(std::max(top_n, 0)), size_t(n_vocab));
+  if (k > 0) {
+    std::vector<int32_t> order(static_cast<size_t>(n_vocab));
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(
+        order.begin(), order.begin() + long(k), order.end(),
+        [&](int32_t a, int32_t b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+    for (size_t i = 0; i < k; ++i) t.top.emplace_back(order[i], double(row[order[i]]) - log_z);
+  }
+  return t;
+}
 
 Confidence parse_confidence(std::string_view name) {
   if (name == "probability") return Confidence::Probability;

@@ -14,7 +14,9 @@ Pick pick_token(const float* logits, int64_t n, double temperature, double top_p
   // The row's distribution in float, through the SIMD softmax: over a whole vocabulary per
   // masked position per step, this was most of a small model's sampling time in double.
   const float inv_t = float(1.0 / (temperature > 0 ? temperature : 1.0));
-  std::vector<float> p(static_cast<size_t>(n));
+  // One buffer per thread, reused by every row of every step (no allocation per row).
+  thread_local std::vector<float> p;
+  p.resize(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) p[size_t(i)] = logits[i] * inv_t;
   tensor::softmax(p.data(), n);
 

@@ -1,6 +1,7 @@
 // Request bodies checked field by field (server/request.hpp).
 #include "server/request.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "meadow/error.hpp"
@@ -160,6 +161,99 @@ std::string read_prompt(const Json& body) {
   return text;
 }
 
+// An OpenAI function definition: {"type": "function", "function": {"name", "description",
+// "parameters": {"type": "object", "properties": {...}}}}; the properties, in order, are the
+// scaffold's arguments.
+diffusion::Tool read_tool(const Json& t, size_t i) {
+  const std::string where = "tools[" + std::to_string(i) + "]";
+  auto bad = [&](const std::string& what, const char* code = "invalid_value") {
+    return HttpError(400, where + ": " + what, code, "tools");
+  };
+  if (!t.is_object()) throw bad("must be an object", "invalid_type");
+  const auto type = t.find("type");
+  if (type != t.end() && !(type->is_string() && *type == "function"))
+    throw bad("only tools of type \"function\" are supported");
+  const auto f = t.find("function");
+  if (f == t.end() || !f->is_object()) throw bad("needs a 'function' object", "missing_field");
+  const auto name = f->find("name");
+  if (name == f->end() || !name->is_string())
+    throw bad("needs a string function 'name'", "missing_field");
+  diffusion::Tool tool;
+  tool.name = name->get<std::string>();
+  if (tool.name.empty() || tool.name.size() > 64 ||
+      tool.name.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
+    throw bad("a function name is 1 to 64 letters, digits, '_' or '-'");
+  if (const auto d = f->find("description"); d != f->end() && !d->is_null()) {
+    if (!d->is_string()) throw bad("'description' must be a string", "invalid_type");
+    tool.description = d->get<std::string>();
+  }
+  const auto params = f->find("parameters");
+  if (params != f->end() && !params->is_null()) {
+    if (!params->is_object())
+      throw bad("'parameters' must be a JSON schema object", "invalid_type");
+    const auto props = params->find("properties");
+    if (props != params->end() && !props->is_null()) {
+      if (!props->is_object())
+        throw bad("'parameters.properties' must be an object", "invalid_type");
+      for (auto it = props->begin(); it != props->end(); ++it) tool.arguments.push_back(it.key());
+    }
+  }
+  if (tool.arguments.empty())
+    throw bad("function '" + tool.name +
+              "' has no parameters: a tool call infills argument values, at least one");
+  if (tool.arguments.size() > 16) throw bad("a function takes at most 16 parameters here");
+  return tool;
+}
+
+// tools + tool_choice: "none" answers in text; "auto" and "required" let the model choose the
+// tool (it always calls one); {"type": "function", "function": {"name": N}} calls N.
+void read_tools(const Json& body, TextRequest& r) {
+  const Json* tools = field(body, "tools");
+  const Json* choice = field(body, "tool_choice");
+  if (!tools) {
+    if (choice) throw HttpError(400, "'tool_choice' needs 'tools'", "invalid_value", "tool_choice");
+    return;
+  }
+  if (!tools->is_array()) wrong_type("tools", "a list of function definitions", *tools);
+  if (tools->empty() || tools->size() > 26)
+    throw HttpError(400, "'tools' must hold 1 to 26 functions", "invalid_value", "tools");
+  for (size_t i = 0; i < tools->size(); ++i) {
+    diffusion::Tool t = read_tool((*tools)[i], i);
+    for (const auto& o : r.tools)
+      if (o.name == t.name)
+        throw HttpError(400, "'tools' names function '" + t.name + "' twice", "invalid_value",
+                        "tools");
+    r.tools.push_back(std::move(t));
+  }
+  r.call_tool = true;
+  if (!choice) return;
+  if (choice->is_string()) {
+    const std::string c = choice->get<std::string>();
+    if (c == "none")
+      r.call_tool = false;
+    else if (c != "auto" && c != "required")
+      throw HttpError(400, "'tool_choice' must be \"none\", \"auto\", \"required\" or a function",
+                      "invalid_value", "tool_choice");
+    return;
+  }
+  if (!choice->is_object()) wrong_type("tool_choice", "a string or an object", *choice);
+  const auto f = choice->find("function");
+  const Json* name = nullptr;
+  if (f != choice->end() && f->is_object())
+    if (const auto it = f->find("name"); it != f->end()) name = &*it;
+  if (!name || !name->is_string())
+    throw HttpError(
+        400,
+        "'tool_choice' names a function as {\"type\": \"function\", \"function\": {\"name\": ...}}",
+        "invalid_value", "tool_choice");
+  r.tool_name = name->get<std::string>();
+  if (std::none_of(r.tools.begin(), r.tools.end(),
+                   [&](const diffusion::Tool& t) { return t.name == r.tool_name; }))
+    throw HttpError(400, "'tool_choice' names '" + r.tool_name + "', which is not in 'tools'",
+                    "invalid_value", "tool_choice");
+}
+
 }  // namespace
 
 Json parse_body(const std::string& body) {
@@ -244,8 +338,7 @@ TextRequest parse_text_request(const Json& body, bool chat, int max_tokens_limit
   for (const auto& s : g.stop)
     if (s.empty())
       throw HttpError(400, "'stop' strings must not be empty", "invalid_value", "stop");
-  if (opt_int(body, "n", 1, 1000).value_or(1) != 1)
-    throw HttpError(400, "'n' must be 1: one choice per request", "invalid_value", "n");
+  r.n = int(opt_int(body, "n", 1, kMaxChoices).value_or(1));
   r.stream = opt_bool(body, "stream").value_or(false);
   if (chat) {
     r.logprobs = opt_bool(body, "logprobs").value_or(false);
@@ -257,14 +350,17 @@ TextRequest parse_text_request(const Json& body, bool chat, int max_tokens_limit
     r.logprobs = true;
     r.top_logprobs = int(*n);
   }
-  if (r.logprobs && r.stream)
-    throw HttpError(400, "logprobs with stream: true are not supported yet",
-                    "unsupported_parameter", "logprobs");
   if (const Json* so = field(body, "stream_options")) {
     if (!so->is_object()) wrong_type("stream_options", "an object", *so);
     r.include_usage = opt_bool(*so, "include_usage").value_or(false);
   }
   r.choice = read_choice(body);
+  if (chat) read_tools(body, r);
+  if (r.call_tool && !r.choice.empty())
+    throw HttpError(400, "'choice' and a tool call exclude each other", "invalid_value", "choice");
+  if (r.call_tool && r.logprobs)
+    throw HttpError(400, "a tool call has no logprobs", "unsupported_parameter", "logprobs");
+  r.tool_value_tokens = int(opt_int(body, "tool_value_tokens", 1, 256).value_or(8));
   // Diffusion-specific (ignored by causal models, as the generate command does).
   g.block_size = int(opt_int(body, "block_size", 1, 4096).value_or(g.block_size));
   g.steps_per_block = int(opt_int(body, "steps", 0, 65536).value_or(0));

@@ -11,6 +11,7 @@
 
 #include "meadow/chat_template.hpp"
 #include "meadow/generate.hpp"
+#include "meadow/tool_call.hpp"
 
 namespace meadow::server {
 
@@ -19,6 +20,8 @@ using Json = nlohmann::ordered_json;  // keeps the client's key order (decide's 
 // Far deeper than any request needs, far shallower than what overflows a stack when a value
 // is copied or dumped (those recurse; parsing does not).
 inline constexpr int kMaxJsonDepth = 32;
+// The most choices (`n`) one request may ask.
+inline constexpr int kMaxChoices = 16;
 
 // The body as one JSON object. Throws HttpError 400: invalid_json, too deeply nested, or not
 // an object.
@@ -38,21 +41,30 @@ struct TextRequest {
   std::string prompt;                 // text completion
   std::optional<int> max_tokens;      // absent: the server's default
   diffusion::GenerateOptions gen;     // everything but max_new_tokens and threads
+  int n = 1;                          // choices; choice i is generated with seed + i
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage: a last chunk with usage
-  // Per-token log-probabilities (server/logprobs.hpp): chat's logprobs + top_logprobs (0..20),
-  // completions' logprobs: N (0..5 alternatives). Not with stream.
+  // Per-token log-probabilities (causal models; diffusion::TokenLogprob): chat's logprobs +
+  // top_logprobs (0..20), completions' logprobs: N (0..5 alternatives). Streamed too: each
+  // chunk carries its tokens'.
   bool logprobs = false;
   int top_logprobs = 0;
   // `choice` (alias `guided_choice`): the answer is the most likely of these strings
   // (server/choice.hpp); empty: free generation.
   std::vector<std::string> choice;
+  // Chat `tools` (OpenAI function definitions) with `tool_choice` other than "none": the answer
+  // is a tool call whose argument values are infilled into a fixed JSON scaffold
+  // (meadow/tool_call.hpp). `tool_name` empty: the model chooses the tool ("auto", "required").
+  std::vector<diffusion::Tool> tools;
+  bool call_tool = false;
+  std::string tool_name;
+  int tool_value_tokens = 8;  // tokens infilled per argument value
 };
 
 // Reads messages (chat) or prompt (completions), temperature, top_p, max_tokens (or
-// max_completion_tokens), seed, stop, n, stream, stream_options, and the diffusion extras
-// block_size, steps, threshold, confidence, and choice. Fields the server does not use are ignored,
-// as OpenAI's clients send many; ones whose meaning it cannot honour (n > 1, logprobs) are 400.
+// max_completion_tokens), seed, stop, n (1..16), stream, stream_options, logprobs, tools and
+// tool_choice (chat), and the extras block_size, steps, threshold, confidence, choice and
+// tool_value_tokens. Fields the server does not use are ignored, as OpenAI's clients send many.
 TextRequest parse_text_request(const Json& body, bool chat, int max_tokens_limit);
 
 }  // namespace meadow::server

@@ -2,7 +2,14 @@
 #include "server/stream.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <span>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "meadow/error.hpp"
 #include "server/context.hpp"
@@ -25,6 +32,133 @@ size_t stable_length(std::string_view text, size_t hold) {
   return n;
 }
 
+namespace {
+
+enum class Outcome { done, gone, failed };  // failed: an error event went out
+
+// Choice `index` of a streamed answer, generated on the calling thread: its events go to
+// `emit` (false: the client left, or another choice failed; stop). Each chunk carries the text
+// that became final and, when asked, the logprobs of the tokens committed since the last one.
+Outcome stream_choice(Context& ctx, const Prepared& p, int index, Clock::time_point deadline,
+                      const std::function<bool(const std::string&)>& emit, size_t& n_tokens) {
+  size_t hold = 0;
+  for (const auto& s : p.req.gen.stop) hold = std::max(hold, s.size() - 1);
+  size_t sent = 0, lp_sent = 0, lp_offset = 0;
+  bool gone = false, timed_out = false;
+  // The logprobs of tokens [lp_sent, end) for the next chunk; null when not asked.
+  auto take_logprobs = [&](const std::vector<diffusion::TokenLogprob>& lp) {
+    if (!p.req.logprobs) return Json();
+    const std::span<const diffusion::TokenLogprob> part(lp.data() + lp_sent, lp.size() - lp_sent);
+    Json j = logprobs_json(ctx, p, part, lp_offset);
+    lp_offset += logprobs_text_size(ctx, part);
+    lp_sent = lp.size();
+    return j;
+  };
+  diffusion::GenerateOptions o = p.req.gen;
+  o.seed += uint64_t(index);
+  diffusion::Generation g;
+  try {
+    if (!emit(dump(chunk(ctx, p, "", nullptr, true, index)))) return Outcome::gone;
+    g = diffusion::generate(
+        ctx.mind.model(), ctx.mind.tokenizer(), p.ids, o, [&](const diffusion::Generation& so_far) {
+          if (Clock::now() > deadline) {
+            timed_out = true;
+            return false;
+          }
+          const std::string_view text = so_far.text;
+          const size_t n = stable_length(text, hold);
+          if (n > sent) {
+            const Json lp = take_logprobs(so_far.logprobs);
+            if (!emit(
+                    dump(chunk(ctx, p, text.substr(sent, n - sent), nullptr, false, index, lp)))) {
+              gone = true;  // stop generating for a client that left
+              return false;
+            }
+            sent = n;
+          }
+          return true;
+        });
+  } catch (const std::exception& e) {
+    const int status = dynamic_cast<const Error*>(&e) ? 400 : 500;
+    emit(dump(error_json(status, e.what(), status == 400 ? "invalid_request" : "internal_error")));
+    return Outcome::failed;
+  }
+  if (gone) return Outcome::gone;
+  if (timed_out) {
+    emit(dump(error_json(504, "generation ran past the server's request timeout", "timeout")));
+    return Outcome::failed;
+  }
+  // The rest of the text; `sent` is always a prefix of it (held-back bytes included).
+  const std::string_view rest = g.text.size() > sent ? std::string_view(g.text).substr(sent) : "";
+  if (!rest.empty() || lp_sent < g.logprobs.size()) {
+    const Json lp = take_logprobs(g.logprobs);
+    if (!emit(dump(chunk(ctx, p, rest, nullptr, false, index, lp)))) return Outcome::gone;
+  }
+  if (!emit(dump(chunk(ctx, p, "", g.finish_reason, false, index)))) return Outcome::gone;
+  n_tokens = g.tokens.size();
+  return Outcome::done;
+}
+
+// The n > 1 choices of a stream, each generated on its own thread; their events, interleaved as
+// they come, are written by the calling thread.
+Outcome stream_choices(Context& ctx, const Prepared& p, Clock::time_point deadline,
+                       const std::function<bool(const std::string&)>& send, size_t& n_tokens) {
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<std::string> queue;
+  int running = p.req.n;
+  bool stop = false;  // the client left or a choice failed: every choice stops
+  std::vector<Outcome> outcomes(size_t(p.req.n), Outcome::done);
+  std::vector<size_t> tokens(size_t(p.req.n), 0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < p.req.n; ++i)
+    threads.emplace_back([&, i] {
+      auto emit = [&](const std::string& event) {
+        std::lock_guard<std::mutex> lock(m);
+        if (stop) return false;
+        queue.push_back(event);
+        cv.notify_one();
+        return true;
+      };
+      Outcome o = Outcome::failed;
+      try {  // nothing may escape a thread
+        o = stream_choice(ctx, p, i, deadline, emit, tokens[size_t(i)]);
+      } catch (...) {
+        try {
+          emit(dump(error_json(500, "internal error while streaming", "internal_error")));
+        } catch (...) {
+        }
+      }
+      std::lock_guard<std::mutex> lock(m);
+      outcomes[size_t(i)] = o;
+      if (o == Outcome::failed) stop = true;
+      --running;
+      cv.notify_one();
+    });
+  bool gone = false;
+  for (;;) {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return !queue.empty() || running == 0; });
+    if (queue.empty()) break;
+    const std::string event = std::move(queue.front());
+    queue.pop_front();
+    lock.unlock();
+    if (!gone && !send(event)) {
+      gone = true;
+      const std::lock_guard<std::mutex> l(m);
+      stop = true;
+    }
+  }
+  for (auto& t : threads) t.join();
+  if (gone) return Outcome::gone;
+  for (const Outcome o : outcomes)
+    if (o != Outcome::done) return Outcome::failed;
+  for (const size_t t : tokens) n_tokens += t;
+  return Outcome::done;
+}
+
+}  // namespace
+
 void answer_stream(Context& ctx, std::shared_ptr<const Prepared> p, Slots::Lease lease,
                    std::chrono::steady_clock::time_point start, httplib::Response& res) {
   // The provider runs after this handler returns, on the same connection thread; it owns the
@@ -32,71 +166,29 @@ void answer_stream(Context& ctx, std::shared_ptr<const Prepared> p, Slots::Lease
   auto held = std::make_shared<Slots::Lease>(std::move(lease));
   res.set_header("Cache-Control", "no-cache");
   res.set_header("X-Accel-Buffering", "no");  // proxies (nginx) pass events through unbuffered
-  res.set_chunked_content_provider("text/event-stream", [&ctx, p, held, start](
-                                                            size_t, httplib::DataSink& sink) {
-    auto send = [&](const std::string& data) {
-      const std::string event = "data: " + data + "\n\n";
-      return sink.write(event.data(), event.size());
-    };
-    const auto deadline = ctx.deadline(start);
-    size_t hold = 0;
-    for (const auto& s : p->req.gen.stop) hold = std::max(hold, s.size() - 1);
-    size_t sent = 0;
-    bool gone = false, timed_out = false;
-    std::string final_text, finish;
-    size_t n_tokens = 0;
-    // Nothing may escape a content provider: it runs outside the handler's guard.
-    try {
-      if (!send(dump(chunk(ctx, *p, "", nullptr, true)))) return false;
-      const diffusion::Generation g = diffusion::generate(
-          ctx.mind.model(), ctx.mind.tokenizer(), p->ids, p->req.gen, [&](std::string_view text) {
-            if (Clock::now() > deadline) {
-              timed_out = true;
-              return false;
-            }
-            const size_t n = stable_length(text, hold);
-            if (n > sent) {
-              if (!send(dump(chunk(ctx, *p, text.substr(sent, n - sent), nullptr, false)))) {
-                gone = true;  // the client left: stop generating for it
-                return false;
-              }
-              sent = n;
-            }
-            return true;
-          });
-      if (gone) return false;
-      final_text = g.text;
-      finish = g.finish_reason;
-      n_tokens = g.tokens.size();
-    } catch (const std::exception& e) {
-      const int status = dynamic_cast<const Error*>(&e) ? 400 : 500;
-      send(
-          dump(error_json(status, e.what(), status == 400 ? "invalid_request" : "internal_error")));
-      send("[DONE]");
-      sink.done();
-      return true;
-    }
-    if (timed_out) {
-      send(dump(error_json(504, "generation ran past the server's request timeout", "timeout")));
-      send("[DONE]");
-      sink.done();
-      return true;
-    }
-    // The rest of the text; `sent` is always a prefix of it (held-back bytes included).
-    const std::string_view rest =
-        final_text.size() > sent ? std::string_view(final_text).substr(sent) : "";
-    if (!rest.empty() && !send(dump(chunk(ctx, *p, rest, nullptr, false)))) return false;
-    if (!send(dump(chunk(ctx, *p, "", finish, false)))) return false;
-    if (p->req.include_usage) {
-      Json u = head(ctx, *p, p->req.chat ? "chat.completion.chunk" : "text_completion");
-      u["choices"] = Json::array();
-      u["usage"] = usage_json(*p, n_tokens);
-      if (!send(dump(u))) return false;
-    }
-    send("[DONE]");
-    sink.done();
-    return true;
-  });
+  res.set_chunked_content_provider(
+      "text/event-stream", [&ctx, p, held, start](size_t, httplib::DataSink& sink) {
+        auto send = [&](const std::string& data) {
+          const std::string event = "data: " + data + "\n\n";
+          return sink.write(event.data(), event.size());
+        };
+        const auto deadline = ctx.deadline(start);
+        size_t n_tokens = 0;
+        // Nothing may escape a content provider: it runs outside the handler's guard (the choices
+        // catch their own errors and send them as events).
+        const Outcome o = p->req.n == 1 ? stream_choice(ctx, *p, 0, deadline, send, n_tokens)
+                                        : stream_choices(ctx, *p, deadline, send, n_tokens);
+        if (o == Outcome::gone) return false;
+        if (o == Outcome::done && p->req.include_usage) {
+          Json u = head(ctx, *p, p->req.chat ? "chat.completion.chunk" : "text_completion");
+          u["choices"] = Json::array();
+          u["usage"] = usage_json(*p, n_tokens);
+          if (!send(dump(u))) return false;
+        }
+        send("[DONE]");
+        sink.done();
+        return true;
+      });
 }
 
 }  // namespace meadow::server

@@ -4,7 +4,7 @@
 #include <span>
 
 #include "server/context.hpp"
-#include "server/logprobs.hpp"
+#include "server/json_errors.hpp"
 
 namespace meadow::server {
 
@@ -19,9 +19,9 @@ Json head(const Context& ctx, const Prepared& p, const char* object) {
 }
 
 Json chunk(const Context& ctx, const Prepared& p, std::string_view text, const Json& finish,
-           bool first) {
+           bool first, int index, const Json& logprobs) {
   Json c = head(ctx, p, p.req.chat ? "chat.completion.chunk" : "text_completion");
-  Json choice = {{"index", 0}};
+  Json choice = {{"index", index}};
   if (p.req.chat) {
     Json delta = Json::object();
     if (first) delta["role"] = "assistant";
@@ -30,16 +30,33 @@ Json chunk(const Context& ctx, const Prepared& p, std::string_view text, const J
   } else {
     choice["text"] = std::string(text);
   }
-  choice["logprobs"] = nullptr;
+  choice["logprobs"] = logprobs;
   choice["finish_reason"] = finish;
   c["choices"] = Json::array({choice});
   return c;
 }
 
-Json logprobs_json(const Context& ctx, const Prepared& p, const diffusion::Generation& g) {
+size_t logprobs_text_size(const Context& ctx, std::span<const diffusion::TokenLogprob> tokens) {
+  size_t n = 0;
+  for (const auto& t : tokens)
+    n += ctx.mind.tokenizer().decode(std::span<const int32_t>(&t.id, 1)).size();
+  return n;
+}
+
+Json tool_call_message(const Prepared& p, const diffusion::ToolCall& call, int index, bool delta) {
+  // call.json is {"name", "arguments": {...}}, valid whatever the model wrote.
+  const Json parsed = Json::parse(call.json);
+  Json c = Json::object();
+  if (delta) c["index"] = 0;  // the call's place among the message's calls: one call
+  c["id"] = p.id + "-call" + std::to_string(index);
+  c["type"] = "function";
+  c["function"] = {{"name", call.name}, {"arguments", dump(parsed["arguments"])}};
+  return {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", Json::array({c})}};
+}
+
+Json logprobs_json(const Context& ctx, const Prepared& p,
+                   std::span<const diffusion::TokenLogprob> lp, size_t text_offset) {
   const Tokenizer& tok = ctx.mind.tokenizer();
-  const auto lp =
-      token_logprobs(ctx.mind.model(), p.ids, g.tokens, p.req.top_logprobs, ctx.threads);
   auto text_of = [&](int32_t id) { return tok.decode(std::span<const int32_t>(&id, 1)); };
   auto bytes_of = [](const std::string& s) {
     Json b = Json::array();
@@ -64,7 +81,7 @@ Json logprobs_json(const Context& ctx, const Prepared& p, const diffusion::Gener
   }
   Json tokens = Json::array(), token_lp = Json::array(), tops = Json::array(),
        offsets = Json::array();
-  size_t offset = 0;
+  size_t offset = text_offset;
   for (const auto& t : lp) {
     const std::string text = text_of(t.id);
     tokens.push_back(text);

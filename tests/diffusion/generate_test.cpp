@@ -79,6 +79,44 @@ TEST(Generate, CausalCachedEqualsReference) {
   expect_cached_equals_reference(mind_test::plain_fixture("qwen2"), o);
 }
 
+// logprobs >= 0 (causal): one entry per token, read from the row the token was picked from, so
+// equal to the uncached path's row; greedy picks are their row's most likely. The callback sees
+// the logprobs of every token committed so far. Diffusion models record none.
+TEST(Generate, CausalLogprobsFollowTheTokens) {
+  const Loaded L = load(mind_test::plain_fixture("qwen2"));
+  GenerateOptions o;
+  o.max_new_tokens = 6;
+  o.ignore_eos = true;
+  o.logprobs = 3;
+  size_t seen = 0;
+  const Generation g = generate(L.model, L.tok, prompt_of(L), o, [&](const Generation& so_far) {
+    EXPECT_EQ(so_far.logprobs.size(), so_far.tokens.size());
+    seen = so_far.logprobs.size();
+    return true;
+  });
+  ASSERT_EQ(g.logprobs.size(), g.tokens.size());
+  EXPECT_EQ(seen, g.tokens.size());
+  o.cache = false;
+  const Generation full = generate(L.model, L.tok, prompt_of(L), o);
+  ASSERT_EQ(full.tokens, g.tokens);
+  for (size_t i = 0; i < g.tokens.size(); ++i) {
+    const TokenLogprob& t = g.logprobs[i];
+    EXPECT_EQ(t.id, g.tokens[i]);
+    EXPECT_LE(t.logprob, 0.0);
+    ASSERT_EQ(t.top.size(), 3u);
+    EXPECT_EQ(t.top[0].first, t.id);
+    EXPECT_NEAR(t.top[0].second, t.logprob, 1e-12);
+    EXPECT_GE(t.top[0].second, t.top[1].second);
+    EXPECT_NEAR(full.logprobs[i].logprob, t.logprob, 1e-4);
+  }
+  o.logprobs = -1;
+  EXPECT_TRUE(generate(L.model, L.tok, prompt_of(L), o).logprobs.empty());
+  const Loaded D = load(mind_test::plain_fixture("dream"));
+  o.logprobs = 2;
+  o.max_new_tokens = 4;
+  EXPECT_TRUE(generate(D.model, D.tok, prompt_of(D), o).logprobs.empty());
+}
+
 TEST(Generate, StepsAndPassesFollowTheSchedule) {
   const Loaded L = load(mind_test::train_fixture());
   GenerateOptions o;
@@ -136,7 +174,7 @@ TEST(Generate, StopsAtAStopStringAndWhenTheCallerSaysSo) {
   o.stop.clear();
   int calls = 0;
   const Generation one_block =
-      generate(L.model, L.tok, prompt_of(L), o, [&](std::string_view) { return ++calls < 1; });
+      generate(L.model, L.tok, prompt_of(L), o, [&](const Generation&) { return ++calls < 1; });
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(one_block.finish_reason, "stop");
   EXPECT_LE(one_block.tokens.size(), 4u);

@@ -344,6 +344,8 @@ struct Bad {
 std::vector<Bad> bad_requests() {
   const std::string chat = "/v1/chat/completions", comp = "/v1/completions", dec = "/v1/decide";
   const std::string msgs = R"("messages":[{"role":"user","content":"hi"}])";
+  const std::string tool_f =
+      R"({"type": "function", "function": {"name": "f", "parameters": {"properties": {"x": {}}}}})";
   std::vector<Bad> b = {
       {"/v1/chat/completions", "not json", 400},
       {"/v1/chat/completions", "[1, 2]", 400},
@@ -370,7 +372,10 @@ std::vector<Bad> bad_requests() {
       {"/v1/chat/completions", "{" + msgs + R"(, "stop": 3})", 400},
       {"/v1/chat/completions", "{" + msgs + R"(, "stop": ["a", 1]})", 400},
       {"/v1/chat/completions", "{" + msgs + R"(, "stop": [""]})", 400},
-      {"/v1/chat/completions", "{" + msgs + R"(, "n": 2})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "n": 0})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "n": 17})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "n": "2"})", 400},
+      {"/v1/completions", R"({"prompt": "a", "n": 1.5})", 400},
       {"/v1/chat/completions", "{" + msgs + R"(, "logprobs": true})", 400},  // a diffusion model
       {"/v1/chat/completions", "{" + msgs + R"(, "top_logprobs": 2})", 400},
       {"/v1/chat/completions", "{" + msgs + R"(, "top_logprobs": 21, "logprobs": true})", 400},
@@ -388,6 +393,37 @@ std::vector<Bad> bad_requests() {
       {"/v1/chat/completions", "{" + msgs + R"(, "choice": []})", 400},
       {"/v1/chat/completions", "{" + msgs + R"(, "choice": ["yes", 1]})", 400},
       {"/v1/chat/completions", "{" + msgs + R"(, "guided_choice": [""]})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "tools": "read"})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "tools": []})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "tools": [5]})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "tools": [{"type": "retrieval"}]})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "tools": [{"type": "function"}]})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "tools": [{"function": {"name": 3}}]})", 400},
+      {"/v1/chat/completions",
+       "{" + msgs + R"(, "tools": [{"function": {"name": "a b",)" +
+           R"( "parameters": {"properties": {"x": {}}}}}]})",
+       400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "tools": [{"function": {"name": "f"}}]})", 400},
+      {"/v1/chat/completions",
+       "{" + msgs + R"(, "tools": [{"function": {"name": "f",)" +
+           R"( "parameters": {"properties": []}}}]})",
+       400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "tools": [)" + tool_f + "," + tool_f + "]}", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "tool_choice": "auto"})", 400},
+      {"/v1/chat/completions",
+       "{" + msgs + R"(, "tools": [)" + tool_f + R"(], "tool_choice": "sometimes"})", 400},
+      {"/v1/chat/completions", "{" + msgs + R"(, "tools": [)" + tool_f + R"(], "tool_choice": 5})",
+       400},
+      {"/v1/chat/completions",
+       "{" + msgs + R"(, "tools": [)" + tool_f +
+           R"(], "tool_choice": {"type": "function", "function": {"name": "g"}}})",
+       400},
+      {"/v1/chat/completions",
+       "{" + msgs + R"(, "tools": [)" + tool_f + R"(], "tool_choice": {"type": "function"}})", 400},
+      {"/v1/chat/completions",
+       "{" + msgs + R"(, "tools": [)" + tool_f + R"(], "choice": ["a", "b"]})", 400},
+      {"/v1/chat/completions",
+       "{" + msgs + R"(, "tools": [)" + tool_f + R"(], "tool_value_tokens": 0})", 400},
       {"/v1/completions", "{}", 400},
       {"/v1/completions", R"({"prompt": 5})", 400},
       {"/v1/completions", R"({"prompt": ""})", 400},
@@ -787,36 +823,272 @@ TEST(ServerStream, ClientLeavingStopsTheGeneration) {
   auto o = options(meadow::mind_test::train_fixture());
   o.workers = 1;
   Running s(o);
-  json body = chat_body("Tell a very long story.", 990);  // ~31 blocks of 32 tokens
-  const auto t_whole = std::chrono::steady_clock::now();
-  ASSERT_EQ(post(s.port(), "/v1/chat/completions", body).status, 200);
-  const auto whole = std::chrono::steady_clock::now() - t_whole;
-  body["stream"] = true;
-  httplib::Client c("127.0.0.1", s.port());
-  httplib::Request req;
-  req.method = "POST";
-  req.path = "/v1/chat/completions";
-  req.body = body.dump();
-  req.set_header("Content-Type", "application/json");
-  int received = 0;
-  req.content_receiver = [&](const char*, size_t, uint64_t, uint64_t) {
-    return ++received < 2;  // read the role chunk and the first block, then hang up
-  };
-  httplib::Response res;
-  httplib::Error err;
-  const auto t0 = std::chrono::steady_clock::now();
-  c.send(req, res, err);
-  c.stop();
-  int running = 1;
-  while (running != 0 && std::chrono::steady_clock::now() - t0 < 2 * whole) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    running = call(s.port(), "GET", "/health").j["running"].get<int>();
+  for (const int n : {1, 3}) {  // n = 3: three choices generated side by side, all stopped
+    json body = chat_body("Tell a very long story.", 990);  // ~31 blocks of 32 tokens
+    body["n"] = n;
+    const auto t_whole = std::chrono::steady_clock::now();
+    ASSERT_EQ(post(s.port(), "/v1/chat/completions", body).status, 200);
+    const auto whole = std::chrono::steady_clock::now() - t_whole;
+    body["stream"] = true;
+    httplib::Client c("127.0.0.1", s.port());
+    httplib::Request req;
+    req.method = "POST";
+    req.path = "/v1/chat/completions";
+    req.body = body.dump();
+    req.set_header("Content-Type", "application/json");
+    int received = 0;
+    req.content_receiver = [&](const char*, size_t, uint64_t, uint64_t) {
+      return ++received < 2;  // read the role chunk and the first block, then hang up
+    };
+    httplib::Response res;
+    httplib::Error err;
+    const auto t0 = std::chrono::steady_clock::now();
+    c.send(req, res, err);
+    c.stop();
+    int running = 1;
+    while (running != 0 && std::chrono::steady_clock::now() - t0 < 2 * whole) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      running = call(s.port(), "GET", "/health").j["running"].get<int>();
+    }
+    const auto freed = std::chrono::steady_clock::now() - t0;
+    EXPECT_EQ(running, 0);
+    EXPECT_LT(freed, whole / 2) << "the worker went on generating for a client that left ("
+                                << std::chrono::duration<double>(freed).count() << " s of "
+                                << std::chrono::duration<double>(whole).count() << " s), n " << n;
   }
-  const auto freed = std::chrono::steady_clock::now() - t0;
-  EXPECT_EQ(running, 0);
-  EXPECT_LT(freed, whole / 2) << "the worker went on generating for a client that left ("
-                              << std::chrono::duration<double>(freed).count() << " s of "
-                              << std::chrono::duration<double>(whole).count() << " s)";
+}
+
+// n > 1: choice i is the answer a single request with seed + i gives; usage counts every
+// choice's tokens.
+TEST_F(ServerTest, NChoicesEachWithItsOwnSeed) {
+  for (const bool chat : {true, false}) {
+    json body = chat ? chat_body("Say hello.", 10) : json{{"prompt", "Hello"}, {"max_tokens", 10}};
+    body["temperature"] = 1.0;
+    body["seed"] = 7;
+    body["block_size"] = 4;
+    body["n"] = 3;
+    const char* path = chat ? "/v1/chat/completions" : "/v1/completions";
+    const Reply r = post(port(), path, body);
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_EQ(r.j["choices"].size(), 3u);
+    int tokens = 0;
+    std::vector<json> texts;
+    for (int i = 0; i < 3; ++i) {
+      json one = body;
+      one["n"] = 1;
+      one["seed"] = 7 + i;
+      const Reply s = post(port(), path, one);
+      ASSERT_EQ(s.status, 200) << s.body;
+      json want = s.j["choices"][0];
+      want["index"] = i;
+      EXPECT_EQ(r.j["choices"][i], want) << i;
+      tokens += s.j["usage"]["completion_tokens"].get<int>();
+      texts.push_back(chat ? want["message"]["content"] : want["text"]);
+    }
+    EXPECT_EQ(r.j["usage"]["completion_tokens"].get<int>(), tokens);
+    EXPECT_TRUE(texts[0] != texts[1] || texts[1] != texts[2]) << "three seeds, one answer";
+  }
+}
+
+// A stream of n > 1 choices: every chunk names its choice by `index`; each choice's chunks add
+// up to that choice of the whole answer and end with its own finish_reason.
+TEST_F(ServerTest, StreamOfNChoicesInterleavesByIndex) {
+  for (const bool chat : {true, false}) {
+    json body =
+        chat ? chat_body("Tell a story.", 24) : json{{"prompt", "A story:"}, {"max_tokens", 24}};
+    body["temperature"] = 1.0;
+    body["seed"] = 3;
+    body["block_size"] = 4;
+    body["n"] = 3;
+    const char* path = chat ? "/v1/chat/completions" : "/v1/completions";
+    const Reply whole = post(port(), path, body);
+    ASSERT_EQ(whole.status, 200) << whole.body;
+    body["stream"] = true;
+    body["stream_options"] = {{"include_usage", true}};
+    const Reply s = post(port(), path, body);
+    ASSERT_EQ(s.status, 200) << s.body;
+    bool done = false;
+    const auto ev = events(s.body, done);
+    EXPECT_TRUE(done);
+    std::vector<std::string> text(3);
+    std::vector<json> finish(3);
+    std::vector<int> roles(3, 0);
+    for (const auto& e : ev) {
+      if (e["choices"].empty()) continue;  // usage
+      ASSERT_EQ(e["choices"].size(), 1u);
+      const json& c = e["choices"][0];
+      const int i = c["index"];
+      ASSERT_TRUE(i >= 0 && i < 3) << e.dump();
+      EXPECT_TRUE(finish[size_t(i)].is_null()) << "a chunk after choice " << i << " finished";
+      if (chat && c["delta"].contains("role")) ++roles[size_t(i)];
+      text[size_t(i)] += chat ? c["delta"].value("content", "") : c["text"].get<std::string>();
+      if (!c["finish_reason"].is_null()) finish[size_t(i)] = c["finish_reason"];
+    }
+    for (size_t i = 0; i < 3; ++i) {
+      const json& w = whole.j["choices"][i];
+      EXPECT_EQ(text[i], chat ? w["message"]["content"] : w["text"]) << i;
+      EXPECT_EQ(finish[i], w["finish_reason"]) << i;
+      if (chat) EXPECT_EQ(roles[i], 1) << i;
+    }
+    EXPECT_EQ(ev.back()["usage"], whole.j["usage"]);
+  }
+}
+
+json tools_body(const std::string& text) {
+  json body = chat_body(text, 8);
+  body["tools"] = json::array(
+      {{{"type", "function"},
+        {"function",
+         {{"name", "read_file"},
+          {"description", "read a file and show its contents"},
+          {"parameters", {{"type", "object"}, {"properties", {{"path", {{"type", "string"}}}}}}}}}},
+       {{"type", "function"},
+        {"function",
+         {{"name", "search_code"},
+          {"description", "search the code for a text"},
+          {"parameters",
+           {{"type", "object"},
+            {"properties",
+             {{"query", {{"type", "string"}}}, {"path", {{"type", "string"}}}}}}}}}}});
+  return body;
+}
+
+// The message of a tool call: no content, one call whose arguments parse as a JSON object with
+// exactly the function's parameters as string values.
+void expect_tool_call(const json& choice, const std::string& name,
+                      const std::vector<std::string>& params) {
+  EXPECT_EQ(choice["finish_reason"], "tool_calls");
+  const json& m = choice["message"];
+  EXPECT_EQ(m["role"], "assistant");
+  EXPECT_TRUE(m["content"].is_null());
+  ASSERT_EQ(m["tool_calls"].size(), 1u) << m.dump();
+  const json& call = m["tool_calls"][0];
+  EXPECT_EQ(call["type"], "function");
+  EXPECT_TRUE(call["id"].is_string());
+  EXPECT_EQ(call["function"]["name"], name);
+  ASSERT_TRUE(call["function"]["arguments"].is_string());
+  const json args = json::parse(call["function"]["arguments"].get<std::string>(), nullptr, false);
+  ASSERT_TRUE(args.is_object()) << call.dump();
+  ASSERT_EQ(args.size(), params.size()) << args.dump();
+  for (const auto& p : params) EXPECT_TRUE(args[p].is_string()) << p << " in " << args.dump();
+}
+
+// tools + tool_choice naming a function: a tool_calls message whose arguments are infilled
+// into the fixed scaffold, so they parse whatever the model writes; "auto" lets the model pick
+// one of the tools; "none" answers in text; n choices are n calls; streamed as deltas.
+TEST_F(ServerTest, ToolsAnswerWithAToolCall) {
+  json body = tools_body("Show me the file notes.txt.");
+  body["tool_choice"] = {{"type", "function"}, {"function", {{"name", "search_code"}}}};
+  const Reply r = post(port(), "/v1/chat/completions", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  ASSERT_EQ(r.j["choices"].size(), 1u);
+  expect_tool_call(r.j["choices"][0], "search_code", {"query", "path"});
+  EXPECT_GT(r.j["usage"]["completion_tokens"].get<int>(), 0);
+
+  body["tool_choice"] = "auto";
+  body["n"] = 2;
+  body["temperature"] = 1.0;
+  body["tool_value_tokens"] = 4;
+  const Reply a = post(port(), "/v1/chat/completions", body);
+  ASSERT_EQ(a.status, 200) << a.body;
+  ASSERT_EQ(a.j["choices"].size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    const json& c = a.j["choices"][i];
+    EXPECT_EQ(c["index"], i);
+    const std::string name = c["message"]["tool_calls"][0]["function"]["name"];
+    expect_tool_call(c, name,
+                     name == "read_file" ? std::vector<std::string>{"path"}
+                                         : std::vector<std::string>{"query", "path"});
+  }
+
+  body["stream"] = true;
+  body["n"] = 1;
+  body["tool_choice"] = {{"type", "function"}, {"function", {{"name", "read_file"}}}};
+  const Reply st = post(port(), "/v1/chat/completions", body);
+  ASSERT_EQ(st.status, 200) << st.body;
+  bool done = false;
+  const auto ev = events(st.body, done);
+  EXPECT_TRUE(done);
+  ASSERT_EQ(ev.size(), 3u) << st.body;
+  EXPECT_EQ(ev[0]["choices"][0]["delta"]["role"], "assistant");
+  const json& call = ev[1]["choices"][0]["delta"]["tool_calls"][0];
+  EXPECT_EQ(call["index"], 0);
+  EXPECT_EQ(call["function"]["name"], "read_file");
+  EXPECT_TRUE(json::parse(call["function"]["arguments"].get<std::string>()).contains("path"));
+  EXPECT_EQ(ev[2]["choices"][0]["finish_reason"], "tool_calls");
+
+  json none = tools_body("Say hello.");
+  none["tool_choice"] = "none";
+  const Reply t = post(port(), "/v1/chat/completions", none);
+  ASSERT_EQ(t.status, 200) << t.body;
+  EXPECT_EQ(t.j["choices"][0]["message"]["content"], expected_text(model(), true, "Say hello.", 8));
+  EXPECT_NE(t.j["choices"][0]["finish_reason"], "tool_calls");
+}
+
+// Streamed logprobs (causal model): each chunk carries its tokens' entries; together they are
+// the whole answer's, token for token. And n > 1 with logprobs, each choice its own.
+TEST(ServerCausal, StreamedLogprobsAddUpToTheWholeAnswers) {
+  unsetenv("MEADOW_MIND_MODEL");
+  const std::string path = meadow::mind_test::plain_fixture("qwen2");
+  Running s(options(path));
+  json chat = chat_body("Say something.", 6);
+  chat["logprobs"] = true;
+  chat["top_logprobs"] = 2;
+  chat["n"] = 2;
+  chat["temperature"] = 1.0;
+  chat["seed"] = 11;
+  json comp{{"prompt", "hello world"}, {"max_tokens", 6}, {"logprobs", 2}};
+  for (const json& body : {chat, comp}) {
+    const bool is_chat = body.contains("messages");
+    const char* route = is_chat ? "/v1/chat/completions" : "/v1/completions";
+    const Reply whole = post(s.port(), route, body);
+    ASSERT_EQ(whole.status, 200) << whole.body;
+    json sb = body;
+    sb["stream"] = true;
+    const Reply st = post(s.port(), route, sb);
+    ASSERT_EQ(st.status, 200) << st.body;
+    bool done = false;
+    const size_t n = whole.j["choices"].size();
+    std::vector<json> got(n, json::array());
+    std::vector<json> offsets(n, json::array());
+    int with_logprobs = 0;
+    for (const auto& e : events(st.body, done)) {
+      const json& c = e["choices"][0];
+      const size_t i = c["index"];
+      if (c["logprobs"].is_null()) continue;
+      ++with_logprobs;
+      if (is_chat) {
+        for (const auto& t : c["logprobs"]["content"]) got[i].push_back(t);
+      } else {
+        const json& lp = c["logprobs"];
+        ASSERT_EQ(lp["tokens"].size(), lp["token_logprobs"].size());
+        for (size_t k = 0; k < lp["tokens"].size(); ++k) {
+          got[i].push_back({lp["tokens"][k], lp["token_logprobs"][k], lp["top_logprobs"][k]});
+          offsets[i].push_back(lp["text_offset"][k]);
+        }
+      }
+    }
+    EXPECT_TRUE(done);
+    EXPECT_GE(with_logprobs, 2) << "token by token: more than one chunk carries logprobs";
+    for (size_t i = 0; i < n; ++i) {
+      const json& lp = whole.j["choices"][i]["logprobs"];
+      if (is_chat) {
+        EXPECT_EQ(got[i], lp["content"]) << i;
+      } else {
+        json want = json::array();
+        for (size_t k = 0; k < lp["tokens"].size(); ++k)
+          want.push_back({lp["tokens"][k], lp["token_logprobs"][k], lp["top_logprobs"][k]});
+        EXPECT_EQ(got[i], want);
+        EXPECT_EQ(offsets[i], lp["text_offset"]);
+      }
+    }
+  }
+  // Tools need a diffusion model: a causal one refuses them before generating.
+  json t = tools_body("Show me notes.txt.");
+  t["tool_choice"] = {{"type", "function"}, {"function", {{"name", "read_file"}}}};
+  const Reply r = post(s.port(), "/v1/chat/completions", t);
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_TRUE(is_error_json(r)) << r.body;
 }
 
 }  // namespace

@@ -123,6 +123,62 @@ class OpenAIClientTest(unittest.TestCase):
         self.assertEqual(finish, want["finish_reason"])
         self.assertEqual(usage.total_tokens, r.usage.total_tokens)
 
+    def test_n_choices_each_with_its_own_seed(self):
+        msgs = [{"role": "user", "content": "Say hello."}]
+        args = dict(model="fixture", messages=msgs, max_tokens=8, temperature=1.0)
+        r = self.client.chat.completions.create(n=3, seed=5, **args)
+        self.assertEqual([c.index for c in r.choices], [0, 1, 2])
+        for i, c in enumerate(r.choices):
+            one = self.client.chat.completions.create(n=1, seed=5 + i, **args)
+            self.assertEqual(c.message.content, one.choices[0].message.content)
+        texts = {}
+        for chunk in self.client.chat.completions.create(n=3, seed=5, stream=True, **args):
+            for c in chunk.choices:
+                texts[c.index] = texts.get(c.index, "") + (c.delta.content or "")
+        self.assertEqual([texts[i] for i in range(3)], [c.message.content for c in r.choices])
+
+    def test_tools_answer_with_a_tool_call(self):
+        tools = [
+            {
+                "type": "function",
+                "function": {
+                    "name": "read_file",
+                    "description": "read a file and show its contents",
+                    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+                },
+            },
+            {
+                "type": "function",
+                "function": {
+                    "name": "run_bash",
+                    "description": "run a shell command",
+                    "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+                },
+            },
+        ]
+        r = self.client.chat.completions.create(
+            model="fixture",
+            messages=[{"role": "user", "content": 'List the files, then "cat" a\\b.'}],
+            tools=tools,
+            tool_choice={"type": "function", "function": {"name": "run_bash"}},
+        )
+        c = r.choices[0]
+        self.assertEqual(c.finish_reason, "tool_calls")
+        self.assertIsNone(c.message.content)
+        (call,) = c.message.tool_calls
+        self.assertEqual(call.type, "function")
+        self.assertEqual(call.function.name, "run_bash")
+        args = json.loads(call.function.arguments)  # always parses: the scaffold is fixed
+        self.assertEqual(list(args), ["command"])
+        self.assertIsInstance(args["command"], str)
+        with self.assertRaises(openai.BadRequestError):
+            self.client.chat.completions.create(
+                model="fixture",
+                messages=[{"role": "user", "content": "hi"}],
+                tools=tools,
+                tool_choice={"type": "function", "function": {"name": "delete_everything"}},
+            )
+
     def test_sixteen_threads_mixed(self):
         want = cli_generate(self.model, "Say hello.", 8)["text"]
         msgs = [{"role": "user", "content": "Say hello."}]
@@ -130,7 +186,9 @@ class OpenAIClientTest(unittest.TestCase):
             dict(messages=msgs, temperature=5),
             dict(messages=msgs, max_tokens=0),
             dict(messages=[], max_tokens=8),
-            dict(messages=msgs, n=2),
+            dict(messages=msgs, n=17),
+            dict(messages=msgs, tools=[{"type": "function", "function": {"name": "f"}}]),
+            dict(messages=msgs, tool_choice="auto"),
             dict(messages=msgs, stop=[""]),
             dict(messages=msgs, extra_body={"block_size": 0}),
             dict(messages=[{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]),
