@@ -19,6 +19,11 @@ void decode_rows(const Weights& w, const int32_t* rows, int64_t r0, int64_t nr, 
 void dot_rows(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1, const float* x,
               int64_t n, float* y, int64_t ldy);
 
+// Float32 weights w [rows, cols] (row-major, in place): y[t * ldy + j] = dot(x[t], w[j]) for
+// t < n and j in [j0, j1), in 4 x 4 register tiles (no packing; for a few activation rows).
+void tile_rows_f32(const float* w, int64_t j0, int64_t j1, int64_t cols, const float* x, int64_t n,
+                   float* y, int64_t ldy);
+
 float dot_f32(const float* a, const float* b, int64_t n);
 void axpy_f32(float a, const float* x, float* y, int64_t n);  // y += a * x
 void scale_f32(float a, float* y, int64_t n);                 // y *= a
