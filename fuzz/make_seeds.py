@@ -82,6 +82,19 @@ def main():
             [b"", b"<|im_start|>x", b"  spaced  ", b"a\nb"]]):
         put("prompt", f"table{i}", bytes([i]) + sep.join(fields))
 
+    # server: first byte even = chat completions, odd = text completions; then the body.
+    put("server", "chat", b"\x00" + b'{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 8, '
+        b'"temperature": 0.5, "top_p": 0.9, "seed": 3, "stop": ["\\n"], "n": 2, "stream": true}')
+    put("server", "chat-parts", b"\x00" + b'{"messages": [{"role": "system", "content": null}, {"role": "user", '
+        b'"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}], "choice": ["yes", "no"]}')
+    put("server", "tools", b"\x00" + b'{"messages": [{"role": "user", "content": "read x"}], "tools": [{"type": '
+        b'"function", "function": {"name": "read_file", "parameters": {"type": "object", "properties": '
+        b'{"path": {"type": "string"}}, "required": ["path"]}}}], "tool_choice": {"type": "function", '
+        b'"function": {"name": "read_file"}}}')
+    put("server", "completion", b"\x01" + b'{"prompt": "Once", "max_tokens": 4, "logprobs": 2, '
+        b'"block_size": 8, "steps": 4, "threshold": 0.9}')
+    put("server", "bad", b"\x00" + b'{"messages": "nope", "n": 99, "temperature": -1}')
+
 
 if __name__ == "__main__":
     main()

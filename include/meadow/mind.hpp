@@ -61,6 +61,10 @@ struct MindOptions {
   std::string lora;
 };
 
+// The decision pass's options a Mind with these options uses for every table (threads as
+// given: a Mind resolves 0 first).
+diffusion::DecideOptions decide_options(const MindOptions& opts);
+
 // What one decision saw and answered: the decision pass's own record (status, letter,
 // per-letter probabilities in option order, margin, entropy, Σ coherence and its draft, and
 // lat_ms: tokenize + forward + softmax, not the task's one-time prefix encoding).

@@ -44,6 +44,17 @@ int auto_threads(const model::Config& c) {
 
 }  // namespace
 
+diffusion::DecideOptions decide_options(const MindOptions& m) {
+  diffusion::DecideOptions d;
+  d.threads = m.threads;
+  d.answer_slot = m.answer_slot;
+  d.cache = m.prefix_cache;
+  d.want_coherence = m.want_coherence;
+  d.system = m.system;
+  d.exit_margin = m.exit_margin;
+  return d;
+}
+
 Mind::Mind(MindOptions opts) : Mind(resolve_model(""), std::move(opts)) {}
 
 Mind::Mind(const std::string& path, MindOptions opts)
@@ -76,15 +87,8 @@ const diffusion::Decider& Mind::decider_for(const Task& task) {
   for (const auto& d : deciders_)
     if (reads_table(*d, task)) return *d;
   validate(task);
-  diffusion::DecideOptions o;
-  o.threads = opts_.threads;
-  o.answer_slot = opts_.answer_slot;
-  o.cache = opts_.prefix_cache;
-  o.want_coherence = opts_.want_coherence;
-  o.system = opts_.system;
-  o.exit_margin = opts_.exit_margin;
-  deciders_.push_back(
-      std::make_unique<diffusion::Decider>(m_->model, m_->tok, task.rule, choices_of(task), o));
+  deciders_.push_back(std::make_unique<diffusion::Decider>(
+      m_->model, m_->tok, task.rule, choices_of(task), decide_options(opts_)));
   return *deciders_.back();
 }
 

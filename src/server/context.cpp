@@ -29,17 +29,6 @@ const ServerOptions& checked(const ServerOptions& o) {
   return o;
 }
 
-// The decide command's options exactly (meadow-mind decide): same answers for the same input.
-diffusion::DecideOptions decide_options(const MindOptions& m) {
-  diffusion::DecideOptions d;
-  d.threads = m.threads;
-  d.answer_slot = m.answer_slot;
-  d.cache = m.prefix_cache;
-  d.want_coherence = m.want_coherence;
-  d.system = m.system;
-  return d;
-}
-
 }  // namespace
 
 Context::Context(ServerOptions o)
