@@ -8,7 +8,12 @@ namespace meadow::server {
 Slots::Slots(int workers, int queue) : workers_(std::max(1, workers)), queue_(std::max(0, queue)) {}
 
 Slots::Lease::~Lease() {
+  release();
+}
+
+void Slots::Lease::release() {
   if (s_) s_->release();
+  s_ = nullptr;
 }
 
 Slots::Lease Slots::acquire(std::chrono::steady_clock::time_point deadline, Refusal& why) {

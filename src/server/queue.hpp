@@ -27,6 +27,9 @@ class Slots {
     Lease(const Lease&) = delete;
     ~Lease();
     bool held() const { return s_ != nullptr; }
+    // Gives the slot back now (the work is done but the answer's last bytes are not sent yet),
+    // so a client that has the whole answer never sees the slot still taken. Idempotent.
+    void release();
 
    private:
     Slots* s_;

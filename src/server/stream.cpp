@@ -185,6 +185,7 @@ void answer_stream(Context& ctx, std::shared_ptr<const Prepared> p, Slots::Lease
           u["usage"] = usage_json(*p, n_tokens);
           if (!send(dump(u))) return false;
         }
+        held->release();  // before the last event: a client holding [DONE] finds the slot free
         send("[DONE]");
         sink.done();
         return true;
