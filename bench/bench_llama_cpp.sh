@@ -127,7 +127,7 @@ llama() {
 import json, sys
 r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 n = r["n_prompt"] + r["n_gen"]
-print(f"{n / (min(r[\"samples_ns\"]) * 1e-9):.2f}")' "$log.jsonl")
+print("%.2f" % (n / (min(r["samples_ns"]) * 1e-9)))' "$log.jsonl")
     printf '%s\t%s\tllama\t%s\t%s\t%s\tllama-bench %s\n' "$(basename "$model")" "$test" "$round" \
       "$tps" "$(cpu_use "$log.time")" "${args[*]}" >>"$results"
     echo "  llama.cpp: $tps tok/s (cpu use $(cpu_use "$log.time"))"
