@@ -13,7 +13,9 @@
 # Environment: THREADS (2), REPS (2: repetitions inside each process, best kept), ROUNDS (2:
 #   alternations ours-float / ours-int / llama.cpp, order reversed every other round),
 #   PP ("20 84 128"), TG (16: tokens llama-bench decodes one at a time), MEADOW_BUILD (build:
-#   configured with -DMEADOW_BENCH=ON; bench_forward is built there if missing).
+#   configured with -DMEADOW_BENCH=ON; bench_forward is built there if missing), LLAMA_ARGS
+#   (extra llama-bench arguments, e.g. "--poll 0": its workers then sleep instead of spinning,
+#   which matters on an oversubscribed machine).
 #
 # What is compared, row by row (tokens/s, best sample of all rounds, wall clock):
 #   ppN  ours: bench_forward MODEL THREADS N REPS nosgemm (one N-token forward, logits at the
@@ -85,7 +87,7 @@ logs=$(mktemp -d /tmp/bench_llama_cpp.XXXXXX)
 results="$logs/results.tsv"  # model, test, side, round, tok/s, cpu use, how
 : >"$results"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
-echo "threads $threads, reps $reps, rounds $rounds; llama.cpp: $llama_bench"
+echo "threads $threads, reps $reps, rounds $rounds; llama.cpp: $llama_bench ${LLAMA_ARGS:-}"
 echo "logs: $logs"
 
 # cpu_use TIMEFILE: CPU seconds / (wall seconds x threads) of the process /usr/bin/time ran.
@@ -120,6 +122,9 @@ llama() {
   log="$logs/$(basename "$model").$test.llama.$round"
   local args=(-p "$n" -n 0)
   [[ $test == tg1 ]] && args=(-p 0 -n "$tg")
+  local extra=()
+  read -r -a extra <<<"${LLAMA_ARGS:-}"
+  args+=("${extra[@]}")
   if /usr/bin/time -f '%e %U %S' -o "$log.time" "$llama_bench" -m "$model" -t "$threads" \
     -r "$reps" "${args[@]}" -o jsonl >"$log.jsonl" 2>"$log.err" && [[ -s "$log.jsonl" ]]; then
     local tps
