@@ -136,8 +136,8 @@ TEST(Decision, SuffixFrameGivesTheFullRenderingsIds) {
                                                "a\x01b",
                                                "é ü 12.5 m/s",
                                                std::string("nul\0inside", 11)};
-  for (const std::string path : {mind_test::train_fixture(), mind_test::plain_fixture("llada"),
-                                 mind_test::plain_fixture("qwen2")}) {
+  for (const std::string& path : {mind_test::train_fixture(), mind_test::plain_fixture("llada"),
+                                  mind_test::plain_fixture("qwen2")}) {
     const Loaded L = load(path);
     SCOPED_TRACE(path + " (" + L.tok.chat_template_name() + ")");
     const Decider d(L.model, L.tok, kRule, kChoices, {.cache = false});
@@ -153,8 +153,8 @@ TEST(Decision, SuffixFrameGivesTheFullRenderingsIds) {
 // same letters, probabilities to float rounding (the matmuls see more rows at once), the same
 // draft; empty batches are empty.
 TEST(Decision, BatchEqualsOneAtATime) {
-  for (const std::string path : {mind_test::train_fixture(), mind_test::plain_fixture("llada"),
-                                 mind_test::plain_fixture("qwen2")}) {
+  for (const std::string& path : {mind_test::train_fixture(), mind_test::plain_fixture("llada"),
+                                  mind_test::plain_fixture("qwen2")}) {
     SCOPED_TRACE(path);
     const Loaded L = load(path);
     for (const bool cache : {true, false}) {
