@@ -7,8 +7,15 @@
 
 #include "meadow/error.hpp"
 #include "server/guard.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::server {
+
+HttpError::HttpError(int status, const std::string& message, std::string code, std::string param)
+    : std::runtime_error(util::printable(message)),
+      status(status),
+      code(std::move(code)),
+      param(std::move(param)) {}
 
 std::string error_type(int status) {
   return status >= 500 ? "server_error" : "invalid_request_error";

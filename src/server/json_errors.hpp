@@ -15,12 +15,10 @@ namespace meadow::server {
 
 // A request the server answers with `status` and an error body. Routes throw it; the server's
 // exception handler writes it, so no route builds error bodies by hand.
+// The message is made printable (control bytes and invalid UTF-8 escaped, util/printable.hpp):
+// it quotes what clients sent, and must stay one line of text in logs and bodies.
 struct HttpError : std::runtime_error {
-  HttpError(int status, std::string message, std::string code, std::string param = "")
-      : std::runtime_error(std::move(message)),
-        status(status),
-        code(std::move(code)),
-        param(std::move(param)) {}
+  HttpError(int status, const std::string& message, std::string code, std::string param = "");
   int status;
   std::string code;   // machine-readable: "invalid_json", "missing_field", "server_busy", ...
   std::string param;  // the offending field, "" when none

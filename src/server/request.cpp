@@ -6,6 +6,7 @@
 
 #include "meadow/error.hpp"
 #include "server/json_errors.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::server {
 namespace {
@@ -101,7 +102,7 @@ std::vector<ChatMessage> read_messages(const Json& body) {
     std::string r = role->get<std::string>();
     if (r == "developer") r = "system";  // OpenAI's newer name for the system role
     if (r != "system" && r != "user" && r != "assistant" && r != "tool")
-      throw HttpError(400, where + ": unknown role '" + role->get<std::string>() + "'",
+      throw HttpError(400, where + ": unknown role " + util::quoted(role->get<std::string>()),
                       "invalid_value", "messages");
     const auto content = msg.find("content");
     if (content == msg.end() && r != "assistant")

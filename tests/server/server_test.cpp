@@ -448,6 +448,21 @@ TEST_F(ServerTest, BadRequestsGetJsonErrors) {
     const Reply r = call(port(), "POST", b.path, b.body);
     EXPECT_EQ(r.status, b.status) << b.path << " " << b.body.substr(0, 120) << " -> " << r.body;
     EXPECT_TRUE(is_error_json(r)) << b.path << " " << b.body.substr(0, 120) << " -> " << r.body;
+    // Error texts quote what the client sent escaped: always one line (fuzz_server found a
+    // role holding a carriage return written raw; fuzz/corpus/server/found-cr-in-role).
+    if (is_error_json(r)) {
+      const std::string m = r.j["error"]["message"].get<std::string>();
+      EXPECT_EQ(m.find_first_of("\r\n"), std::string::npos) << m;
+    }
+  }
+  for (const char* role : {"us\\r", "a\\nb", "\\u0007bell"}) {
+    const Reply r =
+        call(port(), "POST", "/v1/chat/completions",
+             std::string(R"({"messages": [{"role": ")") + role + R"(", "content": "hi"}]})");
+    EXPECT_EQ(r.status, 400) << r.body;
+    const std::string m = r.j["error"]["message"].get<std::string>();
+    EXPECT_EQ(m.find_first_of("\r\n\x07"), std::string::npos) << m;
+    EXPECT_NE(m.find("unknown role"), std::string::npos) << m;
   }
   // The context check: a prompt that fits, with far more new tokens than the context holds.
   const Reply r = post(port(), "/v1/chat/completions", chat_body("hi", 1 << 19));
