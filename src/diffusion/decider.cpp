@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "diffusion/softmax.hpp"
@@ -156,12 +157,16 @@ Decision Decider::decide_uncached(std::string_view situation) const {
 model::Sequence Decider::sequence(std::string_view situation, bool use_cache) const {
   const int64_t P = int64_t(prefix_ids_.size());
   model::Sequence s;
-  const std::vector<int32_t> suffix = suffix_ids(situation);
-  s.tokens.reserve(size_t(use_cache ? 0 : P) + suffix.size() + slot_ids_.size());
-  if (!use_cache) s.tokens = prefix_ids_;
-  s.tokens.insert(s.tokens.end(), suffix.begin(), suffix.end());
-  s.tokens.insert(s.tokens.end(), slot_ids_.begin(), slot_ids_.end());
+  std::vector<int32_t> suffix = suffix_ids(situation);
   const int64_t answer_pos = P + int64_t(suffix.size());
+  if (use_cache) {
+    s.tokens = std::move(suffix);  // the cached run needs only the suffix: no copy
+  } else {
+    s.tokens.reserve(size_t(P) + suffix.size() + slot_ids_.size());
+    s.tokens = prefix_ids_;
+    s.tokens.insert(s.tokens.end(), suffix.begin(), suffix.end());
+  }
+  s.tokens.insert(s.tokens.end(), slot_ids_.begin(), slot_ids_.end());
   if (!model_->config().causal) {
     for (int64_t i = 0; i < int64_t(slot_ids_.size()); ++i)
       s.positions.push_back(model_->logits_row_for(answer_pos + i));
