@@ -181,8 +181,15 @@ def score(model, prompter: Prompter, groups, batch: int = 8) -> list:
 
 
 def evaluate(model, prompter: Prompter, groups) -> dict:
+    """Accuracy overall and per form tag (a form's share of the dev items varies by run)."""
     res = score(model, prompter, groups)
-    return {"acc": sum(got == it.answer for it, got in res) / max(len(res), 1), "n": len(res)}
+    per: dict = {}
+    for it, got in res:
+        for f in it.forms:
+            hit, n = per.get(f, (0, 0))
+            per[f] = (hit + (got == it.answer), n + 1)
+    forms = {f: round(h / n, 3) for f, (h, n) in sorted(per.items())}
+    return {"acc": sum(got == it.answer for it, got in res) / max(len(res), 1), "n": len(res), "forms": forms}
 
 
 def main(argv=None) -> int:
@@ -235,7 +242,7 @@ def main(argv=None) -> int:
 
     if step == 0:
         r = evaluate(model, prompter, dev)
-        print(f"step 0 dev {r['acc']:.3f} ({r['n']})", flush=True)
+        print(f"step 0 dev {r['acc']:.3f} ({r['n']}) {json.dumps(r['forms'])}", flush=True)
     t0 = time.time()
     model.train()
     while step < cfg.steps:
@@ -250,14 +257,23 @@ def main(argv=None) -> int:
         opt.step()
         opt.zero_grad(set_to_none=True)
         step += 1
+        # the batch's own accuracy before the update: a cheap, noisy learning signal
+        with torch.no_grad():
+            items = [it for g in groups for it in g]
+            hits = 0
+            for row, it in zip(logits, items):
+                ids_l = [prompter.vocab[l] for l, _ in it.options]
+                hits += it.options[int(row[ids_l].argmax())][0] == it.answer
         rec = {
             "step": step,
             "loss": round(loss.item(), 4),
+            "batch_acc": round(hits / len(items), 3),
             "tokens": int(ids.numel()),
             "s": round(time.time() - t0, 1),
         }
         if step % cfg.eval_every == 0 or step == cfg.steps:
-            rec["dev"] = evaluate(model, prompter, dev)["acc"]
+            r = evaluate(model, prompter, dev)
+            rec["dev"], rec["dev_forms"] = r["acc"], r["forms"]
         print(json.dumps(rec), flush=True)
         with open(log_path, "a") as f:
             f.write(json.dumps(rec) + "\n")
