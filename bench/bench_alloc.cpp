@@ -70,13 +70,21 @@ int main(int argc, char** argv) {
     const meadow::Task task = table();
     const auto sits = situations();
     for (int i = 0; i < 5; ++i) mind.decide_status(task, sits[size_t(i)]);  // prefix, warm-up
+    auto sit = [&](int i) -> const std::string& { return sits[size_t(i) * 37 % sits.size()]; };
     const long long a0 = g_allocs.load();
-    for (int i = 0; i < n; ++i) mind.decide_status(task, sits[size_t(i) * 37 % sits.size()]);
+    for (int i = 0; i < n; ++i) mind.decide_status(task, sit(i));
     const long long allocs = g_allocs.load() - a0;
+    // The same decisions into one record, whose storage is reused (decide_status_into).
+    meadow::DecisionInfo d;
+    for (int i = 0; i < 5; ++i) mind.decide_status_into(task, sit(i), d);  // grows d's storage
+    const long long b0 = g_allocs.load();
+    for (int i = 0; i < n; ++i) mind.decide_status_into(task, sit(i), d);
+    const long long allocs_into = g_allocs.load() - b0;
     const double rss = peak_rss_bytes();
     std::printf("model: %s (%.1f MiB)\n", path.c_str(), double(st.st_size) / (1 << 20));
     std::printf("  load (open, map, validate, tokenizer)  %10.1f ms\n", load_ms);
     std::printf("  heap allocations per cached decision   %10.1f\n", double(allocs) / n);
+    std::printf("    into a reused record                 %10.1f\n", double(allocs_into) / n);
     std::printf("  peak RSS before loading                %10.1f MiB\n", rss0 / (1 << 20));
     std::printf("  peak RSS after %d decisions           %10.1f MiB (growth %.2f x file)\n", n,
                 rss / (1 << 20), (rss - rss0) / double(st.st_size));

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -114,8 +115,15 @@ class Decider {
   Decider(const model::Model& model, const Tokenizer& tok, std::string rule,
           std::vector<Choice> choices, DecideOptions opts = {});
 
+  Decider(Decider&&) noexcept;
+  Decider& operator=(Decider&&) noexcept;
+  ~Decider();
+
   Decision decide(std::string_view situation) const;           // cached if opts.cache
   Decision decide_uncached(std::string_view situation) const;  // always one full pass
+  // decide() into d, reusing d's storage and the decider's scratch memory: once warm, a
+  // cached decision allocates nothing (bench/bench_alloc.cpp counts).
+  void decide_into(std::string_view situation, Decision& d) const;
   // Several situations of this table in one forward pass (their tokens share every matmul;
   // cached or not as decide()). Each answer is the one decide() gives, to float rounding; each
   // lat_ms is the whole batch's (every answer is ready when the pass ends).
@@ -133,14 +141,18 @@ class Decider {
   bool cached() const { return !cache_.tokens.empty(); }
 
  private:
-  Decision run(std::string_view situation, bool use_cache) const;
-  model::Sequence sequence(std::string_view situation, bool use_cache) const;
-  std::vector<model::Logits> forward(const std::vector<model::Sequence>& batch,
-                                     bool use_cache) const;
-  Decision read(const model::Logits& logits, std::string_view situation) const;
-  std::vector<double> letter_probs(const float* row, bool full_vocab) const;
+  struct Scratch;      // one decision's reusable memory (decider.cpp)
+  struct ScratchPool;  // spare Scratch, one per concurrent caller
+  class ScratchLease;
+
+  void run(std::string_view situation, bool use_cache, Decision& d) const;
+  void sequence(std::string_view situation, bool use_cache, Scratch& s, model::Sequence& seq) const;
+  void forward(const std::vector<model::Sequence>& batch, bool use_cache, Scratch& s) const;
+  void read(const model::Logits& logits, std::string_view situation, Scratch& s, Decision& d) const;
+  void letter_probs(const float* row, bool full_vocab, Scratch& s) const;  // into s.pr
   void build_suffix_frame(const std::vector<ChatPiece>& suffix);
-  std::vector<int32_t> suffix_ids(std::string_view situation) const;  // checks the context
+  // The suffix ids into ids; checks the context.
+  void suffix_ids(std::string_view situation, Scratch& s, std::vector<int32_t>& ids) const;
 
   // Where the situation goes in the suffix (see build_suffix_frame): the pieces before and
   // after the one that holds it, tokenized once, and that piece's text around it.
@@ -163,6 +175,7 @@ class Decider {
   std::vector<int32_t> read_ids_;    // every letter form read (causal: "A" and " A")
   std::vector<size_t> read_owner_;   // choice index of each read id
   model::PrefixCache cache_;
+  std::unique_ptr<ScratchPool> scratch_;
 };
 
 }  // namespace meadow::diffusion

@@ -152,6 +152,9 @@ class Mind {
                                                 std::span<const std::string> statuses);
   // The decision for a status sentence directly (exam items, `decide` CLI, benches).
   DecisionInfo decide_status(const Task& task, std::string_view status);
+  // Same into out, reusing its storage: once the table's decider is warm, a cached decision
+  // allocates nothing (bench/bench_alloc.cpp).
+  void decide_status_into(const Task& task, std::string_view status, DecisionInfo& out);
   // Same, always one uncached pass with the same attention mask (comparison path).
   DecisionInfo decide_status_uncached(const Task& task, std::string_view status);
 

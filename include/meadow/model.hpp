@@ -92,8 +92,23 @@ struct EarlyExit {
   std::function<bool(int64_t layers_run, const std::vector<Logits>& probe)> stop;
 };
 
+struct WorkspaceBuffers;  // private (src/model/forward.hpp)
+
+// Memory a pass reuses: activations, attention scores, the batch's layout and the worker
+// threads. Give the same Workspace to successive runs (RunOptions::workspace), one run at a
+// time: once it has grown to the largest pass, a cached run allocates nothing but its result
+// (nothing at all with the run_cached overload that fills a caller's vector).
+struct Workspace {
+  Workspace();
+  ~Workspace();
+  Workspace(Workspace&&) noexcept;
+  Workspace& operator=(Workspace&&) noexcept;
+  std::unique_ptr<WorkspaceBuffers> buffers;
+};
+
 struct RunOptions {
   int threads = 1;
+  Workspace* workspace = nullptr;  // none: each run allocates its own
   // Empty: every vocabulary row. Otherwise only these vocabulary rows, in this order (e.g.
   // the option letters' token ids); the logits matrix then has vocab_rows.size() columns.
   std::vector<int32_t> vocab_rows;
@@ -158,6 +173,9 @@ class Model {
   // and must be >= prefix size (the prefix's own logits are not kept).
   std::vector<Logits> run_cached(const PrefixCache& prefix, const std::vector<Sequence>& batch,
                                  const RunOptions& opts) const;
+  // The same into out (resized to the batch; each Logits' storage reused).
+  void run_cached(const PrefixCache& prefix, const std::vector<Sequence>& batch,
+                  const RunOptions& opts, std::vector<Logits>& out) const;
 
   // Runs seq.tokens after the cache (as run_cached; an empty cache is no prefix) and appends
   // their K/V to it, so the next call continues after them: causal generation token by token,

@@ -65,6 +65,9 @@ class Tokenizer {
   // Ids -> bytes. Control tokens are written as their text unless skip_special.
   // Throws meadow::Error for an id outside [0, size()).
   std::string decode(std::span<const int32_t> ids, bool skip_special = false) const;
+  // The same into out (cleared first; its capacity is reused, so a warm caller allocates less).
+  void encode(std::string_view text, bool parse_special, std::vector<int32_t>& out) const;
+  void decode(std::span<const int32_t> ids, bool skip_special, std::string& out) const;
 
   std::optional<int32_t> find(std::string_view token) const;  // exact token text -> id
   const std::string& token(int32_t id) const;                 // throws if out of range

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -31,6 +33,50 @@ double margin_of(const std::vector<double>& pr) {
 
 }  // namespace
 
+// What one decision reuses: the model's workspace, the sequence and its logits, the tokenizer's
+// text and ids, the letter probabilities and the draft. Vectors keep their capacity.
+struct Decider::Scratch {
+  model::Workspace ws;
+  model::RunOptions ro;
+  model::EarlyExit exit;
+  std::vector<model::Sequence> batch;
+  std::vector<model::Logits> out;
+  std::string text;
+  std::vector<int32_t> mid, suffix, draft;
+  std::vector<double> z, pz, pr;
+  std::vector<float> top;
+};
+
+// A decider is shared by threads (decide() is const): each call borrows a Scratch, and returns
+// it, so a warm decider holds one per caller that ran at the same time.
+struct Decider::ScratchPool {
+  std::mutex mu;
+  std::vector<std::unique_ptr<Scratch>> spare;
+};
+
+class Decider::ScratchLease {
+ public:
+  explicit ScratchLease(ScratchPool& pool) : pool_(pool) {
+    std::lock_guard lock(pool_.mu);
+    if (!pool_.spare.empty()) {
+      s_ = std::move(pool_.spare.back());
+      pool_.spare.pop_back();
+    }
+    if (!s_) s_ = std::make_unique<Scratch>();
+  }
+  ~ScratchLease() {
+    std::lock_guard lock(pool_.mu);
+    pool_.spare.push_back(std::move(s_));  // capacity was left by the pop: no allocation
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  Scratch& operator*() const { return *s_; }
+
+ private:
+  ScratchPool& pool_;
+  std::unique_ptr<Scratch> s_;
+};
+
 double Decision::prob(char letter) const {
   for (const auto& [l, p] : probs)
     if (l == letter) return p;
@@ -43,7 +89,8 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
       tok_(&tok),
       rule_(std::move(rule)),
       choices_(std::move(choices)),
-      opts_(std::move(opts)) {
+      opts_(std::move(opts)),
+      scratch_(std::make_unique<ScratchPool>()) {
   if (choices_.empty()) throw Error("decision: no options");
   std::set<char> letters;
   const bool causal = model.config().causal;
@@ -87,6 +134,10 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
   if (opts_.cache) cache_ = model.encode_prefix(prefix_ids_, opts_.threads);
 }
 
+Decider::Decider(Decider&&) noexcept = default;
+Decider& Decider::operator=(Decider&&) noexcept = default;
+Decider::~Decider() = default;
+
 // The suffix is rendered once, with kMark where the situation goes: the pieces before the one
 // holding the mark and those after it are tokenized here, once per table.
 void Decider::build_suffix_frame(const std::vector<ChatPiece>& suffix) {
@@ -104,7 +155,7 @@ void Decider::build_suffix_frame(const std::vector<ChatPiece>& suffix) {
   frame_.ok = true;
 }
 
-std::vector<int32_t> Decider::suffix_ids(std::string_view situation) const {
+void Decider::suffix_ids(std::string_view situation, Scratch& s, std::vector<int32_t>& ids) const {
   // Every template renders a message's content verbatim except llama3, which trims its ends:
   // a situation with no whitespace at either end renders the same in the frame. Any other
   // (and a table whose frame was not found) takes the full rendering.
@@ -112,15 +163,11 @@ std::vector<int32_t> Decider::suffix_ids(std::string_view situation) const {
   const bool framed = frame_.ok && !situation.empty() &&
                       std::strchr(ws, situation.front()) == nullptr &&
                       std::strchr(ws, situation.back()) == nullptr;
-  std::vector<int32_t> ids;
   if (framed) {
-    std::string text;
-    text.reserve(frame_.before.size() + situation.size() + frame_.after.size());
-    text.append(frame_.before).append(situation).append(frame_.after);
-    const std::vector<int32_t> mid = tok_->encode(text, false);
-    ids.reserve(frame_.lead.size() + mid.size() + frame_.tail.size());
-    ids.insert(ids.end(), frame_.lead.begin(), frame_.lead.end());
-    ids.insert(ids.end(), mid.begin(), mid.end());
+    s.text.assign(frame_.before).append(situation).append(frame_.after);
+    tok_->encode(s.text, false, s.mid);
+    ids.assign(frame_.lead.begin(), frame_.lead.end());
+    ids.insert(ids.end(), s.mid.begin(), s.mid.end());
     ids.insert(ids.end(), frame_.tail.begin(), frame_.tail.end());
   } else {
     ids = encode_chat(*tok_, prompt_text(*tok_, opts_.system, rule_, choices_, situation).suffix);
@@ -131,12 +178,12 @@ std::vector<int32_t> Decider::suffix_ids(std::string_view situation) const {
   if (n_ctx > 0 && n > n_ctx)
     throw Error("decision: prompt of " + std::to_string(n) +
                 " tokens exceeds the model's context of " + std::to_string(n_ctx));
-  return ids;
 }
 
 PromptIds Decider::prompt_ids(std::string_view situation) const {
   PromptIds p;
-  p.suffix = suffix_ids(situation);
+  const ScratchLease s(*scratch_);
+  suffix_ids(situation, *s, p.suffix);
   p.prefix = prefix_ids_;
   p.slot = slot_ids_;
   // The first slot position (bidirectional) or the next token (causal).
@@ -145,28 +192,36 @@ PromptIds Decider::prompt_ids(std::string_view situation) const {
 }
 
 Decision Decider::decide(std::string_view situation) const {
-  return run(situation, opts_.cache);
+  Decision d;
+  run(situation, opts_.cache, d);
+  return d;
 }
 
 Decision Decider::decide_uncached(std::string_view situation) const {
-  return run(situation, false);
+  Decision d;
+  run(situation, false, d);
+  return d;
+}
+
+void Decider::decide_into(std::string_view situation, Decision& d) const {
+  run(situation, opts_.cache, d);
 }
 
 // One sequence: the suffix and slot after the cached prefix, or the whole prompt; its logits
 // rows are every answer position (bidirectional) or the next-token row (causal).
-model::Sequence Decider::sequence(std::string_view situation, bool use_cache) const {
+void Decider::sequence(std::string_view situation, bool use_cache, Scratch& sc,
+                       model::Sequence& s) const {
   const int64_t P = int64_t(prefix_ids_.size());
-  model::Sequence s;
-  std::vector<int32_t> suffix = suffix_ids(situation);
-  const int64_t answer_pos = P + int64_t(suffix.size());
   if (use_cache) {
-    s.tokens = std::move(suffix);  // the cached run needs only the suffix: no copy
+    suffix_ids(situation, sc, s.tokens);  // the cached run needs only the suffix
   } else {
-    s.tokens.reserve(size_t(P) + suffix.size() + slot_ids_.size());
-    s.tokens = prefix_ids_;
-    s.tokens.insert(s.tokens.end(), suffix.begin(), suffix.end());
+    suffix_ids(situation, sc, sc.suffix);
+    s.tokens.assign(prefix_ids_.begin(), prefix_ids_.end());
+    s.tokens.insert(s.tokens.end(), sc.suffix.begin(), sc.suffix.end());
   }
+  const int64_t answer_pos = int64_t(s.tokens.size()) + (use_cache ? P : 0);
   s.tokens.insert(s.tokens.end(), slot_ids_.begin(), slot_ids_.end());
+  s.positions.clear();
   if (!model_->config().causal) {
     for (int64_t i = 0; i < int64_t(slot_ids_.size()); ++i)
       s.positions.push_back(model_->logits_row_for(answer_pos + i));
@@ -174,49 +229,58 @@ model::Sequence Decider::sequence(std::string_view situation, bool use_cache) co
     s.positions.push_back(answer_pos - 1);
   }
   if (!opts_.want_coherence) s.positions.resize(1);
-  return s;
 }
 
-std::vector<model::Logits> Decider::forward(const std::vector<model::Sequence>& batch,
-                                            bool use_cache) const {
-  model::RunOptions ro;
+void Decider::forward(const std::vector<model::Sequence>& batch, bool use_cache, Scratch& s) const {
+  model::RunOptions& ro = s.ro;  // kept in the scratch: its vectors are refilled, not made
   ro.threads = opts_.threads;
-  if (!opts_.want_coherence) ro.vocab_rows = read_ids_;
+  ro.workspace = &s.ws;
+  if (opts_.want_coherence)
+    ro.vocab_rows.clear();
+  else
+    ro.vocab_rows.assign(read_ids_.begin(), read_ids_.end());
+  ro.early_exit = nullptr;
   // Early exit: stop after the first layer at which every answer's margin reaches the bar.
-  model::EarlyExit exit;
   if (opts_.exit_margin > 0) {
-    exit.vocab_rows = read_ids_;
-    exit.stop = [this](int64_t, const std::vector<model::Logits>& probe) {
-      for (const model::Logits& l : probe)
-        if (margin_of(letter_probs(l.row(0), false)) < opts_.exit_margin) return false;
+    s.exit.vocab_rows.assign(read_ids_.begin(), read_ids_.end());
+    s.exit.stop = [this, &s](int64_t, const std::vector<model::Logits>& probe) {
+      for (const model::Logits& l : probe) {
+        letter_probs(l.row(0), false, s);
+        if (margin_of(s.pr) < opts_.exit_margin) return false;
+      }
       return true;
     };
-    ro.early_exit = &exit;
+    ro.early_exit = &s.exit;
   }
-  if (use_cache) return model_->run_cached(cache_, batch, ro);
-  return model_->run(batch, ro, model::Mask::Prefix, int64_t(prefix_ids_.size()));
+  if (use_cache)
+    model_->run_cached(cache_, batch, ro, s.out);
+  else
+    s.out = model_->run(batch, ro, model::Mask::Prefix, int64_t(prefix_ids_.size()));
 }
 
-Decision Decider::run(std::string_view situation, bool use_cache) const {
+void Decider::run(std::string_view situation, bool use_cache, Decision& d) const {
   const auto t0 = std::chrono::steady_clock::now();
   if (use_cache && !cached()) throw Error("decision: no prefix cache (built with cache = false)");
-  const std::vector<model::Logits> out = forward({sequence(situation, use_cache)}, use_cache);
-  Decision d = read(out.at(0), situation);
+  const ScratchLease lease(*scratch_);
+  Scratch& s = *lease;
+  s.batch.resize(1);
+  sequence(situation, use_cache, s, s.batch[0]);
+  forward(s.batch, use_cache, s);
+  read(s.out.at(0), situation, s, d);
   d.lat_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return d;
 }
 
 std::vector<Decision> Decider::decide_batch(std::span<const std::string> situations) const {
   const auto t0 = std::chrono::steady_clock::now();
   const bool use_cache = opts_.cache;
-  std::vector<model::Sequence> batch;
-  batch.reserve(situations.size());
-  for (const std::string& s : situations) batch.push_back(sequence(s, use_cache));
-  const std::vector<model::Logits> out = forward(batch, use_cache);
-  std::vector<Decision> ds;
-  ds.reserve(situations.size());
-  for (size_t i = 0; i < situations.size(); ++i) ds.push_back(read(out[i], situations[i]));
+  const ScratchLease lease(*scratch_);
+  Scratch& s = *lease;
+  s.batch.resize(situations.size());
+  for (size_t i = 0; i < situations.size(); ++i) sequence(situations[i], use_cache, s, s.batch[i]);
+  forward(s.batch, use_cache, s);
+  std::vector<Decision> ds(situations.size());
+  for (size_t i = 0; i < situations.size(); ++i) read(s.out[i], situations[i], s, ds[i]);
   // Every answer of the pass is ready when the pass ends: each one's latency is the batch's.
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -228,24 +292,25 @@ std::vector<Decision> Decider::decide_batch(std::span<const std::string> situati
 // Per choice: the softmax over the letter tokens' logits in `row`, each letter's forms summed.
 // `full` rows hold the whole vocabulary, else just read_ids_ in order. A model that gives
 // non-finite logits is broken: an error, never a letter.
-std::vector<double> Decider::letter_probs(const float* row, bool full) const {
-  std::vector<double> z(read_ids_.size());
+void Decider::letter_probs(const float* row, bool full, Scratch& s) const {
+  s.z.resize(read_ids_.size());
   for (size_t k = 0; k < read_ids_.size(); ++k) {
-    z[k] = full ? row[read_ids_[k]] : row[k];
-    if (!std::isfinite(z[k]))
+    s.z[k] = full ? row[read_ids_[k]] : row[k];
+    if (!std::isfinite(s.z[k]))
       throw Error("decision: the model " + model_->file().path() +
                   " gives non-finite logits (NaN or Inf) for the option letters");
   }
-  const std::vector<double> pz = softmax(z);
-  std::vector<double> pr(choices_.size(), 0.0);
-  for (size_t k = 0; k < pz.size(); ++k) pr[read_owner_[k]] += pz[k];
-  return pr;
+  softmax(s.z, s.pz);
+  s.pr.assign(choices_.size(), 0.0);
+  for (size_t k = 0; k < s.pz.size(); ++k) s.pr[read_owner_[k]] += s.pz[k];
 }
 
-Decision Decider::read(const model::Logits& lg, std::string_view situation) const {
-  const std::vector<double> pr = letter_probs(lg.row(0), opts_.want_coherence);
-  Decision d;
-  d.status = std::string(situation);
+void Decider::read(const model::Logits& lg, std::string_view situation, Scratch& s,
+                   Decision& d) const {
+  letter_probs(lg.row(0), opts_.want_coherence, s);
+  const std::vector<double>& pr = s.pr;
+  d.status.assign(situation);
+  d.probs.clear();
   size_t best = 0;
   for (size_t i = 0; i < pr.size(); ++i) {
     d.probs.emplace_back(choices_[i].letter, pr[i]);
@@ -254,24 +319,25 @@ Decision Decider::read(const model::Logits& lg, std::string_view situation) cons
   d.letter = choices_[best].letter;
   d.margin = margin_of(pr);
   d.layers = lg.layers;
+  d.entropy = 0.0;
   for (const double p : pr)
     if (p > 0) d.entropy -= p * std::log(p);
   d.entropy = pr.size() > 1 ? d.entropy / std::log(double(pr.size())) : 0.0;
 
   if (opts_.want_coherence) {
-    std::vector<int32_t> draft;
+    s.draft.clear();
     double sum = 0.0;
     for (int64_t r = 0; r < lg.rows; ++r) {
-      const auto top = top_token(lg.row(r), lg.cols);
+      const auto top = top_token(lg.row(r), lg.cols, s.top);
       sum += top.prob;
-      draft.push_back(top.id);
+      s.draft.push_back(top.id);
     }
     d.coherence = sum / double(lg.rows);
-    d.draft = tok_->decode(draft);
+    tok_->decode(s.draft, false, d.draft);
   } else {
     d.coherence = std::numeric_limits<double>::quiet_NaN();
+    d.draft.clear();
   }
-  return d;
 }
 
 }  // namespace meadow::diffusion

@@ -96,6 +96,10 @@ DecisionInfo Mind::decide_status(const Task& task, std::string_view status) {
   return decider_for(task).decide(status);
 }
 
+void Mind::decide_status_into(const Task& task, std::string_view status, DecisionInfo& out) {
+  decider_for(task).decide_into(status, out);
+}
+
 DecisionInfo Mind::decide_status_uncached(const Task& task, std::string_view status) {
   return decider_for(task).decide_uncached(status);
 }

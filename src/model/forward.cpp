@@ -10,12 +10,11 @@ namespace {
 
 using tensor::AttnMask;
 
-// Scratch activations of one pass, sized for n tokens.
-struct Buffers {
-  std::vector<float> x, h, q, k, v, att, gate, up;
-  std::vector<float> lora;  // the low-rank products of an adapter (model/lora.hpp)
-  std::vector<int32_t> pos;
-};
+// Grows v to at least n elements; never shrinks, so a reused workspace stops allocating.
+template <class T>
+void grow(std::vector<T>& v, int64_t n) {
+  if (v.size() < size_t(n)) v.resize(size_t(n));
+}
 
 // Attention of one segment for one layer. q/k/v rows of the segment are contiguous.
 void attend(const Config& c, const PassSpec& spec, int64_t layer, const float* q, const float* k,
@@ -55,24 +54,34 @@ void attend(const Config& c, const PassSpec& spec, int64_t layer, const float* q
 
 }  // namespace
 
-std::vector<float> run_layers(const Config& c, const ModelWeights& w,
-                              std::span<const int32_t> tokens, std::span<const Segment> segs,
-                              const PassSpec& spec, int64_t* layers_run) {
+tensor::Threads WorkspaceBuffers::threads(int n) {
+  n = std::max(n, 1);
+  if (n > 1 && (!pool || pool->size() != n)) pool = std::make_unique<tensor::ThreadPool>(n);
+  if (n == 1) pool.reset();
+  const int workers = pool ? pool->size() : 1;
+  if (scratch.size() < size_t(workers)) scratch.resize(size_t(workers));
+  return {workers, pool.get(), std::span(scratch).first(size_t(workers))};
+}
+
+const std::vector<float>& run_layers(const Config& c, const ModelWeights& w,
+                                     std::span<const int32_t> tokens, std::span<const Segment> segs,
+                                     const PassSpec& spec, WorkspaceBuffers& b,
+                                     int64_t* layers_run) {
   const int64_t n = int64_t(tokens.size()), e = c.n_embd;
   const int64_t qd = c.n_head * c.head_dim, kvd = c.n_head_kv * c.head_dim;
   const tensor::Threads th = spec.threads;
   const auto style = (c.arch == Arch::Dream || c.arch == Arch::Qwen2) ? tensor::RopeStyle::Neox
                                                                       : tensor::RopeStyle::Normal;
-  Buffers b;
+  // x is the returned residual stream: exactly n rows. The rest are scratch, grown only.
   b.x.resize(size_t(n * e));
-  b.h.resize(size_t(n * e));
-  b.q.resize(size_t(n * qd));
-  b.att.resize(size_t(n * qd));
-  b.k.resize(size_t(n * kvd));
-  b.v.resize(size_t(n * kvd));
-  b.gate.resize(size_t(n * c.n_ff));
-  b.up.resize(size_t(n * c.n_ff));
-  b.pos.resize(size_t(n));
+  grow(b.h, n * e);
+  grow(b.q, n * qd);
+  grow(b.att, n * qd);
+  grow(b.k, n * kvd);
+  grow(b.v, n * kvd);
+  grow(b.gate, n * c.n_ff);
+  grow(b.up, n * c.n_ff);
+  grow(b.pos, n);
   const int64_t pos0 = spec.prefix ? spec.prefix->size() : 0;
   for (const Segment& s : segs)
     for (int64_t i = 0; i < s.len; ++i) b.pos[size_t(s.start + i)] = int32_t(pos0 + i);
@@ -98,14 +107,14 @@ std::vector<float> run_layers(const Config& c, const ModelWeights& w,
     tensor::rope(b.q.data(), n, c.n_head, c.head_dim, b.pos.data(), c.rope_base, style);
     tensor::rope(b.k.data(), n, c.n_head_kv, c.head_dim, b.pos.data(), c.rope_base, style);
     if (spec.capture) {
-      spec.capture->k[size_t(l)] = b.k;
-      spec.capture->v[size_t(l)] = b.v;
+      spec.capture->k[size_t(l)].assign(b.k.begin(), b.k.begin() + n * kvd);
+      spec.capture->v[size_t(l)].assign(b.v.begin(), b.v.begin() + n * kvd);
     }
     for (const Segment& s : segs)
       attend(c, spec, l, b.q.data() + s.start * qd, b.k.data() + s.start * kvd,
              b.v.data() + s.start * kvd, s.len, b.att.data() + s.start * qd);
     project(lw.wo, lw.lora[kO], b.att.data(), n, b.h.data(), th, b.lora);
-    for (size_t i = 0; i < b.x.size(); ++i) b.x[i] += b.h[i];
+    for (size_t i = 0; i < size_t(n * e); ++i) b.x[i] += b.h[i];
 
     // Feed-forward block: down(silu(gate(h)) * up(h)).
     tensor::rmsnorm(b.x.data(), lw.ffn_norm.data(), b.h.data(), n, e, c.norm_eps);
@@ -113,16 +122,17 @@ std::vector<float> run_layers(const Config& c, const ModelWeights& w,
     project(lw.up, lw.lora[kUp], b.h.data(), n, b.up.data(), th, b.lora);
     tensor::swiglu(b.gate.data(), b.up.data(), b.gate.data(), n * c.n_ff);
     project(lw.down, lw.lora[kDown], b.gate.data(), n, b.h.data(), th, b.lora);
-    for (size_t i = 0; i < b.x.size(); ++i) b.x[i] += b.h[i];
+    for (size_t i = 0; i < size_t(n * e); ++i) b.x[i] += b.h[i];
     if (layers_run) *layers_run = l + 1;
     if (spec.after_layer && l + 1 < c.n_layer && spec.after_layer(l + 1, b.x)) break;
   }
-  return std::move(b.x);
+  return b.x;
 }
 
 void output_logits(const Config& c, const ModelWeights& w, const float* hidden, int64_t n,
-                   const std::vector<int32_t>& vocab_rows, float* out, tensor::Threads th) {
-  std::vector<float> h(size_t(n * c.n_embd));
+                   const std::vector<int32_t>& vocab_rows, float* out, tensor::Threads th,
+                   std::vector<float>& h) {
+  grow(h, n * c.n_embd);
   tensor::rmsnorm(hidden, w.output_norm.data(), h.data(), n, c.n_embd, c.norm_eps);
   if (vocab_rows.empty())
     tensor::matmul(w.output, h.data(), n, out, th);

@@ -5,14 +5,34 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "meadow/model.hpp"
 #include "model/weights.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/thread_pool.hpp"
 
 namespace meadow::model {
+
+// What a pass reuses when the caller keeps a Workspace (meadow/model.hpp). Vectors only grow.
+struct WorkspaceBuffers {
+  // run_layers: activations of the batch's tokens
+  std::vector<float> x, h, q, k, v, att, gate, up;
+  std::vector<float> lora;  // the low-rank products of an adapter (model/lora.hpp)
+  std::vector<int32_t> pos;
+  // run_batch: the batch laid end to end, the rows read, their normed hidden states and logits
+  std::vector<int32_t> tokens;
+  std::vector<int64_t> rows;
+  std::vector<float> hidden, normed, logits;
+  std::vector<Logits> probe;  // an early exit's reading after a layer
+  // Worker threads: a pass runs a few dozen small kernels, and starting threads for each one
+  // cost more than the kernels themselves at the default model's size.
+  std::unique_ptr<tensor::ThreadPool> pool;
+  std::vector<std::vector<float>> scratch;  // per worker: the kernels' temporaries
+  tensor::Threads threads(int n);           // (re)starts the pool when n changes
+};
 
 // One sequence's slice of the batch.
 struct Segment {
@@ -34,14 +54,16 @@ struct PassSpec {
 };
 
 // Embeds the tokens and runs every layer (or until spec.after_layer stops it); returns the
-// residual stream [n_tokens, n_embd] and sets *layers_run when given.
-std::vector<float> run_layers(const Config& cfg, const ModelWeights& w,
-                              std::span<const int32_t> tokens, std::span<const Segment> segs,
-                              const PassSpec& spec, int64_t* layers_run = nullptr);
+// residual stream [n_tokens, n_embd] (ws.x) and sets *layers_run when given.
+const std::vector<float>& run_layers(const Config& cfg, const ModelWeights& w,
+                                     std::span<const int32_t> tokens, std::span<const Segment> segs,
+                                     const PassSpec& spec, WorkspaceBuffers& ws,
+                                     int64_t* layers_run = nullptr);
 
 // Final norm and output projection of n hidden rows into out [n, cols] where cols is
-// n_vocab or vocab_rows.size().
+// n_vocab or vocab_rows.size(); normed is scratch.
 void output_logits(const Config& cfg, const ModelWeights& w, const float* hidden, int64_t n,
-                   const std::vector<int32_t>& vocab_rows, float* out, tensor::Threads th);
+                   const std::vector<int32_t>& vocab_rows, float* out, tensor::Threads th,
+                   std::vector<float>& normed);
 
 }  // namespace meadow::model

@@ -8,7 +8,6 @@
 #include "model/forward.hpp"
 #include "model/lora.hpp"
 #include "model/weights.hpp"
-#include "tensor/thread_pool.hpp"
 
 namespace meadow::model {
 namespace {
@@ -27,84 +26,122 @@ void check_length(const Config& c, int64_t n, const std::string& what) {
                 std::to_string(c.n_ctx));
 }
 
-void check_vocab_rows(const Config& c, const RunOptions& o) {
-  for (int32_t r : o.vocab_rows)
+void check_vocab_rows(const Config& c, const std::vector<int32_t>& rows) {
+  for (int32_t r : rows)
     if (r < 0 || r >= c.n_vocab)
       throw Error("vocabulary row " + std::to_string(r) + " is outside the vocabulary (" +
                   std::to_string(c.n_vocab) + ")");
-  if (o.threads < 1) throw Error("threads must be at least 1");
 }
 
-// Worker threads for one pass: a pass runs a few dozen small kernels, and starting threads for
-// each one cost more than the kernels themselves at the default model's size.
-struct PassThreads {
-  std::unique_ptr<tensor::ThreadPool> pool;
-  explicit PassThreads(int n) : pool(n > 1 ? std::make_unique<tensor::ThreadPool>(n) : nullptr) {}
-  tensor::Threads threads() const { return {pool ? pool->size() : 1, pool.get()}; }
+// The caller's workspace, or one for this run alone.
+struct PassWorkspace {
+  std::unique_ptr<WorkspaceBuffers> own;
+  WorkspaceBuffers* b = nullptr;
+  explicit PassWorkspace(const RunOptions& o) {
+    if (o.workspace && !o.workspace->buffers)  // moved from: usable again
+      o.workspace->buffers = std::make_unique<WorkspaceBuffers>();
+    if (!o.workspace) own = std::make_unique<WorkspaceBuffers>();
+    b = o.workspace ? o.workspace->buffers.get() : own.get();
+  }
 };
 
-// Lays the batch end to end and runs it; each request's asked positions (indices into
+// Lays the batch end to end and runs it into out; each request's asked positions (indices into
 // prefix + suffix, so offset by `pos0`) become logits rows.
-std::vector<Logits> run_batch(const Config& c, const ModelWeights& w,
-                              const std::vector<Sequence>& batch, const RunOptions& o,
-                              const PassSpec& spec) {
-  check_vocab_rows(c, o);
+void run_batch(const Config& c, const ModelWeights& w, const std::vector<Sequence>& batch,
+               const RunOptions& o, const PassSpec& spec, WorkspaceBuffers& ws,
+               std::vector<Logits>& out) {
+  check_vocab_rows(c, o.vocab_rows);
+  if (o.threads < 1) throw Error("threads must be at least 1");
   const int64_t pos0 = spec.prefix ? spec.prefix->size() : 0;
-  std::vector<int32_t> tokens;
-  std::vector<Segment> segs;
-  std::vector<int64_t> rows;  // rows of the concatenated stream to project
+  std::vector<int32_t>& tokens = ws.tokens;
+  std::vector<int64_t>& rows = ws.rows;  // rows of the concatenated stream to project
+  tokens.clear();
+  rows.clear();
+  // Segments: a batch of one (every decision) needs no vector.
+  std::vector<Segment> many;
+  Segment one{};
+  if (batch.size() > 1) many.reserve(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     const Sequence& s = batch[i];
-    const std::string what = "sequence " + std::to_string(i);
-    check_tokens(c, s.tokens, what);
+    const auto what = [i] { return "sequence " + std::to_string(i); };
+    if (s.tokens.empty()) throw Error(what() + " has no tokens");
+    for (int32_t t : s.tokens)
+      if (t < 0 || t >= c.n_vocab) check_tokens(c, s.tokens, what());
     const int64_t len = int64_t(s.tokens.size());
-    check_length(c, pos0 + len, what);
-    segs.push_back({int64_t(tokens.size()), len});
+    if (c.n_ctx > 0 && pos0 + len > c.n_ctx) check_length(c, pos0 + len, what());
+    const Segment seg{int64_t(tokens.size()), len};
+    if (batch.size() > 1)
+      many.push_back(seg);
+    else
+      one = seg;
     for (int64_t p : s.positions) {
       if (p < pos0 || p >= pos0 + len)
         throw Error(
-            what + ": position " + std::to_string(p) + " is outside [" + std::to_string(pos0) +
+            what() + ": position " + std::to_string(p) + " is outside [" + std::to_string(pos0) +
             ", " + std::to_string(pos0 + len) + ")" +
             (p < pos0 && pos0 > 0 ? " (positions in the cached prefix have no logits)" : ""));
-      rows.push_back(segs.back().start + (p - pos0));
+      rows.push_back(seg.start + (p - pos0));
     }
     tokens.insert(tokens.end(), s.tokens.begin(), s.tokens.end());
   }
-  if (batch.empty()) return std::vector<Logits>();
+  out.resize(batch.size());
+  if (batch.empty()) return;
+  const std::span<const Segment> segs =
+      batch.size() > 1 ? std::span<const Segment>(many) : std::span<const Segment>(&one, 1);
   // Each request's asked rows of the residual stream x, through the final norm and head.
   auto read = [&](const std::vector<float>& x, const std::vector<int32_t>& vocab_rows,
-                  int64_t layers) {
+                  int64_t layers, std::vector<Logits>& into) {
     const int64_t cols = vocab_rows.empty() ? c.n_vocab : int64_t(vocab_rows.size());
     const int64_t n_rows = int64_t(rows.size());
-    std::vector<float> hidden(size_t(n_rows * c.n_embd)), logits(size_t(n_rows * cols));
+    ws.hidden.resize(size_t(n_rows * c.n_embd));
+    ws.logits.resize(size_t(n_rows * cols));
     for (int64_t r = 0; r < n_rows; ++r)
-      std::copy_n(x.data() + rows[size_t(r)] * c.n_embd, c.n_embd, hidden.data() + r * c.n_embd);
+      std::copy_n(x.data() + rows[size_t(r)] * c.n_embd, c.n_embd, ws.hidden.data() + r * c.n_embd);
     if (n_rows > 0)
-      output_logits(c, w, hidden.data(), n_rows, vocab_rows, logits.data(), spec.threads);
-    std::vector<Logits> out(batch.size());
+      output_logits(c, w, ws.hidden.data(), n_rows, vocab_rows, ws.logits.data(), spec.threads,
+                    ws.normed);
+    into.resize(batch.size());
     int64_t r = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
-      Logits& l = out[i];
+      Logits& l = into[i];
       l.rows = int64_t(batch[i].positions.size());
       l.cols = cols;
-      l.data.assign(logits.begin() + r * cols, logits.begin() + (r + l.rows) * cols);
+      l.data.assign(ws.logits.begin() + r * cols, ws.logits.begin() + (r + l.rows) * cols);
       l.layers = layers;
       r += l.rows;
     }
-    return out;
   };
   PassSpec pass = spec;
   if (o.early_exit) {
     if (spec.capture) throw Error("early exit does not apply to a pass that keeps its K/V");
     if (!o.early_exit->stop) throw Error("early exit without a stop function");
-    check_vocab_rows(c, {.vocab_rows = o.early_exit->vocab_rows});
-    pass.after_layer = [&](int64_t layers, const std::vector<float>& x) {
-      return o.early_exit->stop(layers, read(x, o.early_exit->vocab_rows, layers));
+    check_vocab_rows(c, o.early_exit->vocab_rows);
+  }
+  // The probe reads the letters after a layer; the pass holds it through one pointer, which
+  // fits std::function's inline storage (no allocation per pass).
+  auto probe = [&](int64_t layers, const std::vector<float>& x) {
+    read(x, o.early_exit->vocab_rows, layers, ws.probe);
+    return o.early_exit->stop(layers, ws.probe);
+  };
+  if (o.early_exit) {
+    const auto* fn = &probe;
+    pass.after_layer = [fn](int64_t layers, const std::vector<float>& x) {
+      return (*fn)(layers, x);
     };
   }
   int64_t layers = 0;
-  const std::vector<float> x = run_layers(c, w, tokens, segs, pass, &layers);
-  return read(x, o.vocab_rows, layers);
+  const std::vector<float>& x = run_layers(c, w, tokens, segs, pass, ws, &layers);
+  read(x, o.vocab_rows, layers, out);
+}
+
+std::vector<Logits> run_batch(const Config& c, const ModelWeights& w,
+                              const std::vector<Sequence>& batch, const RunOptions& o,
+                              PassSpec spec) {
+  PassWorkspace ws(o);
+  spec.threads = ws.b->threads(o.threads);
+  std::vector<Logits> out;
+  run_batch(c, w, batch, o, spec, *ws.b, out);
+  return out;
 }
 
 }  // namespace
@@ -137,9 +174,7 @@ int64_t Model::logits_row_for(int64_t p) const {
 std::vector<Logits> Model::run(const std::vector<Sequence>& batch, const RunOptions& opts,
                                Mask mask, int64_t prefix_len) const {
   if (prefix_len < 0) throw Error("prefix length must not be negative");
-  const PassThreads pool(opts.threads);
   PassSpec spec;
-  spec.threads = pool.threads();
   spec.block = mask == Mask::Prefix ? prefix_len : 0;
   return run_batch(cfg_, *w_, batch, opts, spec);
 }
@@ -150,12 +185,12 @@ PrefixCache Model::encode_prefix(std::span<const int32_t> tokens, int threads) c
   if (threads < 1) throw Error("threads must be at least 1");
   PrefixCache cache;
   cache.tokens.assign(tokens.begin(), tokens.end());
-  const PassThreads pool(threads);
+  WorkspaceBuffers ws;
   PassSpec spec;
-  spec.threads = pool.threads();
+  spec.threads = ws.threads(threads);
   spec.capture = &cache;
   const Segment seg{0, int64_t(tokens.size())};
-  run_layers(cfg_, *w_, tokens, std::span(&seg, 1), spec);
+  run_layers(cfg_, *w_, tokens, std::span(&seg, 1), spec, ws);
   return cache;
 }
 
@@ -165,9 +200,7 @@ std::vector<Logits> Model::run_block_causal(const std::vector<Sequence>& batch,
   for (size_t i = 0; i < block_ends.size(); ++i)
     if (block_ends[i] < 1 || (i > 0 && block_ends[i] <= block_ends[i - 1]))
       throw Error("block ends must be positive and increasing");
-  const PassThreads pool(opts.threads);
   PassSpec spec;
-  spec.threads = pool.threads();
   spec.block_ends = std::move(block_ends);
   return run_batch(cfg_, *w_, batch, opts, spec);
 }
@@ -176,9 +209,7 @@ Logits Model::extend(PrefixCache& cache, const Sequence& seq, const RunOptions& 
   const bool empty = cache.tokens.empty();
   if (!empty && (cache.k.size() != size_t(cfg_.n_layer) || cache.v.size() != size_t(cfg_.n_layer)))
     throw Error("prefix cache does not belong to this model");
-  const PassThreads pool(opts.threads);
   PassSpec spec;
-  spec.threads = pool.threads();
   spec.prefix = empty ? nullptr : &cache;
   PrefixCache added;
   spec.capture = &added;
@@ -200,11 +231,25 @@ std::vector<Logits> Model::run_cached(const PrefixCache& prefix, const std::vect
                                       const RunOptions& opts) const {
   if (prefix.k.size() != size_t(cfg_.n_layer) || prefix.v.size() != size_t(cfg_.n_layer))
     throw Error("prefix cache does not belong to this model");
-  const PassThreads pool(opts.threads);
   PassSpec spec;
-  spec.threads = pool.threads();
   spec.prefix = &prefix;
   return run_batch(cfg_, *w_, batch, opts, spec);
 }
+
+void Model::run_cached(const PrefixCache& prefix, const std::vector<Sequence>& batch,
+                       const RunOptions& opts, std::vector<Logits>& out) const {
+  if (prefix.k.size() != size_t(cfg_.n_layer) || prefix.v.size() != size_t(cfg_.n_layer))
+    throw Error("prefix cache does not belong to this model");
+  PassWorkspace ws(opts);
+  PassSpec spec;
+  spec.prefix = &prefix;
+  spec.threads = ws.b->threads(opts.threads);
+  run_batch(cfg_, *w_, batch, opts, spec, *ws.b, out);
+}
+
+Workspace::Workspace() : buffers(std::make_unique<WorkspaceBuffers>()) {}
+Workspace::~Workspace() = default;
+Workspace::Workspace(Workspace&&) noexcept = default;
+Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 
 }  // namespace meadow::model

@@ -35,8 +35,14 @@ void attention(const float* q, int64_t n_q, int64_t q0, std::span<const KvPart> 
   };
 
   detail::set_blas_threads(1);  // our threads split the heads; BLAS runs inside each
-  detail::parallel_for(n_head * blocks, 1, th, [&](int64_t b, int64_t e, int) {
-    std::vector<float> p;
+  // Every worker's scratch grows to the widest block now, whichever blocks it gets: a caller
+  // that reuses the scratch allocates nothing on the next pass of the same size.
+  const size_t widest = size_t(std::min(q_block, n_q) * visible(n_q - 1));
+  for (std::vector<float>& buf : th.scratch.first(std::min(th.scratch.size(), size_t(th.n))))
+    if (buf.size() < widest) buf.resize(widest);
+  detail::parallel_for(n_head * blocks, 1, th, [&](int64_t b, int64_t e, int worker) {
+    std::vector<float> own;  // only without the caller's scratch
+    std::vector<float>& p = size_t(worker) < th.scratch.size() ? th.scratch[size_t(worker)] : own;
     for (int64_t task = b; task < e; ++task) {
       const int64_t h = task / blocks, g = h / group;
       const int64_t t0 = (task % blocks) * q_block, t1 = std::min(n_q, t0 + q_block);
@@ -47,7 +53,7 @@ void attention(const float* q, int64_t n_q, int64_t q0, std::span<const KvPart> 
         for (int64_t i = 0; i < m; ++i) std::fill(o + i * q_stride, o + i * q_stride + hd, 0.0f);
         continue;
       }
-      p.resize(size_t(m * kv_len));
+      if (p.size() < size_t(m * kv_len)) p.resize(size_t(m * kv_len));
       // Scores: each part's keys fill its own columns of p.
       int64_t col = 0;
       for (const KvPart& part : kv) {

@@ -76,8 +76,12 @@ void gemm_path(const Weights& w, const int32_t* rows, int64_t k, const float* x,
   const int64_t n_chunks = (w.cols + kMaxChunkCols - 1) / kMaxChunkCols;
   const int64_t blocks_per_chunk = (w.cols / block + n_chunks - 1) / n_chunks;
   const int64_t chunk = f32 ? w.cols : blocks_per_chunk * block;
-  const int workers = std::max(1, th.n);
-  std::vector<std::vector<float>> scratch(static_cast<size_t>(workers));
+  std::vector<std::vector<float>> own;  // only without the caller's scratch
+  if (th.scratch.size() < size_t(std::max(1, th.n))) own.resize(size_t(std::max(1, th.n)));
+  const std::span<std::vector<float>> scratch = own.empty() ? th.scratch : std::span(own);
+  if (!f32)  // every worker's buffer grown now, whichever tiles it gets (see attention)
+    for (std::vector<float>& buf : scratch.first(size_t(std::max(1, th.n))))
+      if (buf.size() < size_t(tile * chunk)) buf.resize(size_t(tile * chunk));
   detail::warn_once_if_slow_blas();
   detail::set_blas_threads(1);
   detail::parallel_for(k, tile, th, [&](int64_t b, int64_t e, int worker) {
@@ -87,7 +91,7 @@ void gemm_path(const Weights& w, const int32_t* rows, int64_t k, const float* x,
       int64_t ld = w.cols;
       if (!f32) {
         auto& buf = scratch[size_t(worker)];
-        buf.resize(size_t(tile * chunk));
+        if (buf.size() < size_t(tile * chunk)) buf.resize(size_t(tile * chunk));
         detail::decode_rows(w, rows ? rows + b : nullptr, b, e - b, c0, nc, buf.data());
         panel = buf.data();
         ld = nc;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "meadow/gguf.hpp"
 
@@ -30,6 +31,9 @@ class ThreadPool;  // tensor/thread_pool.hpp
 struct Threads {
   int n = 1;
   ThreadPool* pool = nullptr;
+  // One buffer per worker (n of them) that kernels grow and reuse for their temporaries
+  // (attention scores, decoded weight tiles); empty: each call allocates its own.
+  std::span<std::vector<float>> scratch;
 };
 
 // The arithmetic of a matmul with quantized weights (Q4_0, Q4_1, Q4_K, Q6_K, Q8_0).

@@ -47,7 +47,10 @@ void parallel_for(int64_t count, int64_t grain, Threads th, Fn&& fn) {
     }
   };
   if (th.pool) {
-    th.pool->run(workers, work);
+    // A one-pointer lambda fits std::function's inline storage: handing the job to the pool
+    // allocates nothing (work itself captures too much to fit).
+    const auto* job = &work;
+    th.pool->run(workers, [job](int worker) { (*job)(worker); });
   } else {
     std::vector<std::jthread> helpers;
     helpers.reserve(size_t(workers - 1));

@@ -1,10 +1,10 @@
 // Rotary position embedding. Angles are computed in double: at positions in the thousands a
 // float angle would already be off by ~1e-4 rad.
 #include <cmath>
-#include <vector>
 
 #include "meadow/error.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/small_buffer.hpp"
 
 namespace meadow::tensor {
 
@@ -12,11 +12,11 @@ void rope(float* x, int64_t n_tokens, int64_t n_heads, int64_t head_dim, const i
           float base, RopeStyle style) {
   if (head_dim % 2 != 0) throw Error("rope: head_dim must be even");
   const int64_t half = head_dim / 2;
-  std::vector<double> inv_freq(static_cast<size_t>(half));
+  detail::SmallBuffer<double, 256> inv_freq{static_cast<size_t>(half)};
   for (int64_t i = 0; i < half; ++i) {
     inv_freq[size_t(i)] = std::pow(double(base), -2.0 * double(i) / double(head_dim));
   }
-  std::vector<float> cs(static_cast<size_t>(half)), sn(static_cast<size_t>(half));
+  detail::SmallBuffer<float, 256> cs{static_cast<size_t>(half)}, sn{static_cast<size_t>(half)};
   for (int64_t t = 0; t < n_tokens; ++t) {
     for (int64_t i = 0; i < half; ++i) {
       const double a = double(pos[t]) * inv_freq[size_t(i)];

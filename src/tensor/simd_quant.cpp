@@ -7,11 +7,11 @@
 #include "hwy/highway.h"
 
 #include <algorithm>
-#include <vector>
 
 #include "meadow/gguf.hpp"
 #include "tensor/quant_blocks.hpp"
 #include "tensor/simd_kernels.hpp"
+#include "tensor/small_buffer.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace meadow::tensor::detail {
@@ -309,15 +309,12 @@ void DotRowsImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1, 
   // Decode a chunk of the row into L1, then dot it with every activation row.
   constexpr int64_t kChunk = 512;  // a multiple of every block size
   HWY_ALIGN float buf[kChunk];
-  std::vector<float> sums(size_t(n), 0.0f);
+  SmallBuffer<float, 64> sums{size_t(n)};
   const auto* base = static_cast<const uint8_t*>(w.data);
   const int64_t rb = RowBytes(w);
   if (n == 1 && (w.type == TT::Q8_0 || w.type == TT::Q4_K || w.type == TT::Q4_1)) {
-    std::vector<float> xsum;
-    if (w.type != TT::Q8_0) {
-      xsum.resize(size_t(w.cols / 32));
-      SumsOf32(x, w.cols, xsum.data());
-    }
+    SmallBuffer<float, 1024> xsum{w.type != TT::Q8_0 ? size_t(w.cols / 32) : 0};
+    if (w.type != TT::Q8_0) SumsOf32(x, w.cols, xsum.data());
     for (int64_t j = j0; j < j1; ++j) {
       const uint8_t* row = base + (rows ? rows[j] : j) * rb;
       switch (w.type) {
@@ -335,7 +332,7 @@ void DotRowsImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1, 
   }
   for (int64_t j = j0; j < j1; ++j) {
     const uint8_t* row = base + (rows ? rows[j] : j) * rb;
-    std::fill(sums.begin(), sums.end(), 0.0f);
+    std::fill_n(sums.data(), n, 0.0f);
     for (int64_t c = 0; c < w.cols; c += kChunk) {
       const int64_t len = std::min(kChunk, w.cols - c);
       const float* wv = buf;

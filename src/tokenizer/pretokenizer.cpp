@@ -4,7 +4,9 @@
 #include <pcre2.h>
 #include <unicode/uchar.h>
 
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "meadow/error.hpp"
 #include "tokenizer/utf8.hpp"
@@ -67,10 +69,54 @@ PreFamily pre_family(std::string_view pre) {
               " (supported: qwen2, llama-bpe/llama3, default/gpt2, smollm)");
 }
 
+// The compiled pattern and spare match data: a match data keeps PCRE2's frame memory between
+// matches, so reusing one (a thread borrows it for a split) makes a warm split allocate nothing.
 struct PreTokenizer::Regex {
   pcre2_code* code = nullptr;
-  ~Regex() { pcre2_code_free(code); }
+  std::mutex mu;
+  std::vector<pcre2_match_data*> spare;
+  ~Regex() {
+    for (pcre2_match_data* md : spare) pcre2_match_data_free(md);
+    pcre2_code_free(code);
+  }
 };
+
+namespace {
+
+// A match data borrowed from the regex's spares (or made) for one split.
+class MatchLease {
+ public:
+  MatchLease(std::mutex& mu, std::vector<pcre2_match_data*>& spare, const pcre2_code* code)
+      : mu_(mu), spare_(spare) {
+    {
+      std::lock_guard lock(mu_);
+      if (!spare_.empty()) {
+        md_ = spare_.back();
+        spare_.pop_back();
+      }
+    }
+    if (!md_) md_ = pcre2_match_data_create_from_pattern(code, nullptr);
+    if (!md_) throw Error("tokenizer: out of memory for regex match data");
+  }
+  ~MatchLease() {
+    std::lock_guard lock(mu_);
+    try {
+      spare_.push_back(md_);  // capacity left by the pop: no allocation when warm
+    } catch (...) {
+      pcre2_match_data_free(md_);
+    }
+  }
+  MatchLease(const MatchLease&) = delete;
+  MatchLease& operator=(const MatchLease&) = delete;
+  pcre2_match_data* get() const { return md_; }
+
+ private:
+  std::mutex& mu_;
+  std::vector<pcre2_match_data*>& spare_;
+  pcre2_match_data* md_ = nullptr;
+};
+
+}  // namespace
 
 PreTokenizer::PreTokenizer(PreFamily family)
     : re_(std::make_unique<Regex>()), digits_first_(family == PreFamily::smollm) {
@@ -93,7 +139,7 @@ PreTokenizer::PreTokenizer(PreTokenizer&&) noexcept = default;
 PreTokenizer& PreTokenizer::operator=(PreTokenizer&&) noexcept = default;
 PreTokenizer::~PreTokenizer() = default;
 
-void PreTokenizer::split(std::string_view text, std::vector<Piece>& out) const {
+void PreTokenizer::split(std::string_view text, std::pmr::vector<Piece>& out) const {
   if (!digits_first_) return split_pattern(text, 0, out);
   // Each \p{N} character alone, the pattern on the runs between them.
   size_t run = 0, i = 0;
@@ -110,22 +156,19 @@ void PreTokenizer::split(std::string_view text, std::vector<Piece>& out) const {
 }
 
 void PreTokenizer::split_pattern(std::string_view text, size_t base,
-                                 std::vector<Piece>& out) const {
+                                 std::pmr::vector<Piece>& out) const {
   const size_t first = out.size();
-  struct MatchData {
-    pcre2_match_data* p;
-    ~MatchData() { pcre2_match_data_free(p); }
-  } md{pcre2_match_data_create_from_pattern(re_->code, nullptr)};
-  if (!md.p) throw Error("tokenizer: out of memory for regex match data");
+  const MatchLease lease(re_->mu, re_->spare, re_->code);
+  pcre2_match_data* md = lease.get();
 
   auto subject = reinterpret_cast<PCRE2_SPTR>(text.data());
   size_t pos = 0;
   while (pos < text.size()) {
     // The caller guarantees valid UTF-8, so the per-call UTF check is skipped.
-    int rc = pcre2_match(re_->code, subject, text.size(), pos, PCRE2_NO_UTF_CHECK, md.p, nullptr);
+    int rc = pcre2_match(re_->code, subject, text.size(), pos, PCRE2_NO_UTF_CHECK, md, nullptr);
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) throw Error("tokenizer: regex match failed (code " + std::to_string(rc) + ")");
-    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.p);
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
     size_t b = ov[0], e = ov[1];
     if (b > pos) out.push_back({pos, b});  // text the pattern skipped stays a piece ("Isolated")
     if (e == b) {

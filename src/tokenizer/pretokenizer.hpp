@@ -11,8 +11,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <memory_resource>
 #include <string_view>
-#include <vector>
 
 namespace meadow::tokenizer {
 
@@ -29,14 +29,15 @@ class PreTokenizer {
   ~PreTokenizer();
 
   // Appends the [begin, end) byte ranges of the pieces of `text` (valid UTF-8) to `out`.
-  // Pieces cover the text completely and in order. Thread-safe.
+  // Pieces cover the text completely and in order. Thread-safe. (A pmr vector: the caller
+  // can keep short texts' pieces on its stack.)
   struct Piece {
     size_t begin, end;
   };
-  void split(std::string_view text, std::vector<Piece>& out) const;
+  void split(std::string_view text, std::pmr::vector<Piece>& out) const;
 
  private:
-  void split_pattern(std::string_view text, size_t base, std::vector<Piece>& out) const;
+  void split_pattern(std::string_view text, size_t base, std::pmr::vector<Piece>& out) const;
 
   struct Regex;
   std::unique_ptr<Regex> re_;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <memory_resource>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -113,7 +114,10 @@ void Tokenizer::Impl::encode_valid(std::string_view text, std::vector<int32_t>& 
   if (text.empty()) return;
   std::string normalized;
   if (nfc && tokenizer::nfc(text, normalized)) text = normalized;
-  std::vector<tokenizer::PreTokenizer::Piece> pieces;
+  // A situation's pieces fit on the stack; a long text's spill to the heap.
+  std::byte stack[4096];
+  std::pmr::monotonic_buffer_resource arena(stack, sizeof stack);
+  std::pmr::vector<tokenizer::PreTokenizer::Piece> pieces(&arena);
   pre.split(text, pieces);
   for (auto p : pieces) encode_piece(text.substr(p.begin, p.end - p.begin), out);
 }
@@ -234,10 +238,16 @@ Tokenizer Tokenizer::from_vocab(Vocab v) {
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view text, bool parse_special) const {
-  const Impl& t = *impl_;
-  const tokenizer::SpecialMatcher& specials = parse_special ? t.with_control : t.user_only;
   std::vector<int32_t> out;
   out.reserve(text.size() / 3 + 1);
+  encode(text, parse_special, out);
+  return out;
+}
+
+void Tokenizer::encode(std::string_view text, bool parse_special, std::vector<int32_t>& out) const {
+  const Impl& t = *impl_;
+  const tokenizer::SpecialMatcher& specials = parse_special ? t.with_control : t.user_only;
+  out.clear();
   size_t pos = 0;
   while (pos < text.size()) {
     auto hit = specials.empty() ? tokenizer::SpecialMatcher::Hit{} : specials.find(text, pos);
@@ -247,12 +257,17 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool parse_special
     out.push_back(hit.id);
     pos = hit.pos + hit.len;
   }
-  return out;
 }
 
 std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special) const {
-  const Impl& t = *impl_;
   std::string out;
+  decode(ids, skip_special, out);
+  return out;
+}
+
+void Tokenizer::decode(std::span<const int32_t> ids, bool skip_special, std::string& out) const {
+  const Impl& t = *impl_;
+  out.clear();
   for (int32_t id : ids) {
     if (id < 0 || id >= size()) {
       throw Error("tokenizer: cannot decode id " + std::to_string(id) + ": outside [0, " +
@@ -261,7 +276,6 @@ std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special) c
     if (skip_special && static_cast<TokenType>(t.vocab.types[id]) == TokenType::control) continue;
     out += t.bytes_of[id];
   }
-  return out;
 }
 
 std::optional<int32_t> Tokenizer::find(std::string_view token) const {
