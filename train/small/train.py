@@ -63,6 +63,9 @@ class Config:
     threads: int = 1
     device: str = "cpu"  # "cuda" on a lent GPU; the recipe's default is the CPU
     dev_domains: int = 8  # bank domains kept out of training, for the synthetic dev score
+    # Comma-separated form tags whose items are left out of training and dev (a diagnostic:
+    # does the reader learn the easy forms alone?). Empty: every form.
+    exclude_forms: str = ""
 
 
 def load_model(cfg: Config):
@@ -100,12 +103,12 @@ def split_domains(cfg: Config):
     return [d for d in domains if d["domain"] not in dev], [d for d in domains if d["domain"] in dev]
 
 
-def groups_stream(domains, seed: int, states_per_rule: int):
-    """Endless rule groups (lists of Items), held-out overlaps dropped."""
+def groups_stream(domains, seed: int, states_per_rule: int, exclude: frozenset = frozenset()):
+    """Endless rule groups (lists of Items), held-out overlaps (and excluded forms) dropped."""
     rng = random.Random(seed)
     while True:
         items = compose.items_for_rule(rng, rng.choice(domains), states_per_rule)
-        items = [it for it in items if heldout.clean(it)]
+        items = [it for it in items if heldout.clean(it) and not exclude.intersection(it.forms)]
         if items:
             yield items
 
@@ -209,7 +212,8 @@ def main(argv=None) -> int:
     os.makedirs(cfg.out, exist_ok=True)
     prompter = Prompter(cfg.base)
     train_domains, dev_domains = split_domains(cfg)
-    dev_stream = groups_stream(dev_domains, 10_000 + cfg.seed, cfg.states_per_rule)
+    exclude = frozenset(f for f in cfg.exclude_forms.split(",") if f)
+    dev_stream = groups_stream(dev_domains, 10_000 + cfg.seed, cfg.states_per_rule, exclude)
     dev = [next(dev_stream) for _ in range(cfg.eval_rules)]
 
     model = with_lora(load_model(cfg), cfg).to(cfg.device)
@@ -227,7 +231,7 @@ def main(argv=None) -> int:
     with open(os.path.join(cfg.out, "config.json"), "w") as f:
         json.dump(dataclasses.asdict(cfg), f, indent=1)
     # The stream is a pure function of (seed, step): a resumed run sees what it would have seen.
-    stream = groups_stream(train_domains, cfg.seed, cfg.states_per_rule)
+    stream = groups_stream(train_domains, cfg.seed, cfg.states_per_rule, exclude)
     for _ in range(step * cfg.rules_per_step):
         next(stream)
 
