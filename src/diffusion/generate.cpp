@@ -104,8 +104,10 @@ Generation generate_causal(const model::Model& m, std::span<const int32_t> promp
                            const GenerateOptions& o, const Finisher& fin, const OnCommit& cb) {
   Generation out;
   std::mt19937_64 rng(o.seed);
+  model::Workspace ws;  // one for the whole generation: buffers and worker pool reused per step
   model::RunOptions ro;
   ro.threads = o.threads;
+  ro.workspace = &ws;
   const int64_t n_vocab = m.config().n_vocab;
   std::vector<int32_t> seq(prompt.begin(), prompt.end());
   model::PrefixCache cache;
@@ -139,8 +141,10 @@ Generation generate_blocks(const model::Model& m, std::span<const int32_t> promp
                            const GenerateOptions& o, const Finisher& fin, const OnCommit& cb) {
   Generation out;
   std::mt19937_64 rng(o.seed);
+  model::Workspace ws;  // one for the whole generation: buffers and worker pool reused per step
   model::RunOptions ro;
   ro.threads = o.threads;
+  ro.workspace = &ws;
   const model::Config& c = m.config();
   const int32_t mask = c.mask_id;
   const int64_t n_vocab = c.n_vocab;
@@ -287,8 +291,10 @@ Generation fill_gaps(const model::Model& model, const Tokenizer& tok, std::vecto
   check_options(model, seq, checked);
   for (int64_t g : gaps) seq[size_t(g)] = c.mask_id;
   std::mt19937_64 rng(o.seed);
+  model::Workspace ws;  // one for the whole generation: buffers and worker pool reused per step
   model::RunOptions ro;
   ro.threads = o.threads;
+  ro.workspace = &ws;
   const int64_t n = int64_t(gaps.size());
   const int64_t steps = o.steps_per_block > 0 ? std::min<int64_t>(o.steps_per_block, n) : n;
   Generation out;
