@@ -2,8 +2,10 @@
 // gguf reference dequantization: the float path, exact up to float rounding. The integer
 // path's bound is tested in quant_dot_test.cpp.
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "meadow/error.hpp"
@@ -95,27 +97,37 @@ TEST(Matmul, ManyPanelsAndThreadCounts) {
 
 // Float32 weights and 8-64 activation rows take the register-tile kernel: every row and token
 // count around its 4 x 4 tiles (remainders in both), columns with a scalar tail, one thread
-// and two, against the double reference.
+// and two, against the double reference; on every SIMD target compiled in.
 TEST(Matmul, F32FewTokensTilesAnyShape) {
-  for (const int64_t cols : {192, 203}) {
-    for (const int64_t rows : {4, 7, 61}) {
-      auto q = make_weights(TensorType::F32, rows, cols, 41);
-      for (const int64_t n : {8, 13, 64, 65}) {
-        const auto x = random_floats(n * cols, 42);
-        const auto ref = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
-        for (int threads : {1, 2}) {
-          std::vector<float> y(size_t(n * rows), NAN);
-          matmul(q.w, x.data(), n, y.data(), Threads{threads});
-          for (int64_t t = 0; t < n; ++t)
-            for (int64_t r = 0; r < rows; ++r) {
-              const double tol = testing::dot_tolerance(q.dequant, r, cols, x.data() + t * cols);
-              ASSERT_NEAR(y[t * rows + r], ref[t * rows + r], tol)
-                  << "cols=" << cols << " rows=" << rows << " n=" << n << " t=" << t;
-            }
+  struct RestoreTargets {
+    ~RestoreTargets() { hwy::SetSupportedTargetsForTest(0); }
+  } restore;
+  std::printf("tile targets checked:");
+  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    std::printf(" %s", hwy::TargetName(target));
+    for (const int64_t cols : {192, 203}) {
+      for (const int64_t rows : {4, 7, 61}) {
+        auto q = make_weights(TensorType::F32, rows, cols, 41);
+        for (const int64_t n : {8, 13, 64, 65}) {
+          const auto x = random_floats(n * cols, 42);
+          const auto ref = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
+          for (int threads : {1, 2}) {
+            std::vector<float> y(size_t(n * rows), NAN);
+            matmul(q.w, x.data(), n, y.data(), Threads{threads});
+            for (int64_t t = 0; t < n; ++t)
+              for (int64_t r = 0; r < rows; ++r) {
+                const double tol = testing::dot_tolerance(q.dequant, r, cols, x.data() + t * cols);
+                ASSERT_NEAR(y[t * rows + r], ref[t * rows + r], tol)
+                    << hwy::TargetName(target) << " cols=" << cols << " rows=" << rows << " n=" << n
+                    << " t=" << t;
+              }
+          }
         }
       }
     }
   }
+  std::printf("\n");
 }
 
 // Rows wider than one decoded column chunk are multiplied chunk by chunk and accumulated.
