@@ -5,45 +5,17 @@
 // Usage: bench_alloc MODEL.gguf [decisions=200]
 #include <sys/stat.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <new>
 #include <string>
 
 #include "meadow/mind.hpp"
 #include "tensor/ops.hpp"
 
 #include "bench_util.hpp"
+#include "counting_new.hpp"
 #include "decide_table.hpp"
-
-namespace {
-std::atomic<long long> g_allocs{0};  // the counting allocator's tally (bench binary only)
-}  // namespace
-
-void* operator new(std::size_t n) {
-  g_allocs.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) {
-  g_allocs.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
-}
 
 using namespace meadow::bench;
 
@@ -71,15 +43,15 @@ int main(int argc, char** argv) {
     const auto sits = situations();
     for (int i = 0; i < 5; ++i) mind.decide_status(task, sits[size_t(i)]);  // prefix, warm-up
     auto sit = [&](int i) -> const std::string& { return sits[size_t(i) * 37 % sits.size()]; };
-    const long long a0 = g_allocs.load();
+    const long long a0 = meadow::testing::allocation_count();
     for (int i = 0; i < n; ++i) mind.decide_status(task, sit(i));
-    const long long allocs = g_allocs.load() - a0;
+    const long long allocs = meadow::testing::allocation_count() - a0;
     // The same decisions into one record, whose storage is reused (decide_status_into).
     meadow::DecisionInfo d;
     for (int i = 0; i < 5; ++i) mind.decide_status_into(task, sit(i), d);  // grows d's storage
-    const long long b0 = g_allocs.load();
+    const long long b0 = meadow::testing::allocation_count();
     for (int i = 0; i < n; ++i) mind.decide_status_into(task, sit(i), d);
-    const long long allocs_into = g_allocs.load() - b0;
+    const long long allocs_into = meadow::testing::allocation_count() - b0;
     const double rss = peak_rss_bytes();
     std::printf("model: %s (%.1f MiB)\n", path.c_str(), double(st.st_size) / (1 << 20));
     std::printf("  load (open, map, validate, tokenizer)  %10.1f ms\n", load_ms);

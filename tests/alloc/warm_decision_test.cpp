@@ -1,65 +1,21 @@
-// A warm decision allocates nothing: a counting operator new (this test executable only)
+// A warm decision allocates nothing: a counting operator new (tests/support/counting_new.cpp)
 // around cached decisions into a reused record, after the first ones have grown every buffer.
+// Under ASan nothing is counted, but the same decisions run (reused buffers under its eye).
 // The embedded model (dream, F32 weights: register tiles) and a quantized causal fixture
 // (qwen2, Q8_0: decoded tiles through sgemm), on one thread and on a pool of two, with and
 // without the draft, and with an early exit.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "../diffusion/mind_fixture.hpp"
+#include "counting_new.hpp"
 #include "meadow/decision.hpp"
 #include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/model.hpp"
 #include "meadow/tokenizer.hpp"
-
-// Under ASan the runtime owns operator new and delete; replacing them here mixes its allocations
-// with ours (alloc-dealloc-mismatch), so the sanitizer build runs the same decisions (reused
-// buffers under ASan's eye) without counting.
-#if defined(__SANITIZE_ADDRESS__)
-#define MEADOW_COUNTING_NEW 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MEADOW_COUNTING_NEW 0
-#endif
-#endif
-#ifndef MEADOW_COUNTING_NEW
-#define MEADOW_COUNTING_NEW 1
-#endif
-
-namespace {
-std::atomic<long long> g_allocs{0};
-}  // namespace
-
-#if MEADOW_COUNTING_NEW
-void* operator new(std::size_t n) {
-  g_allocs.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) {
-  g_allocs.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
-}
-#endif
 
 namespace meadow {
 namespace {
@@ -78,9 +34,9 @@ long long allocations_when_warm(const diffusion::Decider& d, int rounds) {
   diffusion::Decision into;
   long long counted = 0;
   for (int r = 0; r < rounds; ++r) {
-    const long long before = g_allocs.load();
+    const long long before = testing::allocation_count();
     for (const std::string& s : situations()) d.decide_into(s, into);
-    counted = g_allocs.load() - before;
+    counted = testing::allocation_count() - before;
   }
   for (const std::string& s : situations()) {
     d.decide_into(s, into);
@@ -112,7 +68,7 @@ void check_model(const std::string& path) {
       const diffusion::Decider d(
           m, tok, "If the light is red, choose A; if green, B; if yellow, C.", choices, o);
       const long long n = allocations_when_warm(d, 3);
-      if (MEADOW_COUNTING_NEW)
+      if (testing::counting_allocations())
         EXPECT_EQ(n, 0) << path << ", " << threads << " threads, coherence " << v.coherence
                         << ", exit margin " << v.exit_margin;
     }
@@ -142,12 +98,17 @@ TEST(WarmDecision, MindDecideStatusIntoAllocatesNothing) {
   DecisionInfo d;
   long long counted = -1;
   for (int r = 0; r < 3; ++r) {
-    const long long before = g_allocs.load();
+    const long long before = testing::allocation_count();
     for (const std::string& s : situations()) mind.decide_status_into(t, s, d);
-    counted = g_allocs.load() - before;
+    counted = testing::allocation_count() - before;
   }
-  if (MEADOW_COUNTING_NEW) EXPECT_EQ(counted, 0);
+  if (testing::counting_allocations()) EXPECT_EQ(counted, 0);
   EXPECT_EQ(d.status, situations().back());
+  // The counter counts: a record returned by value allocates its status and probabilities.
+  const long long before = testing::allocation_count();
+  const DecisionInfo fresh = mind.decide_status(t, situations().front());
+  if (testing::counting_allocations()) EXPECT_GE(testing::allocation_count() - before, 2);
+  EXPECT_EQ(fresh.status, situations().front());
 }
 
 }  // namespace
