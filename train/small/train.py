@@ -174,10 +174,10 @@ def score(model, prompter: Prompter, groups, batch: int = 8) -> list:
         ids, pos, mask, where, _ = pack(prompter, chunk)
         logits = answer_logits(model, ids, pos, mask, where)
         for row, it in zip(logits, [it for g in chunk for it in g]):
-            read = [(l, i) for l, _ in it.options for i in prompter.letter_ids(l)]
+            read = [(letter, i) for letter, _ in it.options for i in prompter.letter_ids(letter)]
             per: dict = {}
-            for (l, _), q in zip(read, torch.softmax(row[[i for _, i in read]], 0).tolist()):
-                per[l] = per.get(l, 0.0) + q
+            for (letter, _), q in zip(read, torch.softmax(row[[i for _, i in read]], 0).tolist()):
+                per[letter] = per.get(letter, 0.0) + q
             out.append((it, max(per, key=per.get)))
     model.train(was_training)
     return out
@@ -266,7 +266,7 @@ def main(argv=None) -> int:
             items = [it for g in groups for it in g]
             hits = 0
             for row, it in zip(logits, items):
-                ids_l = [prompter.vocab[l] for l, _ in it.options]
+                ids_l = [prompter.vocab[letter] for letter, _ in it.options]
                 hits += it.options[int(row[ids_l].argmax())][0] == it.answer
         rec = {
             "step": step,
