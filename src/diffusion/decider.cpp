@@ -5,7 +5,6 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -14,6 +13,7 @@
 #include "diffusion/softmax.hpp"
 #include "meadow/decision.hpp"
 #include "meadow/error.hpp"
+#include "util/spare_pool.hpp"
 
 namespace meadow::diffusion {
 namespace {
@@ -47,34 +47,14 @@ struct Decider::Scratch {
   std::vector<float> top;
 };
 
-// A decider is shared by threads (decide() is const): each call borrows a Scratch, and returns
-// it, so a warm decider holds one per caller that ran at the same time.
-struct Decider::ScratchPool {
-  std::mutex mu;
-  std::vector<std::unique_ptr<Scratch>> spare;
-};
+// A decider is shared by threads (decide() is const): each call borrows a Scratch and gives it
+// back, so a warm decider holds one per caller that ran at the same time.
+struct Decider::ScratchPool : util::SparePool<Scratch> {};
 
-class Decider::ScratchLease {
+class Decider::ScratchLease : public util::SparePool<Scratch>::Lease {
  public:
-  explicit ScratchLease(ScratchPool& pool) : pool_(pool) {
-    std::lock_guard lock(pool_.mu);
-    if (!pool_.spare.empty()) {
-      s_ = std::move(pool_.spare.back());
-      pool_.spare.pop_back();
-    }
-    if (!s_) s_ = std::make_unique<Scratch>();
-  }
-  ~ScratchLease() {
-    std::lock_guard lock(pool_.mu);
-    pool_.spare.push_back(std::move(s_));  // capacity was left by the pop: no allocation
-  }
-  ScratchLease(const ScratchLease&) = delete;
-  ScratchLease& operator=(const ScratchLease&) = delete;
-  Scratch& operator*() const { return *s_; }
-
- private:
-  ScratchPool& pool_;
-  std::unique_ptr<Scratch> s_;
+  explicit ScratchLease(ScratchPool& pool)
+      : Lease(pool, [] { return std::make_unique<Scratch>(); }) {}
 };
 
 double Decision::prob(char letter) const {

@@ -16,6 +16,12 @@
 
 namespace meadow::model {
 
+// One sequence's slice of the batch.
+struct Segment {
+  int64_t start = 0;  // first row in the concatenated batch
+  int64_t len = 0;    // number of tokens
+};
+
 // What a pass reuses when the caller keeps a Workspace (meadow/model.hpp). Vectors only grow.
 struct WorkspaceBuffers {
   // run_layers: activations of the batch's tokens
@@ -24,6 +30,7 @@ struct WorkspaceBuffers {
   std::vector<int32_t> pos;
   // run_batch: the batch laid end to end, the rows read, their normed hidden states and logits
   std::vector<int32_t> tokens;
+  std::vector<Segment> segs;
   std::vector<int64_t> rows;
   std::vector<float> hidden, normed, logits;
   std::vector<Logits> probe;  // an early exit's reading after a layer
@@ -32,12 +39,6 @@ struct WorkspaceBuffers {
   std::unique_ptr<tensor::ThreadPool> pool;
   std::vector<std::vector<float>> scratch;  // per worker: the kernels' temporaries
   tensor::Threads threads(int n);           // (re)starts the pool when n changes
-};
-
-// One sequence's slice of the batch.
-struct Segment {
-  int64_t start = 0;  // first row in the concatenated batch
-  int64_t len = 0;    // number of tokens
 };
 
 struct PassSpec {

@@ -54,40 +54,30 @@ void run_batch(const Config& c, const ModelWeights& w, const std::vector<Sequenc
   if (o.threads < 1) throw Error("threads must be at least 1");
   const int64_t pos0 = spec.prefix ? spec.prefix->size() : 0;
   std::vector<int32_t>& tokens = ws.tokens;
+  std::vector<Segment>& segs = ws.segs;
   std::vector<int64_t>& rows = ws.rows;  // rows of the concatenated stream to project
   tokens.clear();
+  segs.clear();
   rows.clear();
-  // Segments: a batch of one (every decision) needs no vector.
-  std::vector<Segment> many;
-  Segment one{};
-  if (batch.size() > 1) many.reserve(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     const Sequence& s = batch[i];
-    const auto what = [i] { return "sequence " + std::to_string(i); };
-    if (s.tokens.empty()) throw Error(what() + " has no tokens");
-    for (int32_t t : s.tokens)
-      if (t < 0 || t >= c.n_vocab) check_tokens(c, s.tokens, what());
+    const std::string what = "sequence " + std::to_string(i);  // short: no allocation
+    check_tokens(c, s.tokens, what);
     const int64_t len = int64_t(s.tokens.size());
-    if (c.n_ctx > 0 && pos0 + len > c.n_ctx) check_length(c, pos0 + len, what());
-    const Segment seg{int64_t(tokens.size()), len};
-    if (batch.size() > 1)
-      many.push_back(seg);
-    else
-      one = seg;
+    check_length(c, pos0 + len, what);
+    segs.push_back({int64_t(tokens.size()), len});
     for (int64_t p : s.positions) {
       if (p < pos0 || p >= pos0 + len)
         throw Error(
-            what() + ": position " + std::to_string(p) + " is outside [" + std::to_string(pos0) +
+            what + ": position " + std::to_string(p) + " is outside [" + std::to_string(pos0) +
             ", " + std::to_string(pos0 + len) + ")" +
             (p < pos0 && pos0 > 0 ? " (positions in the cached prefix have no logits)" : ""));
-      rows.push_back(seg.start + (p - pos0));
+      rows.push_back(segs.back().start + (p - pos0));
     }
     tokens.insert(tokens.end(), s.tokens.begin(), s.tokens.end());
   }
   out.resize(batch.size());
   if (batch.empty()) return;
-  const std::span<const Segment> segs =
-      batch.size() > 1 ? std::span<const Segment>(many) : std::span<const Segment>(&one, 1);
   // Each request's asked rows of the residual stream x, through the final norm and head.
   auto read = [&](const std::vector<float>& x, const std::vector<int32_t>& vocab_rows,
                   int64_t layers, std::vector<Logits>& into) {
@@ -229,11 +219,9 @@ Logits Model::extend(PrefixCache& cache, const Sequence& seq, const RunOptions& 
 
 std::vector<Logits> Model::run_cached(const PrefixCache& prefix, const std::vector<Sequence>& batch,
                                       const RunOptions& opts) const {
-  if (prefix.k.size() != size_t(cfg_.n_layer) || prefix.v.size() != size_t(cfg_.n_layer))
-    throw Error("prefix cache does not belong to this model");
-  PassSpec spec;
-  spec.prefix = &prefix;
-  return run_batch(cfg_, *w_, batch, opts, spec);
+  std::vector<Logits> out;
+  run_cached(prefix, batch, opts, out);
+  return out;
 }
 
 void Model::run_cached(const PrefixCache& prefix, const std::vector<Sequence>& batch,

@@ -4,13 +4,13 @@
 #include <pcre2.h>
 #include <unicode/uchar.h>
 
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "meadow/error.hpp"
 #include "tokenizer/utf8.hpp"
 #include "util/printable.hpp"
+#include "util/spare_pool.hpp"
 
 namespace meadow::tokenizer {
 namespace {
@@ -72,59 +72,23 @@ PreFamily pre_family(std::string_view pre) {
 // The compiled pattern and spare match data: a match data keeps PCRE2's frame memory between
 // matches, so reusing one (a thread borrows it for a split) makes a warm split allocate nothing.
 struct PreTokenizer::Regex {
-  pcre2_code* code = nullptr;
-  std::mutex mu;
-  std::vector<pcre2_match_data*> spare;
-  ~Regex() {
-    for (pcre2_match_data* md : spare) pcre2_match_data_free(md);
-    pcre2_code_free(code);
-  }
+  struct FreeCode {
+    void operator()(pcre2_code* c) const { pcre2_code_free(c); }
+  };
+  struct FreeMatchData {
+    void operator()(pcre2_match_data* md) const { pcre2_match_data_free(md); }
+  };
+  std::unique_ptr<pcre2_code, FreeCode> code;
+  util::SparePool<pcre2_match_data, FreeMatchData> spare;  // freed before the code
 };
-
-namespace {
-
-// A match data borrowed from the regex's spares (or made) for one split.
-class MatchLease {
- public:
-  MatchLease(std::mutex& mu, std::vector<pcre2_match_data*>& spare, const pcre2_code* code)
-      : mu_(mu), spare_(spare) {
-    {
-      std::lock_guard lock(mu_);
-      if (!spare_.empty()) {
-        md_ = spare_.back();
-        spare_.pop_back();
-      }
-    }
-    if (!md_) md_ = pcre2_match_data_create_from_pattern(code, nullptr);
-    if (!md_) throw Error("tokenizer: out of memory for regex match data");
-  }
-  ~MatchLease() {
-    std::lock_guard lock(mu_);
-    try {
-      spare_.push_back(md_);  // capacity left by the pop: no allocation when warm
-    } catch (...) {
-      pcre2_match_data_free(md_);
-    }
-  }
-  MatchLease(const MatchLease&) = delete;
-  MatchLease& operator=(const MatchLease&) = delete;
-  pcre2_match_data* get() const { return md_; }
-
- private:
-  std::mutex& mu_;
-  std::vector<pcre2_match_data*>& spare_;
-  pcre2_match_data* md_ = nullptr;
-};
-
-}  // namespace
 
 PreTokenizer::PreTokenizer(PreFamily family)
     : re_(std::make_unique<Regex>()), digits_first_(family == PreFamily::smollm) {
   std::string pat = pattern(family);
   int err = 0;
   PCRE2_SIZE err_at = 0;
-  re_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pat.data()), pat.size(),
-                            PCRE2_UTF | PCRE2_UCP, &err, &err_at, nullptr);
+  re_->code.reset(pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pat.data()), pat.size(),
+                                PCRE2_UTF | PCRE2_UCP, &err, &err_at, nullptr));
   if (!re_->code) {
     PCRE2_UCHAR msg[256];
     pcre2_get_error_message(err, msg, sizeof msg);
@@ -132,7 +96,7 @@ PreTokenizer::PreTokenizer(PreFamily family)
                 std::string(reinterpret_cast<char*>(msg)));
   }
   // JIT is an optimisation only; the interpreter gives the same matches.
-  pcre2_jit_compile(re_->code, PCRE2_JIT_COMPLETE);
+  pcre2_jit_compile(re_->code.get(), PCRE2_JIT_COMPLETE);
 }
 
 PreTokenizer::PreTokenizer(PreTokenizer&&) noexcept = default;
@@ -158,14 +122,20 @@ void PreTokenizer::split(std::string_view text, std::pmr::vector<Piece>& out) co
 void PreTokenizer::split_pattern(std::string_view text, size_t base,
                                  std::pmr::vector<Piece>& out) const {
   const size_t first = out.size();
-  const MatchLease lease(re_->mu, re_->spare, re_->code);
+  using Pool = decltype(re_->spare);
+  const Pool::Lease lease(re_->spare, [&] {
+    Pool::Ptr made(pcre2_match_data_create_from_pattern(re_->code.get(), nullptr));
+    if (!made) throw Error("tokenizer: out of memory for regex match data");
+    return made;
+  });
   pcre2_match_data* md = lease.get();
 
   auto subject = reinterpret_cast<PCRE2_SPTR>(text.data());
   size_t pos = 0;
   while (pos < text.size()) {
     // The caller guarantees valid UTF-8, so the per-call UTF check is skipped.
-    int rc = pcre2_match(re_->code, subject, text.size(), pos, PCRE2_NO_UTF_CHECK, md, nullptr);
+    int rc =
+        pcre2_match(re_->code.get(), subject, text.size(), pos, PCRE2_NO_UTF_CHECK, md, nullptr);
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) throw Error("tokenizer: regex match failed (code " + std::to_string(rc) + ")");
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
