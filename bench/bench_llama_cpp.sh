@@ -41,20 +41,18 @@ read -r -a pp_sizes <<<"${PP:-20 84 128}"
 tg="${TG:-16}"
 meadow_build="${MEADOW_BUILD:-build}"
 
-llama_bench=""
-for c in "$llama_dir/bin/llama-bench" "$llama_dir/llama-bench"; do
-  if [[ -x "$c" ]]; then
-    llama_bench="$c"
-    break
-  fi
-done
-diffusion_cli=""
-for c in "$llama_dir/bin/llama-diffusion-cli" "$llama_dir/llama-diffusion-cli"; do
-  if [[ -x "$c" ]]; then
-    diffusion_cli="$c"
-    break
-  fi
-done
+# A llama.cpp tool in its build's bin/ (CMake) or top folder (older Makefile builds); "" if absent.
+find_tool() {
+  local c
+  for c in "$llama_dir/bin/$1" "$llama_dir/$1"; do
+    if [[ -x "$c" ]]; then
+      echo "$c"
+      return
+    fi
+  done
+}
+llama_bench=$(find_tool llama-bench)
+diffusion_cli=$(find_tool llama-diffusion-cli)
 if [[ -z "$llama_bench" ]]; then
   echo "SKIP: no llama.cpp build at '$llama_dir' (no bin/llama-bench there). Build llama.cpp"
   echo "      by hand from its public source outside this repository, then pass its build"
