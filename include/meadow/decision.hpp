@@ -144,6 +144,7 @@ class Decider {
   struct Scratch;      // one decision's reusable memory (decider.cpp)
   struct ScratchPool;  // spare Scratch, one per concurrent caller
   class ScratchLease;
+  std::unique_ptr<Scratch> new_scratch() const;  // with this decider's pass options
 
   void run(std::string_view situation, bool use_cache, Decision& d) const;
   void sequence(std::string_view situation, bool use_cache, Scratch& s, model::Sequence& seq) const;

@@ -53,8 +53,7 @@ struct Decider::ScratchPool : util::SparePool<Scratch> {};
 
 class Decider::ScratchLease : public util::SparePool<Scratch>::Lease {
  public:
-  explicit ScratchLease(ScratchPool& pool)
-      : Lease(pool, [] { return std::make_unique<Scratch>(); }) {}
+  explicit ScratchLease(const Decider& d) : Lease(*d.scratch_, [&d] { return d.new_scratch(); }) {}
 };
 
 double Decision::prob(char letter) const {
@@ -162,7 +161,7 @@ void Decider::suffix_ids(std::string_view situation, Scratch& s, std::vector<int
 
 PromptIds Decider::prompt_ids(std::string_view situation) const {
   PromptIds p;
-  const ScratchLease s(*scratch_);
+  const ScratchLease s(*this);
   suffix_ids(situation, *s, p.suffix);
   p.prefix = prefix_ids_;
   p.slot = slot_ids_;
@@ -211,18 +210,24 @@ void Decider::sequence(std::string_view situation, bool use_cache, Scratch& sc,
   if (!opts_.want_coherence) s.positions.resize(1);
 }
 
-void Decider::forward(const std::vector<model::Sequence>& batch, bool use_cache, Scratch& s) const {
-  model::RunOptions& ro = s.ro;  // kept in the scratch: its vectors are refilled, not made
-  ro.threads = opts_.threads;
-  ro.workspace = &s.ws;
-  if (opts_.want_coherence)
-    ro.vocab_rows.clear();
-  else
-    ro.vocab_rows.assign(read_ids_.begin(), read_ids_.end());
-  ro.early_exit = nullptr;
-  // Early exit: stop after the first layer at which every answer's margin reaches the bar.
+// A scratch with the pass's options set once: they depend only on this decider's letters,
+// threads and early exit, and on the scratch's own workspace.
+std::unique_ptr<Decider::Scratch> Decider::new_scratch() const {
+  auto s = std::make_unique<Scratch>();
+  s->ro.threads = opts_.threads;
+  s->ro.workspace = &s->ws;
+  if (!opts_.want_coherence) s->ro.vocab_rows = read_ids_;
   if (opts_.exit_margin > 0) {
-    s.exit.vocab_rows.assign(read_ids_.begin(), read_ids_.end());
+    s->exit.vocab_rows = read_ids_;
+    s->ro.early_exit = &s->exit;
+  }
+  return s;
+}
+
+void Decider::forward(const std::vector<model::Sequence>& batch, bool use_cache, Scratch& s) const {
+  // Early exit: stop after the first layer at which every answer's margin reaches the bar. Set
+  // per call: it reads through this decider, which may have moved since the scratch was made.
+  if (s.ro.early_exit)
     s.exit.stop = [this, &s](int64_t, const std::vector<model::Logits>& probe) {
       for (const model::Logits& l : probe) {
         letter_probs(l.row(0), false, s);
@@ -230,18 +235,16 @@ void Decider::forward(const std::vector<model::Sequence>& batch, bool use_cache,
       }
       return true;
     };
-    ro.early_exit = &s.exit;
-  }
   if (use_cache)
-    model_->run_cached(cache_, batch, ro, s.out);
+    model_->run_cached(cache_, batch, s.ro, s.out);
   else
-    s.out = model_->run(batch, ro, model::Mask::Prefix, int64_t(prefix_ids_.size()));
+    s.out = model_->run(batch, s.ro, model::Mask::Prefix, int64_t(prefix_ids_.size()));
 }
 
 void Decider::run(std::string_view situation, bool use_cache, Decision& d) const {
   const auto t0 = std::chrono::steady_clock::now();
   if (use_cache && !cached()) throw Error("decision: no prefix cache (built with cache = false)");
-  const ScratchLease lease(*scratch_);
+  const ScratchLease lease(*this);
   Scratch& s = *lease;
   s.batch.resize(1);
   sequence(situation, use_cache, s, s.batch[0]);
@@ -254,7 +257,7 @@ void Decider::run(std::string_view situation, bool use_cache, Decision& d) const
 std::vector<Decision> Decider::decide_batch(std::span<const std::string> situations) const {
   const auto t0 = std::chrono::steady_clock::now();
   const bool use_cache = opts_.cache;
-  const ScratchLease lease(*scratch_);
+  const ScratchLease lease(*this);
   Scratch& s = *lease;
   s.batch.resize(situations.size());
   for (size_t i = 0; i < situations.size(); ++i) sequence(situations[i], use_cache, s, s.batch[i]);
