@@ -1,6 +1,7 @@
 // Heap allocations and peak memory of the decision hot path: a counting global operator new
 // (this binary only) around N cached decisions after the first ones, per decision; and the
-// model's load time and the process's peak RSS beside the file size.
+// model's load time and the process's peak RSS beside the file size, and what is resident at
+// the end by kind (the model file's pages, anonymous memory, code).
 //
 // Usage: bench_alloc MODEL.gguf [decisions=200]
 #include <sys/stat.h>
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) throw meadow::Error("cannot stat " + path);
     const double rss0 = peak_rss_bytes();
+    const Resident res0 = resident_bytes(path);
     const auto t0 = std::chrono::steady_clock::now();
     meadow::Mind mind(path, {.threads = 1});
     const double load_ms =
@@ -53,13 +55,24 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; ++i) mind.decide_status_into(task, sit(i), d);
     const long long allocs_into = meadow::testing::allocation_count() - b0;
     const double rss = peak_rss_bytes();
+    const Resident res = resident_bytes(path);
+    const double mib = 1 << 20, file = double(st.st_size);
     std::printf("model: %s (%.1f MiB)\n", path.c_str(), double(st.st_size) / (1 << 20));
     std::printf("  load (open, map, validate, tokenizer)  %10.1f ms\n", load_ms);
     std::printf("  heap allocations per cached decision   %10.1f\n", double(allocs) / n);
     std::printf("    into a reused record                 %10.1f\n", double(allocs_into) / n);
     std::printf("  peak RSS before loading                %10.1f MiB\n", rss0 / (1 << 20));
     std::printf("  peak RSS after %d decisions           %10.1f MiB (growth %.2f x file)\n", n,
-                rss / (1 << 20), (rss - rss0) / double(st.st_size));
+                rss / mib, (rss - rss0) / file);
+    // What the model costs, apart from code pages the libraries touch as they run.
+    const double anon = res.anon - res0.anon;
+    std::printf("  resident now: the model file's pages   %10.1f MiB (%.2f x file)\n",
+                res.file / mib, res.file / file);
+    std::printf("    anonymous memory added since start   %10.1f MiB\n", anon / mib);
+    std::printf("    code and other files added           %10.1f MiB\n",
+                (res.other - res0.other) / mib);
+    std::printf("  model memory (file pages + anonymous)  %10.1f MiB (%.2f x file)\n",
+                (res.file + anon) / mib, (res.file + anon) / file);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

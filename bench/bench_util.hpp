@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace meadow::bench {
@@ -29,6 +31,35 @@ inline double peak_rss_bytes() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return double(ru.ru_maxrss) * 1024.0;
+}
+
+// Resident memory now, from /proc/self/smaps, in three parts: the pages of one mapped file
+// (the model), anonymous memory (heap, stacks, buffers) and every other file mapping (the
+// program and its libraries' code, which the page cache shares between processes).
+struct Resident {
+  double file = 0, anon = 0, other = 0;  // bytes
+};
+
+inline Resident resident_bytes(const std::string& mapped_path) {
+  std::error_code ec;
+  const std::string want = std::filesystem::weakly_canonical(mapped_path, ec).string();
+  Resident r;
+  std::ifstream in("/proc/self/smaps");
+  double* part = nullptr;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    if (std::isxdigit(static_cast<unsigned char>(line[0])) && line.find('-') < line.find(' ')) {
+      // "start-end perms offset dev inode [path]"
+      std::istringstream f(line);
+      std::string range, perms, offset, dev, inode, path;
+      f >> range >> perms >> offset >> dev >> inode;
+      std::getline(f >> std::ws, path);
+      part = path == want ? &r.file : (path.empty() || path[0] == '[') ? &r.anon : &r.other;
+    } else if (part && line.rfind("Rss:", 0) == 0) {
+      *part += 1024.0 * std::stod(line.substr(4));
+    }
+  }
+  return r;
 }
 
 // Best of `reps` runs: wall-clock seconds, and CPU seconds of the whole process divided by

@@ -42,7 +42,11 @@ void visit(const gguf::Value& v) {
   expect_error_or_value([&] { (void)v.as_bool(); });
   expect_error_or_value([&] { (void)v.as_string().size(); });
   expect_error_or_value([&] {
-    for (const auto& item : v.as_array().items) visit(item);  // depth capped by the reader
+    const gguf::Array& a = v.as_array();
+    for (size_t i = 0; i < a.size(); ++i) {
+      visit(a.at(i));  // depth capped by the reader
+      if (a.type == gguf::ValueType::STRING) (void)a.string_at(i).size();
+    }
   });
 }
 

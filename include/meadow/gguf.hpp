@@ -46,9 +46,28 @@ enum class TensorType : uint32_t {
 };
 
 struct Value;
+
+// An array value. Scalar and string items read from a file stay in its mapping (a tokenizer's
+// 150k strings would otherwise be copied at several times their size) and are decoded when
+// asked, so those views are valid while the File lives; nested arrays, and arrays built in
+// memory, hold their items.
 struct Array {
   ValueType type = ValueType::U8;  // element type (ARRAY for nested arrays)
-  std::vector<Value> items;
+  std::vector<Value> items;        // held items (empty for a mapped array)
+
+  // Mapped items (set by the reader, checked against the file when read): `count` scalars of
+  // the element type's width from `mapped`, or for strings each one's length field at
+  // mapped + string_offsets[i].
+  const uint8_t* mapped = nullptr;
+  uint64_t count = 0;
+  std::vector<uint64_t> string_offsets;
+
+  size_t size() const;
+  bool empty() const { return size() == 0; }
+  // Item i as a value (a copy; throws meadow::Error when i is out of range).
+  Value at(size_t i) const;
+  // Item i of a string array, without a copy (into the mapping or the held item).
+  std::string_view string_at(size_t i) const;
 };
 
 // One metadata value. Integers keep their signedness; floats widen to double.

@@ -58,7 +58,7 @@ struct MindOptions {
   std::string system = diffusion::kDefaultSystem;
   // A LoRA adapter GGUF (llama.cpp's convention, meadow/model.hpp) applied on top of the
   // model, in cached and uncached decisions alike; "" for none.
-  std::string lora;
+  std::string lora{};
 };
 
 // The decision pass's options a Mind with these options uses for every table (threads as

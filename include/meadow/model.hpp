@@ -88,7 +88,7 @@ struct Logits;
 // layer's (Logits::layers says how many ran). The intermediate layers were not trained for
 // the head: the accuracy this costs is the caller's to measure.
 struct EarlyExit {
-  std::vector<int32_t> vocab_rows;
+  std::vector<int32_t> vocab_rows{};
   std::function<bool(int64_t layers_run, const std::vector<Logits>& probe)> stop;
 };
 
@@ -111,7 +111,7 @@ struct RunOptions {
   Workspace* workspace = nullptr;  // none: each run allocates its own
   // Empty: every vocabulary row. Otherwise only these vocabulary rows, in this order (e.g.
   // the option letters' token ids); the logits matrix then has vocab_rows.size() columns.
-  std::vector<int32_t> vocab_rows;
+  std::vector<int32_t> vocab_rows{};
   const EarlyExit* early_exit = nullptr;  // uncached and cached runs; not prefix encoding
 };
 

@@ -70,7 +70,7 @@ class Tokenizer {
   void decode(std::span<const int32_t> ids, bool skip_special, std::string& out) const;
 
   std::optional<int32_t> find(std::string_view token) const;  // exact token text -> id
-  const std::string& token(int32_t id) const;                 // throws if out of range
+  std::string_view token(int32_t id) const;                   // throws if out of range
   TokenType type(int32_t id) const;                           // throws if out of range
   int32_t size() const;
 

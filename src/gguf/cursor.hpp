@@ -54,6 +54,12 @@ class Cursor {
     return v;
   }
 
+  // Checks a string's length field and bytes and steps over them.
+  void skip_string(const char* what) {
+    const auto len = read<uint64_t>(what);
+    take(len, what);
+  }
+
   std::string read_string(const char* what) {
     const auto len = read<uint64_t>(what);
     const uint8_t* p = take(len, what);  // checked before any allocation

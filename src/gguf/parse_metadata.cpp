@@ -16,56 +16,12 @@ ValueType read_type(Cursor& c, const char* what) {
   return static_cast<ValueType>(raw);
 }
 
-// Decodes one fixed-size scalar whose bytes were already bounds-checked.
-Value decode_scalar(ValueType t, const uint8_t* p, const Cursor& c) {
-  auto load = [p](auto v) {
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
-  Value v;
-  v.type = t;
-  switch (t) {
-    case ValueType::U8:
-      v.data = uint64_t{load(uint8_t{})};
-      break;
-    case ValueType::I8:
-      v.data = int64_t{load(int8_t{})};
-      break;
-    case ValueType::U16:
-      v.data = uint64_t{load(uint16_t{})};
-      break;
-    case ValueType::I16:
-      v.data = int64_t{load(int16_t{})};
-      break;
-    case ValueType::U32:
-      v.data = uint64_t{load(uint32_t{})};
-      break;
-    case ValueType::I32:
-      v.data = int64_t{load(int32_t{})};
-      break;
-    case ValueType::U64:
-      v.data = uint64_t{load(uint64_t{})};
-      break;
-    case ValueType::I64:
-      v.data = int64_t{load(int64_t{})};
-      break;
-    case ValueType::F32:
-      v.data = double{load(float{})};
-      break;
-    case ValueType::F64:
-      v.data = double{load(double{})};
-      break;
-    case ValueType::BOOL: {
-      const uint8_t b = *p;
-      if (b > 1) c.fail_here("invalid bool byte " + std::to_string(b) + " (must be 0 or 1)");
-      v.data = b == 1;
-      break;
-    }
-    case ValueType::STRING:
-    case ValueType::ARRAY:
-      break;  // not scalars; callers never pass them
-  }
-  return v;
+// Decodes one fixed-size scalar whose bytes were already bounds-checked, naming the place of a
+// bad bool.
+Value read_scalar(ValueType t, const uint8_t* p, const Cursor& c) {
+  if (t == ValueType::BOOL && *p > 1)
+    c.fail_here("invalid bool byte " + std::to_string(*p) + " (must be 0 or 1)");
+  return decode_scalar(t, p);
 }
 
 Value read_value(Cursor& c, ValueType t, int depth);
@@ -93,13 +49,26 @@ Value read_array(Cursor& c, int depth) {
   }
   auto arr = std::make_shared<Array>();
   arr->type = elem;
-  arr->items.reserve(count);  // bounded by the bytes that remain, checked above
-  if (min_bytes > 0 && elem != ValueType::STRING && elem != ValueType::ARRAY) {
-    const uint8_t* p = c.take(count * min_bytes, "array items");
-    for (uint64_t i = 0; i < count; ++i)
-      arr->items.push_back(decode_scalar(elem, p + i * min_bytes, c));
-  } else {
+  if (elem == ValueType::ARRAY) {
+    arr->items.reserve(count);  // bounded by the bytes that remain, checked above
     for (uint64_t i = 0; i < count; ++i) arr->items.push_back(read_value(c, elem, depth + 1));
+  } else if (elem == ValueType::STRING) {
+    // Each string's length and bytes are checked now; the items stay in the mapping.
+    arr->count = count;
+    arr->string_offsets.reserve(count);
+    const uint64_t start = c.pos();
+    arr->mapped = c.take(0, "array items");
+    for (uint64_t i = 0; i < count; ++i) {
+      arr->string_offsets.push_back(c.pos() - start);
+      c.skip_string("string");
+    }
+  } else {
+    // Bad bools fail now, not when read.
+    const uint8_t* p = c.take(count * min_bytes, "array items");
+    if (elem == ValueType::BOOL)  // the only scalar with invalid encodings
+      for (uint64_t i = 0; i < count; ++i) read_scalar(elem, p + i, c);
+    arr->mapped = p;
+    arr->count = count;
   }
   Value v;
   v.type = ValueType::ARRAY;
@@ -116,7 +85,7 @@ Value read_value(Cursor& c, ValueType t, int depth) {
   }
   if (t == ValueType::ARRAY) return read_array(c, depth);
   const uint8_t* p = c.take(scalar_bytes(t), value_type_name(t));
-  return decode_scalar(t, p, c);
+  return read_scalar(t, p, c);
 }
 
 }  // namespace

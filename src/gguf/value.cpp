@@ -1,4 +1,5 @@
 // Checked accessors of metadata values: integers convert only when the value fits.
+#include <cstring>
 #include <string>
 
 #include "gguf/value_type.hpp"
@@ -21,6 +22,89 @@ namespace {
 }
 
 }  // namespace
+
+Value decode_scalar(ValueType t, const uint8_t* p) {
+  auto load = [p](auto v) {
+    std::memcpy(&v, p, sizeof v);  // GGUF v3 files are little-endian
+    return v;
+  };
+  Value v;
+  v.type = t;
+  switch (t) {
+    case ValueType::U8:
+      v.data = uint64_t{load(uint8_t{})};
+      break;
+    case ValueType::I8:
+      v.data = int64_t{load(int8_t{})};
+      break;
+    case ValueType::U16:
+      v.data = uint64_t{load(uint16_t{})};
+      break;
+    case ValueType::I16:
+      v.data = int64_t{load(int16_t{})};
+      break;
+    case ValueType::U32:
+      v.data = uint64_t{load(uint32_t{})};
+      break;
+    case ValueType::I32:
+      v.data = int64_t{load(int32_t{})};
+      break;
+    case ValueType::U64:
+      v.data = uint64_t{load(uint64_t{})};
+      break;
+    case ValueType::I64:
+      v.data = int64_t{load(int64_t{})};
+      break;
+    case ValueType::F32:
+      v.data = double{load(float{})};
+      break;
+    case ValueType::F64:
+      v.data = double{load(double{})};
+      break;
+    case ValueType::BOOL:
+      if (*p > 1) throw Error("invalid bool byte " + std::to_string(*p) + " (must be 0 or 1)");
+      v.data = *p == 1;
+      break;
+    case ValueType::STRING:
+    case ValueType::ARRAY:
+      throw Error(std::string(value_type_name(t)) + " is not a fixed-size scalar");
+  }
+  return v;
+}
+
+size_t Array::size() const {
+  return mapped ? size_t(count) : items.size();
+}
+
+Value Array::at(size_t i) const {
+  if (i >= size()) {
+    throw Error("array item " + std::to_string(i) + " is out of range (size " +
+                std::to_string(size()) + ")");
+  }
+  if (!mapped) return items[i];
+  Value v;
+  if (type == ValueType::STRING) {
+    v.type = type;
+    v.data = std::string(string_at(i));
+    return v;
+  }
+  return decode_scalar(type, mapped + i * scalar_bytes(type));
+}
+
+std::string_view Array::string_at(size_t i) const {
+  if (type != ValueType::STRING) {
+    throw Error(std::string("array of ") + value_type_name(type) + " holds no strings");
+  }
+  if (i >= size()) {
+    throw Error("array item " + std::to_string(i) + " is out of range (size " +
+                std::to_string(size()) + ")");
+  }
+  if (!mapped) return items[i].as_string();
+  const uint8_t* p = mapped + string_offsets[i];
+  uint64_t len;
+  std::memcpy(&len, p, sizeof len);  // checked against the file when it was read
+  return {reinterpret_cast<const char*>(p + sizeof len), size_t(len)};
+}
 
 uint64_t Value::as_u64() const {
   if (const auto* u = std::get_if<uint64_t>(&data)) return *u;

@@ -34,6 +34,10 @@ inline uint64_t scalar_bytes(ValueType t) {
   return 0;
 }
 
+// Decodes one fixed-size scalar of type t from its wire bytes (a BOOL byte above 1 throws
+// meadow::Error; the reader checks it first to name the place in the file).
+Value decode_scalar(ValueType t, const uint8_t* p);
+
 inline bool is_known_value_type(uint32_t raw) {
   return raw <= uint32_t(ValueType::F64);
 }

@@ -33,7 +33,7 @@ struct Threads {
   ThreadPool* pool = nullptr;
   // One buffer per worker (n of them) that kernels grow and reuse for their temporaries
   // (attention scores, decoded weight tiles); empty: each call allocates its own.
-  std::span<std::vector<float>> scratch;
+  std::span<std::vector<float>> scratch{};  // {}: brace-initializing callers need not name it
 };
 
 // The arithmetic of a matmul with quantized weights (Q4_0, Q4_1, Q4_K, Q6_K, Q8_0).

@@ -6,7 +6,26 @@
 namespace meadow::tokenizer {
 
 void MergeTable::add(int32_t left, int32_t right, Merge m) {
-  map_.try_emplace(key(left, right), m);
+  pending_.push_back({left, right, m});
+}
+
+void MergeTable::finish(int32_t n_tokens) {
+  // Stable: of equal pairs the first added stays first, and only it is kept.
+  std::stable_sort(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
+    return a.left != b.left ? a.left < b.left : a.right < b.right;
+  });
+  first_.assign(size_t(std::max(n_tokens, 0)) + 1, 0);
+  entries_.clear();
+  entries_.reserve(pending_.size());
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    const Pending& p = pending_[i];
+    if (p.left < 0 || p.left >= n_tokens) continue;  // callers pass vocabulary ids
+    if (i > 0 && pending_[i - 1].left == p.left && pending_[i - 1].right == p.right) continue;
+    entries_.push_back({p.right, p.merge});
+    ++first_[size_t(p.left) + 1];
+  }
+  for (size_t l = 1; l < first_.size(); ++l) first_[l] += first_[l - 1];
+  std::vector<Pending>().swap(pending_);
 }
 
 namespace {

@@ -93,7 +93,7 @@ ChatTemplate detect_chat_template(const Tokenizer& tok) {
   // Llama 3 templates start with {{ bos_token }} (or the literal text); without a template,
   // the layout starts with BOS whenever the vocabulary has one.
   if (t.family == ChatFamily::llama3 && tok.bos_id()) {
-    const std::string& bos = tok.token(*tok.bos_id());
+    const std::string_view bos = tok.token(*tok.bos_id());
     if (src.empty() || src.find("bos_token") != std::string::npos ||
         src.find(bos) != std::string::npos) {
       t.bos = bos;

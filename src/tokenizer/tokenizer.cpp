@@ -14,6 +14,7 @@
 #include "tokenizer/normalize_nfc.hpp"
 #include "tokenizer/pretokenizer.hpp"
 #include "tokenizer/special_matcher.hpp"
+#include "tokenizer/string_table.hpp"
 #include "tokenizer/utf8.hpp"
 #include "util/printable.hpp"
 
@@ -27,7 +28,6 @@ struct StringHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
-using IdMap = std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>>;
 using PieceCache =
     std::unordered_map<std::string, std::vector<int32_t>, StringHash, std::equal_to<>>;
 
@@ -48,9 +48,9 @@ std::string quoted(std::string_view s) {
 }  // namespace
 
 struct Tokenizer::Impl {
-  Vocab vocab;  // merges are dropped once the merge table is built
-  IdMap id_of;
-  std::vector<std::string> bytes_of;  // id -> the bytes decode() writes
+  Vocab vocab;                      // tokens and merges move into the tables below
+  tokenizer::StringTable tokens;    // id -> token text, and text -> id
+  tokenizer::StringTable bytes_of;  // id -> the bytes decode() writes
   std::array<int32_t, 256> byte_token{};
   tokenizer::MergeTable merges;
   tokenizer::ByteUnicode table;
@@ -95,7 +95,7 @@ void Tokenizer::Impl::encode_piece(std::string_view piece, std::vector<int32_t>&
   if (ignore_merges) {
     std::string text;
     for (char c : piece) text += table.utf8_of_byte[static_cast<unsigned char>(c)];
-    if (auto it = id_of.find(text); it != id_of.end()) ids.push_back(it->second);
+    if (auto id = tokens.find(text)) ids.push_back(*id);
   }
   if (ids.empty()) {
     ids.reserve(piece.size());
@@ -185,29 +185,31 @@ Tokenizer Tokenizer::from_vocab(Vocab v) {
   t.nfc = t.family == PreFamily::qwen2;
   t.ignore_merges = t.family == PreFamily::llama3;
 
-  t.id_of.reserve(v.tokens.size());
-  for (int32_t id = 0; id < n; ++id) t.id_of.try_emplace(v.tokens[id], id);
+  size_t text_bytes = 0;
+  for (const std::string& s : v.tokens) text_bytes += s.size();
+  t.tokens.reserve(v.tokens.size(), text_bytes);
+  t.bytes_of.reserve(v.tokens.size(), text_bytes);
+  for (const std::string& s : v.tokens) t.tokens.add(s);
+  t.tokens.index();
 
   const tokenizer::ByteUnicode& table = t.table;
   t.byte_token.fill(-1);
-  for (int b = 0; b < 256; ++b) {
-    if (auto it = t.id_of.find(table.utf8_of_byte[b]); it != t.id_of.end()) {
-      t.byte_token[b] = it->second;
-    }
-  }
+  for (int b = 0; b < 256; ++b) t.byte_token[b] = t.tokens.find(table.utf8_of_byte[b]).value_or(-1);
 
-  t.bytes_of.resize(v.tokens.size());
   for (int32_t id = 0; id < n; ++id) {
     auto type = static_cast<TokenType>(v.types[id]);
     const bool added = type == TokenType::control || type == TokenType::user_defined;
     std::optional<std::string> bytes;
     if (!added) bytes = table.decode(v.tokens[id]);
-    t.bytes_of[id] = bytes ? std::move(*bytes) : v.tokens[id];
+    t.bytes_of.add(bytes ? *bytes : v.tokens[id]);
     if (type == TokenType::user_defined) t.user_only.add(v.tokens[id], id);
     if (added || type == TokenType::unknown) t.with_control.add(v.tokens[id], id);
   }
+  t.bytes_of.shrink_to_fit();  // byte-level texts decode shorter than they are written
   t.user_only.finish();
   t.with_control.finish();
+  v.tokens.clear();
+  v.tokens.shrink_to_fit();
 
   if (v.merges.size() > static_cast<size_t>(INT32_MAX)) fail("too many merges");
   std::string joined;
@@ -219,18 +221,18 @@ Tokenizer Tokenizer::from_vocab(Vocab v) {
            " is not two tokens separated by a space");
     }
     std::string_view left(m.data(), sp), right(m.data() + sp + 1, m.size() - sp - 1);
-    auto l = t.id_of.find(left), rt = t.id_of.find(right);
     joined.assign(left).append(right);
-    auto res = t.id_of.find(joined);
-    for (auto [it, part] :
+    const auto l = t.tokens.find(left), rt = t.tokens.find(right), res = t.tokens.find(joined);
+    for (auto [id, part] :
          {std::pair{l, left}, std::pair{rt, right}, std::pair{res, std::string_view(joined)}}) {
-      if (it == t.id_of.end()) {
+      if (!id) {
         fail("merge " + std::to_string(r) + " " + quoted(m) + " references unknown token " +
              quoted(part));
       }
     }
-    t.merges.add(l->second, rt->second, {static_cast<int32_t>(r), res->second});
+    t.merges.add(*l, *rt, {static_cast<int32_t>(r), *res});
   }
+  t.merges.finish(n);
   v.merges.clear();
   v.merges.shrink_to_fit();
   t.vocab = std::move(v);
@@ -279,17 +281,15 @@ void Tokenizer::decode(std::span<const int32_t> ids, bool skip_special, std::str
 }
 
 std::optional<int32_t> Tokenizer::find(std::string_view token) const {
-  auto it = impl_->id_of.find(token);
-  if (it == impl_->id_of.end()) return std::nullopt;
-  return it->second;
+  return impl_->tokens.find(token);
 }
 
-const std::string& Tokenizer::token(int32_t id) const {
+std::string_view Tokenizer::token(int32_t id) const {
   if (id < 0 || id >= size()) {
     throw Error("tokenizer: token id " + std::to_string(id) + " outside [0, " +
                 std::to_string(size()) + ")");
   }
-  return impl_->vocab.tokens[id];
+  return impl_->tokens[id];
 }
 
 TokenType Tokenizer::type(int32_t id) const {
@@ -298,7 +298,7 @@ TokenType Tokenizer::type(int32_t id) const {
 }
 
 int32_t Tokenizer::size() const {
-  return static_cast<int32_t>(impl_->vocab.tokens.size());
+  return impl_->tokens.size();
 }
 bool Tokenizer::fold_case() const {
   return impl_->vocab.fold_case;

@@ -25,8 +25,8 @@ std::vector<std::string> string_array(const gguf::File& f, std::string_view key)
     const gguf::Array& a = v.as_array();
     if (a.type != gguf::ValueType::STRING) throw Error("expected an array of strings");
     std::vector<std::string> out;
-    out.reserve(a.items.size());
-    for (const auto& item : a.items) out.push_back(item.as_string());
+    out.reserve(a.size());
+    for (size_t i = 0; i < a.size(); ++i) out.emplace_back(a.string_at(i));
     return out;
   });
 }
@@ -34,9 +34,11 @@ std::vector<std::string> string_array(const gguf::File& f, std::string_view key)
 std::vector<int32_t> int_array(const gguf::File& f, std::string_view key) {
   const gguf::Value& v = f.at(key);
   return for_key(key, [&] {
+    const gguf::Array& a = v.as_array();
     std::vector<int32_t> out;
-    for (const auto& item : v.as_array().items) {
-      int64_t x = item.as_i64();
+    out.reserve(a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      int64_t x = a.at(i).as_i64();
       if (x < INT32_MIN || x > INT32_MAX)
         throw Error("value " + std::to_string(x) + " out of range");
       out.push_back(static_cast<int32_t>(x));

@@ -68,9 +68,10 @@ void check_model(const std::string& path) {
       const diffusion::Decider d(
           m, tok, "If the light is red, choose A; if green, B; if yellow, C.", choices, o);
       const long long n = allocations_when_warm(d, 3);
-      if (testing::counting_allocations())
+      if (testing::counting_allocations()) {
         EXPECT_EQ(n, 0) << path << ", " << threads << " threads, coherence " << v.coherence
                         << ", exit margin " << v.exit_margin;
+      }
     }
   }
 }
@@ -102,12 +103,16 @@ TEST(WarmDecision, MindDecideStatusIntoAllocatesNothing) {
     for (const std::string& s : situations()) mind.decide_status_into(t, s, d);
     counted = testing::allocation_count() - before;
   }
-  if (testing::counting_allocations()) EXPECT_EQ(counted, 0);
+  if (testing::counting_allocations()) {
+    EXPECT_EQ(counted, 0);
+  }
   EXPECT_EQ(d.status, situations().back());
   // The counter counts: a record returned by value allocates its status and probabilities.
   const long long before = testing::allocation_count();
   const DecisionInfo fresh = mind.decide_status(t, situations().front());
-  if (testing::counting_allocations()) EXPECT_GE(testing::allocation_count() - before, 2);
+  if (testing::counting_allocations()) {
+    EXPECT_GE(testing::allocation_count() - before, 2);
+  }
   EXPECT_EQ(fresh.status, situations().front());
 }
 

@@ -36,8 +36,9 @@ TEST(ToolCallJson, AdversarialValuesAlwaysParseAndRoundTrip) {
     const auto parsed = nlohmann::json::parse(j);  // throws if not JSON
     EXPECT_EQ(parsed["name"], "write_file");
     ASSERT_EQ(parsed["arguments"].size(), 2u);
-    if (v.find('\xff') == std::string::npos && v.find('\xc3') == std::string::npos)
+    if (v.find('\xff') == std::string::npos && v.find('\xc3') == std::string::npos) {
       EXPECT_EQ(parsed["arguments"]["path"].get<std::string>(), v);  // valid UTF-8: exact
+    }
   }
   EXPECT_EQ(clean_value("  \n path.txt \t"), "path.txt");
   EXPECT_EQ(clean_value(" \n "), "");

@@ -81,30 +81,37 @@ TEST(GgufMetadata, ArraysIncludingNestedAndEmptyRoundTrip) {
 
   const Array& tokens = f.at("tokens").as_array();
   EXPECT_EQ(tokens.type, ValueType::STRING);
-  ASSERT_EQ(tokens.items.size(), 4u);
-  EXPECT_EQ(tokens.items[1].as_string(), "");
-  EXPECT_EQ(tokens.items[2].as_string(), "ü");
-  EXPECT_EQ(tokens.items[3].as_string(), "<|mask|>");
+  ASSERT_EQ(tokens.size(), 4u);
+  EXPECT_EQ(tokens.at(1).as_string(), "");
+  EXPECT_EQ(tokens.at(2).as_string(), "ü");
+  EXPECT_EQ(tokens.at(3).as_string(), "<|mask|>");
+  // Read in place: the views point into the mapping, not into copies.
+  EXPECT_NE(tokens.mapped, nullptr);
+  EXPECT_EQ(tokens.string_at(2), "ü");
+  EXPECT_EQ(tokens.string_at(1), "");
+  EXPECT_THROW(tokens.at(4), Error);
+  EXPECT_THROW(tokens.string_at(4), Error);
   const Array& types = f.at("types").as_array();
   EXPECT_EQ(types.type, ValueType::I32);
-  EXPECT_EQ(types.items[1].as_i64(), -2);
-  EXPECT_EQ(f.at("scores").as_array().items[1].as_f64(), -1.25);
+  EXPECT_EQ(types.at(1).as_i64(), -2);
+  EXPECT_THROW(types.string_at(0), Error);  // not an array of strings
+  EXPECT_EQ(f.at("scores").as_array().at(1).as_f64(), -1.25);
   EXPECT_EQ(f.at("empty_u32").as_array().type, ValueType::U32);
-  EXPECT_TRUE(f.at("empty_u32").as_array().items.empty());
+  EXPECT_TRUE(f.at("empty_u32").as_array().empty());
   EXPECT_EQ(f.at("empty_strings").as_array().type, ValueType::STRING);
-  EXPECT_TRUE(f.at("empty_strings").as_array().items.empty());
+  EXPECT_TRUE(f.at("empty_strings").as_array().empty());
 
   const Array& nested = f.at("nested").as_array();
   EXPECT_EQ(nested.type, ValueType::ARRAY);
-  ASSERT_EQ(nested.items.size(), 3u);
-  EXPECT_EQ(nested.items[0].as_array().type, ValueType::U8);
-  EXPECT_EQ(nested.items[0].as_array().items[2].as_u64(), 3u);
-  EXPECT_TRUE(nested.items[1].as_array().items.empty());
-  EXPECT_EQ(nested.items[2].as_array().items[0].as_array().items[0].as_string(), "deep");
-  EXPECT_TRUE(f.at("bools").as_array().items[0].as_bool());
-  EXPECT_FALSE(f.at("bools").as_array().items[1].as_bool());
-  EXPECT_EQ(f.at("i64s").as_array().items[1].as_i64(), 1LL << 40);
-  EXPECT_EQ(f.at("f64s").as_array().items[0].as_f64(), 1e300);
+  ASSERT_EQ(nested.size(), 3u);
+  EXPECT_EQ(nested.at(0).as_array().type, ValueType::U8);
+  EXPECT_EQ(nested.at(0).as_array().at(2).as_u64(), 3u);
+  EXPECT_TRUE(nested.at(1).as_array().empty());
+  EXPECT_EQ(nested.at(2).as_array().at(0).as_array().at(0).as_string(), "deep");
+  EXPECT_TRUE(f.at("bools").as_array().at(0).as_bool());
+  EXPECT_FALSE(f.at("bools").as_array().at(1).as_bool());
+  EXPECT_EQ(f.at("i64s").as_array().at(1).as_i64(), 1LL << 40);
+  EXPECT_EQ(f.at("f64s").as_array().at(0).as_f64(), 1e300);
 }
 
 TEST(GgufMetadata, AccessorsRejectWrongTypesNamingFileAndKey) {

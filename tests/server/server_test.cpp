@@ -943,7 +943,9 @@ TEST_F(ServerTest, StreamOfNChoicesInterleavesByIndex) {
       const json& w = whole.j["choices"][i];
       EXPECT_EQ(text[i], chat ? w["message"]["content"] : w["text"]) << i;
       EXPECT_EQ(finish[i], w["finish_reason"]) << i;
-      if (chat) EXPECT_EQ(roles[i], 1) << i;
+      if (chat) {
+        EXPECT_EQ(roles[i], 1) << i;
+      }
     }
     EXPECT_EQ(ev.back()["usage"], whole.j["usage"]);
   }

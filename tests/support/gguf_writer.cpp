@@ -159,8 +159,8 @@ void put_value(Out& o, const Value& v) {
     case ValueType::ARRAY: {
       const Array& a = v.as_array();
       o.put(uint32_t(a.type));
-      o.put(uint64_t(a.items.size()));
-      for (const Value& item : a.items) put_value(o, item);
+      o.put(uint64_t(a.size()));
+      for (size_t i = 0; i < a.size(); ++i) put_value(o, a.at(i));
       return;
     }
   }
