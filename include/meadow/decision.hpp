@@ -57,6 +57,12 @@ struct DecideOptions {
   // probability) reaches this. Decision::layers says where it stopped. It costs accuracy (the
   // layers were not trained for it): docs/measurements.md states how much per margin.
   double exit_margin = 0;
+  // Where the model multiplies in integers (model::Arithmetic::Auto on 7B-class weights), a
+  // decision whose margin is below this is decided again in float, and the prefix is encoded in
+  // float, so integer rounding cannot flip a near tie: the answer is the float path's whenever
+  // rounding moves the letter probabilities by less than half of this (on SmolLM2's exams,
+  // integer arithmetic moved them by at most 0.04). 0: never re-check; 1: always.
+  double float_recheck = 0.1;
 };
 
 // Prompt, before tokenization, as chat pieces (meadow/chat_template.hpp): template markup is
@@ -147,6 +153,8 @@ class Decider {
   std::unique_ptr<Scratch> new_scratch() const;  // with this decider's pass options
 
   void run(std::string_view situation, bool use_cache, Decision& d) const;
+  // Decides again in float when the integer pass's margin is under opts_.float_recheck.
+  void recheck(std::string_view situation, bool use_cache, Scratch& s, Decision& d) const;
   void sequence(std::string_view situation, bool use_cache, Scratch& s, model::Sequence& seq) const;
   void forward(const std::vector<model::Sequence>& batch, bool use_cache, Scratch& s) const;
   void read(const model::Logits& logits, std::string_view situation, Scratch& s, Decision& d) const;
@@ -169,6 +177,7 @@ class Decider {
   std::string rule_;
   std::vector<Choice> choices_;
   DecideOptions opts_;
+  bool integers_ = false;  // the decision pass multiplies in integers (Arithmetic::Auto)
   std::vector<int32_t> prefix_ids_;
   std::vector<int32_t> slot_ids_;  // the answer slot's mask tokens (empty for causal archs)
   SuffixFrame frame_;

@@ -106,8 +106,15 @@ struct Workspace {
   std::unique_ptr<WorkspaceBuffers> buffers;
 };
 
+// How quantized weights are multiplied. Auto: in integers (activations quantized to int8 per
+// 32 values) where that measured faster, i.e. 7B-class widths, in float elsewhere, so models as
+// small as SmolLM2 always run in float; Float: always float (exact to the decoded weights);
+// Integer: integers wherever the type has kernels. MEADOW_MATMUL=float|int overrides Auto.
+enum class Arithmetic { Auto, Float, Integer };
+
 struct RunOptions {
   int threads = 1;
+  Arithmetic arithmetic = Arithmetic::Auto;
   Workspace* workspace = nullptr;  // none: each run allocates its own
   // Empty: every vocabulary row. Otherwise only these vocabulary rows, in this order (e.g.
   // the option letters' token ids); the logits matrix then has vocab_rows.size() columns.
@@ -167,7 +174,11 @@ class Model {
                                        std::vector<int64_t> block_ends) const;
 
   // Runs the prefix alone (natural mask within it) and keeps every layer's K/V.
-  PrefixCache encode_prefix(std::span<const int32_t> tokens, int threads = 1) const;
+  PrefixCache encode_prefix(std::span<const int32_t> tokens, int threads = 1,
+                            Arithmetic arithmetic = Arithmetic::Auto) const;
+
+  // Whether a pass of n tokens by `arithmetic` multiplies any layer's weights in integers.
+  bool uses_integers(int64_t n, Arithmetic arithmetic = Arithmetic::Auto) const;
 
   // Runs each suffix after the cached prefix. Positions are indices into prefix + suffix
   // and must be >= prefix size (the prefix's own logits are not kept).

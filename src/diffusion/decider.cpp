@@ -95,6 +95,8 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
   if (opts_.threads < 1) throw Error("decision: threads must be >= 1");
   if (!(opts_.exit_margin >= 0 && opts_.exit_margin <= 1))
     throw Error("decision: the early-exit margin must be in [0, 1] (0: off)");
+  if (!(opts_.float_recheck >= 0 && opts_.float_recheck <= 1))
+    throw Error("decision: the float re-check margin must be in [0, 1] (0: off)");
   const auto& cfg = model.config();
   if (!cfg.causal) {
     if (opts_.answer_slot < 1 || opts_.answer_slot > 8)
@@ -110,7 +112,12 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
     const int32_t mask = cfg.mask_id >= 0 ? cfg.mask_id : *tok.mask_id();
     slot_ids_.assign(size_t(opts_.answer_slot), mask);
   }
-  if (opts_.cache) cache_ = model.encode_prefix(prefix_ids_, opts_.threads);
+  // A decision pass has at least the answer slot and the suffix's markup: 4+ tokens.
+  integers_ = model.uses_integers(4);
+  // Re-checked decisions must equal the float path's, so their prefix is float too.
+  const auto prefix_arithmetic =
+      integers_ && opts_.float_recheck > 0 ? model::Arithmetic::Float : model::Arithmetic::Auto;
+  if (opts_.cache) cache_ = model.encode_prefix(prefix_ids_, opts_.threads, prefix_arithmetic);
 }
 
 Decider::Decider(Decider&&) noexcept = default;
@@ -250,6 +257,7 @@ void Decider::run(std::string_view situation, bool use_cache, Decision& d) const
   sequence(situation, use_cache, s, s.batch[0]);
   forward(s.batch, use_cache, s);
   read(s.out.at(0), situation, s, d);
+  recheck(situation, use_cache, s, d);
   d.lat_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -264,11 +272,25 @@ std::vector<Decision> Decider::decide_batch(std::span<const std::string> situati
   forward(s.batch, use_cache, s);
   std::vector<Decision> ds(situations.size());
   for (size_t i = 0; i < situations.size(); ++i) read(s.out[i], situations[i], s, ds[i]);
+  for (size_t i = 0; i < situations.size(); ++i) recheck(situations[i], use_cache, s, ds[i]);
   // Every answer of the pass is ready when the pass ends: each one's latency is the batch's.
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (Decision& d : ds) d.lat_ms = ms;
   return ds;
+}
+
+void Decider::recheck(std::string_view situation, bool use_cache, Scratch& s, Decision& d) const {
+  if (!integers_ || !(d.margin < opts_.float_recheck)) return;
+  struct InFloat {  // back to Auto however the pass ends
+    model::RunOptions& ro;
+    explicit InFloat(model::RunOptions& r) : ro(r) { ro.arithmetic = model::Arithmetic::Float; }
+    ~InFloat() { ro.arithmetic = model::Arithmetic::Auto; }
+  } in_float(s.ro);
+  s.batch.resize(1);
+  sequence(situation, use_cache, s, s.batch[0]);
+  forward(s.batch, use_cache, s);
+  read(s.out.at(0), situation, s, d);
 }
 
 // The decision read from its logits rows (lat_ms is the caller's).

@@ -34,6 +34,25 @@ void check_vocab_rows(const Config& c, const std::vector<int32_t>& rows) {
 }
 
 // The caller's workspace, or one for this run alone.
+tensor::MatmulPath matmul_path(Arithmetic a) {
+  switch (a) {
+    case Arithmetic::Float:
+      return tensor::MatmulPath::Float;
+    case Arithmetic::Integer:
+      return tensor::MatmulPath::Integer;
+    case Arithmetic::Auto:
+      break;
+  }
+  return tensor::MatmulPath::Auto;
+}
+
+// The pass's threads: the workspace's pool and scratch, and the asked arithmetic.
+tensor::Threads pass_threads(WorkspaceBuffers& b, int threads, Arithmetic a) {
+  tensor::Threads th = b.threads(threads);
+  th.matmul = matmul_path(a);
+  return th;
+}
+
 struct PassWorkspace {
   std::unique_ptr<WorkspaceBuffers> own;
   WorkspaceBuffers* b = nullptr;
@@ -128,7 +147,7 @@ std::vector<Logits> run_batch(const Config& c, const ModelWeights& w,
                               const std::vector<Sequence>& batch, const RunOptions& o,
                               PassSpec spec) {
   PassWorkspace ws(o);
-  spec.threads = ws.b->threads(o.threads);
+  spec.threads = pass_threads(*ws.b, o.threads, o.arithmetic);
   std::vector<Logits> out;
   run_batch(c, w, batch, o, spec, *ws.b, out);
   return out;
@@ -157,6 +176,14 @@ Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
 
+bool Model::uses_integers(int64_t n, Arithmetic arithmetic) const {
+  const tensor::MatmulPath path = matmul_path(arithmetic);
+  for (const LayerWeights& l : w_->layers)
+    for (const tensor::Weights* x : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down})
+      if (tensor::takes_integer(*x, n, path)) return true;
+  return tensor::takes_integer(w_->output, n, path);
+}
+
 int64_t Model::logits_row_for(int64_t p) const {
   return cfg_.shift_logits ? std::max<int64_t>(p - 1, 0) : p;
 }
@@ -169,7 +196,8 @@ std::vector<Logits> Model::run(const std::vector<Sequence>& batch, const RunOpti
   return run_batch(cfg_, *w_, batch, opts, spec);
 }
 
-PrefixCache Model::encode_prefix(std::span<const int32_t> tokens, int threads) const {
+PrefixCache Model::encode_prefix(std::span<const int32_t> tokens, int threads,
+                                 Arithmetic arithmetic) const {
   check_tokens(cfg_, tokens, "prefix");
   check_length(cfg_, int64_t(tokens.size()), "prefix");
   if (threads < 1) throw Error("threads must be at least 1");
@@ -177,7 +205,7 @@ PrefixCache Model::encode_prefix(std::span<const int32_t> tokens, int threads) c
   cache.tokens.assign(tokens.begin(), tokens.end());
   WorkspaceBuffers ws;
   PassSpec spec;
-  spec.threads = ws.threads(threads);
+  spec.threads = pass_threads(ws, threads, arithmetic);
   spec.capture = &cache;
   const Segment seg{0, int64_t(tokens.size())};
   run_layers(cfg_, *w_, tokens, std::span(&seg, 1), spec, ws);
@@ -231,7 +259,7 @@ void Model::run_cached(const PrefixCache& prefix, const std::vector<Sequence>& b
   PassWorkspace ws(opts);
   PassSpec spec;
   spec.prefix = &prefix;
-  spec.threads = ws.b->threads(opts.threads);
+  spec.threads = pass_threads(*ws.b, opts.threads, opts.arithmetic);
   run_batch(cfg_, *w_, batch, opts, spec, *ws.b, out);
 }
 

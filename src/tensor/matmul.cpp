@@ -128,19 +128,30 @@ MatmulPath env_override() {
   return p;
 }
 
+// Measured (docs/measurements.md): on 7B shapes the integer kernels run 1.2-1.9x the float
+// path from 4 tokens on every type, and at 1 token only Q4_0 and Q6_K gain (the float loops read
+// the other types' blocks in place as fast); at SmolLM2's 576-wide weights they gain nothing.
+bool integer_wins_at(const Weights& w, int64_t n) {
+  if (n >= detail::kInterleaveMinTokens) return true;
+  return w.type == gguf::TensorType::Q4_0 || w.type == gguf::TensorType::Q6_K;
+}
+
+bool integer_wins(const Weights& w, int64_t n) {
+  return detail::int_dot_supported(w.type) && w.cols >= kIntegerMinCols && integer_wins_at(w, n);
+}
+
 bool use_integer(const Weights& w, int64_t n, MatmulPath path) {
   if (!detail::int_dot_supported(w.type)) return false;
   if (path != MatmulPath::Auto) return path == MatmulPath::Integer;
-  // The integer kernels' activation rounding moves SmolLM2's exam probabilities by up to 0.04
-  // and flips near-tie decisions (margins under 0.05), and decisions must not change; so Auto
-  // stays on float until a more accurate activation scheme lands. MEADOW_MATMUL=int opts in.
-  const MatmulPath env = env_override();
-  if (env != MatmulPath::Integer) return false;
-  // Measured (docs/measurements.md): from 4 tokens the integer kernels run 1.2-1.9x the float
-  // path on every type; at 1 token only Q4_0 and Q6_K gain (the float loops read the other
-  // types' blocks in place as fast).
-  if (n >= detail::kInterleaveMinTokens) return true;
-  return w.type == gguf::TensorType::Q4_0 || w.type == gguf::TensorType::Q6_K;
+  switch (env_override()) {
+    case MatmulPath::Float:
+      return false;
+    case MatmulPath::Integer:  // at any width (A/B runs of small models)
+      return integer_wins_at(w, n);
+    case MatmulPath::Auto:
+      break;
+  }
+  return integer_wins(w, n);
 }
 
 void product(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n, float* y,
@@ -157,7 +168,7 @@ void product(const Weights& w, const int32_t* rows, int64_t k, const float* x, i
 }  // namespace
 
 void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th) {
-  matmul(w, x, n, y, th, MatmulPath::Auto);
+  matmul(w, x, n, y, th, th.matmul);
 }
 
 void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th, MatmulPath path) {
@@ -166,7 +177,11 @@ void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th, M
 
 void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,
                  float* y, Threads th) {
-  matmul_rows(w, rows, k, x, n, y, th, MatmulPath::Auto);
+  matmul_rows(w, rows, k, x, n, y, th, th.matmul);
+}
+
+bool takes_integer(const Weights& w, int64_t n, MatmulPath path) {
+  return use_integer(w, n, path);
 }
 
 void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,

@@ -25,6 +25,19 @@ Weights weights_of(const gguf::TensorInfo& t);  // checks the tensor is 2-D (or 
 
 class ThreadPool;  // tensor/thread_pool.hpp
 
+// The arithmetic of a matmul with quantized weights (Q4_0, Q4_1, Q4_K, Q6_K, Q8_0).
+//  Float:   weights decoded to float, fp32 products: x is used as given (exactness tests).
+//  Integer: x quantized to int8 per 32-value block (one float scale each, as Q8_0 does) and
+//           multiplied in integers; per row the result moves from the exact product by at
+//           most sum over blocks b of (max |x| in b) / 254 * sum_{i in b} |w_i|, plus float
+//           rounding (tensor/quant_dot.hpp).
+//  Auto:    Integer where it measured faster (docs/measurements.md): weights at least
+//           kIntegerMinCols wide (7B-class; at SmolLM2's 576 it gained nothing) from 4 tokens,
+//           and Q4_0 / Q6_K at fewer; Float elsewhere. MEADOW_MATMUL=float|int (read once)
+//           overrides Auto for a whole run.
+// Other weight types (F32, F16, BF16, Q5_*) always take the float path.
+enum class MatmulPath { Auto, Float, Integer };
+
 // Work is split over this many threads. Kernels start helper threads per call unless a pool
 // is given (recommended for many small calls: it saves ~50 us per call); with a pool, at most
 // pool->size() threads are used. OpenBLAS runs single-threaded inside each of our tasks.
@@ -34,19 +47,13 @@ struct Threads {
   // One buffer per worker (n of them) that kernels grow and reuse for their temporaries
   // (attention scores, decoded weight tiles); empty: each call allocates its own.
   std::span<std::vector<float>> scratch{};  // {}: brace-initializing callers need not name it
+  MatmulPath matmul = MatmulPath::Auto;     // the path of matmul calls that name none
 };
 
-// The arithmetic of a matmul with quantized weights (Q4_0, Q4_1, Q4_K, Q6_K, Q8_0).
-//  Float:   weights decoded to float, fp32 products: x is used as given (exactness tests).
-//  Integer: x quantized to int8 per 32-value block (one float scale each, as Q8_0 does) and
-//           multiplied in integers; per row the result moves from the exact product by at
-//           most sum over blocks b of (max |x| in b) / 254 * sum_{i in b} |w_i|, plus float
-//           rounding (tensor/quant_dot.hpp).
-//  Auto:    Float for now: Integer is 1.2-1.9x faster from 4 tokens but flips near-tie exam
-//           decisions of SmolLM2 (docs/measurements.md). With the environment variable
-//           MEADOW_MATMUL=int (read once), Auto takes Integer wherever it measured faster.
-// Other weight types (F32, F16, BF16, Q5_*) always take the float path.
-enum class MatmulPath { Auto, Float, Integer };
+// The narrowest weights (cols) Auto multiplies in integers from 4 tokens.
+inline constexpr int64_t kIntegerMinCols = 2048;
+// Whether a matmul of w at n tokens by `path` takes the integer kernels.
+bool takes_integer(const Weights& w, int64_t n, MatmulPath path);
 
 // y = x · Wᵀ : x is [n, cols], y is [n, rows]. Any weight type; x and y must not overlap.
 // Float, n < 8: SIMD dot products on the quantized blocks; n >= 8: 256-row tiles decoded to

@@ -250,18 +250,41 @@ TEST(QuantDot, SameResultForAnyThreadCount) {  // each row is one task's, whole
 }
 
 // Auto keeps the float path unless MEADOW_MATMUL=int opts in (exam decisions must not move).
-TEST(QuantDot, AutoIsTheFloatPathByDefault) {
+// Auto multiplies in integers only where that measured faster: weights at least
+// kIntegerMinCols wide, from 4 tokens (Q4_0 and Q6_K also at fewer); narrower ones in float.
+TEST(QuantDot, AutoTakesIntegersOnlyOnWideWeights) {
   if (std::getenv("MEADOW_MATMUL")) GTEST_SKIP() << "MEADOW_MATMUL is set";
   for (TT type : kTypes) {
     auto q = testing::make_weights(type, 16, 256, 51);
     const auto x = testing::random_floats(9 * 256, 52);
     std::vector<float> ya(9 * 16), yf(9 * 16);
     for (int64_t n : {1, 9}) {
+      EXPECT_FALSE(takes_integer(q.w, n, MatmulPath::Auto)) << gguf::type_name(type);
+      EXPECT_TRUE(takes_integer(q.w, n, MatmulPath::Integer)) << gguf::type_name(type);
       matmul(q.w, x.data(), n, ya.data(), Threads{1});
       matmul(q.w, x.data(), n, yf.data(), Threads{1}, MatmulPath::Float);
       EXPECT_EQ(ya, yf) << gguf::type_name(type) << " n=" << n;
     }
+    auto wide = testing::make_weights(type, 4, kIntegerMinCols, 53);
+    const bool small_batch_gains = type == TT::Q4_0 || type == TT::Q6_K;
+    EXPECT_EQ(takes_integer(wide.w, 1, MatmulPath::Auto), small_batch_gains)
+        << gguf::type_name(type);
+    EXPECT_TRUE(takes_integer(wide.w, 4, MatmulPath::Auto)) << gguf::type_name(type);
+    EXPECT_FALSE(takes_integer(wide.w, 4, MatmulPath::Float)) << gguf::type_name(type);
+    // Threads::matmul is the path of calls that name none.
+    const auto xw = testing::random_floats(4 * kIntegerMinCols, 54);
+    std::vector<float> yt(4 * 4), yi(4 * 4), yfl(4 * 4);
+    Threads th{1};
+    th.matmul = MatmulPath::Float;
+    matmul(wide.w, xw.data(), 4, yt.data(), th);
+    matmul(wide.w, xw.data(), 4, yfl.data(), Threads{1}, MatmulPath::Float);
+    matmul(wide.w, xw.data(), 4, yi.data(), Threads{1});
+    EXPECT_EQ(yt, yfl) << gguf::type_name(type);
+    EXPECT_NE(yi, yfl) << gguf::type_name(type) << ": Auto should have rounded in integers";
   }
+  const std::vector<float> f32(4 * kIntegerMinCols, 0.5f);
+  const Weights wf{TT::F32, f32.data(), 4, kIntegerMinCols};
+  EXPECT_FALSE(takes_integer(wf, 8, MatmulPath::Integer));  // no integer kernels for F32
 }
 
 TEST(QuantDot, RowsSubsetMatchesFullMatmul) {
