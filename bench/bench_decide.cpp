@@ -5,6 +5,8 @@
 // wall time: the machine is shared, CPU time says what an idle core would take.
 //
 // Usage: bench_decide MODEL.gguf [threads=2 (0: the Mind's auto choice)] [decisions=300]
+//                     [float_recheck=0.1] [cached]
+// (float_recheck: DecideOptions'; `cached` runs the cached row only, for 7B-sized models.)
 // Fixtures shaped like the embedded model: bench/run_bench_decide.sh.
 #include <algorithm>
 #include <chrono>
@@ -50,17 +52,22 @@ Stats measure(meadow::Mind& mind, const meadow::Task& task, const std::vector<st
 int main(int argc, char** argv) {
   meadow::tensor::ensure_fast_blas(argc, argv);
   if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_decide MODEL.gguf [threads=2] [decisions=300]\n");
+    std::fprintf(stderr,
+                 "usage: bench_decide MODEL.gguf [threads=2] [decisions=300] [float_recheck=0.1] "
+                 "[cached]\n");
     return 2;
   }
   const std::string path = argv[1];
   const int threads = argc > 2 ? std::atoi(argv[2]) : 2;
   const int n = argc > 3 ? std::atoi(argv[3]) : 300;
+  const double recheck = argc > 4 ? std::atof(argv[4]) : 0.1;
+  const bool cached_only = argc > 5 && std::string(argv[5]) == "cached";
   try {
     const meadow::Task task = table();
     const auto sits = situations();
-    meadow::Mind cached(path, {.threads = threads});
-    meadow::Mind letters(path, {.threads = threads, .want_coherence = false});
+    meadow::Mind cached(path, {.threads = threads, .float_recheck = recheck});
+    meadow::Mind letters(path,
+                         {.threads = threads, .want_coherence = false, .float_recheck = recheck});
     const int th = cached.options().threads;  // resolved when 0 (auto)
     const auto& cfg = cached.model().config();
     std::printf("machine: %s\n%s\n", machine_name().c_str(), meadow::tensor::cpu_report().c_str());
@@ -83,12 +90,16 @@ int main(int argc, char** argv) {
         "prompt: prefix %zu tokens, suffix %zu, slot %zu; first decision (encodes the "
         "prefix) %.2f ms\n",
         ids.prefix.size(), ids.suffix.size(), ids.slot.size(), first_ms);
-    std::printf("%d decisions each, %d threads (latency = wall ms per decision)\n", n, th);
+    std::printf(
+        "%d decisions each, %d threads, float re-check under margin %.2f (latency = wall "
+        "ms per decision)\n",
+        n, th, recheck);
     const Stats c = measure(cached, task, sits, n, false, th);
-    const Stats l = measure(letters, task, sits, n, false, th);
-    const Stats u = measure(cached, task, sits, n, true, th);
     std::printf("  %-34s p50 %7.3f ms  p95 %7.3f ms  cpu %7.3f ms/decision/thread\n",
                 "prefix cache", c.p50, c.p95, c.cpu_ms);
+    if (cached_only) return 0;
+    const Stats l = measure(letters, task, sits, n, false, th);
+    const Stats u = measure(cached, task, sits, n, true, th);
     std::printf("  %-34s p50 %7.3f ms  p95 %7.3f ms  cpu %7.3f ms/decision/thread\n",
                 "prefix cache, letters only", l.p50, l.p95, l.cpu_ms);
     std::printf("  %-34s p50 %7.3f ms  p95 %7.3f ms  cpu %7.3f ms/decision/thread\n",

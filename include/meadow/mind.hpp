@@ -55,6 +55,7 @@ struct MindOptions {
   bool want_coherence = true;  // Σ coherence of the step-0 draft (one extra output row/slot)
   int max_misses = 1;          // exam passes with at most this many misses
   double exit_margin = 0;      // early exit at this letter margin (DecideOptions); 0: off
+  double float_recheck = 0.1;  // integer passes: margins under this decided again in float
   std::string system = diffusion::kDefaultSystem;
   // A LoRA adapter GGUF (llama.cpp's convention, meadow/model.hpp) applied on top of the
   // model, in cached and uncached decisions alike; "" for none.

@@ -52,6 +52,7 @@ diffusion::DecideOptions decide_options(const MindOptions& m) {
   d.want_coherence = m.want_coherence;
   d.system = m.system;
   d.exit_margin = m.exit_margin;
+  d.float_recheck = m.float_recheck;
   return d;
 }
 
