@@ -16,11 +16,15 @@ ValueType read_type(Cursor& c, const char* what) {
   return static_cast<ValueType>(raw);
 }
 
+// A bool is one byte, 0 or 1: the only scalar with invalid encodings.
+void check_bool(uint8_t b, const Cursor& c) {
+  if (b > 1) c.fail_here("invalid bool byte " + std::to_string(b) + " (must be 0 or 1)");
+}
+
 // Decodes one fixed-size scalar whose bytes were already bounds-checked, naming the place of a
 // bad bool.
 Value read_scalar(ValueType t, const uint8_t* p, const Cursor& c) {
-  if (t == ValueType::BOOL && *p > 1)
-    c.fail_here("invalid bool byte " + std::to_string(*p) + " (must be 0 or 1)");
+  if (t == ValueType::BOOL) check_bool(*p, c);
   return decode_scalar(t, p);
 }
 
@@ -65,8 +69,8 @@ Value read_array(Cursor& c, int depth) {
   } else {
     // Bad bools fail now, not when read.
     const uint8_t* p = c.take(count * min_bytes, "array items");
-    if (elem == ValueType::BOOL)  // the only scalar with invalid encodings
-      for (uint64_t i = 0; i < count; ++i) read_scalar(elem, p + i, c);
+    if (elem == ValueType::BOOL)
+      for (uint64_t i = 0; i < count; ++i) check_bool(p[i], c);
     arr->mapped = p;
     arr->count = count;
   }

@@ -17,6 +17,13 @@ const char* value_type_name(ValueType t) {
 
 namespace {
 
+void check_index(size_t size, size_t i) {
+  if (i >= size) {
+    throw Error("array item " + std::to_string(i) + " is out of range (size " +
+                std::to_string(size) + ")");
+  }
+}
+
 [[noreturn]] void wrong_type(const Value& v, const char* wanted) {
   throw Error(std::string("value of type ") + value_type_name(v.type) + " is not " + wanted);
 }
@@ -77,10 +84,7 @@ size_t Array::size() const {
 }
 
 Value Array::at(size_t i) const {
-  if (i >= size()) {
-    throw Error("array item " + std::to_string(i) + " is out of range (size " +
-                std::to_string(size()) + ")");
-  }
+  check_index(size(), i);
   if (!mapped) return items[i];
   Value v;
   if (type == ValueType::STRING) {
@@ -95,10 +99,7 @@ std::string_view Array::string_at(size_t i) const {
   if (type != ValueType::STRING) {
     throw Error(std::string("array of ") + value_type_name(type) + " holds no strings");
   }
-  if (i >= size()) {
-    throw Error("array item " + std::to_string(i) + " is out of range (size " +
-                std::to_string(size()) + ")");
-  }
+  check_index(size(), i);
   if (!mapped) return items[i].as_string();
   const uint8_t* p = mapped + string_offsets[i];
   uint64_t len;

@@ -33,7 +33,6 @@ void check_vocab_rows(const Config& c, const std::vector<int32_t>& rows) {
                   std::to_string(c.n_vocab) + ")");
 }
 
-// The caller's workspace, or one for this run alone.
 tensor::MatmulPath matmul_path(Arithmetic a) {
   switch (a) {
     case Arithmetic::Float:
@@ -53,6 +52,7 @@ tensor::Threads pass_threads(WorkspaceBuffers& b, int threads, Arithmetic a) {
   return th;
 }
 
+// The caller's workspace, or one for this run alone.
 struct PassWorkspace {
   std::unique_ptr<WorkspaceBuffers> own;
   WorkspaceBuffers* b = nullptr;

@@ -137,28 +137,15 @@ bool integer_wins_at(const Weights& w, int64_t n) {
 }
 
 bool integer_wins(const Weights& w, int64_t n) {
-  return detail::int_dot_supported(w.type) && w.cols >= kIntegerMinCols && integer_wins_at(w, n);
-}
-
-bool use_integer(const Weights& w, int64_t n, MatmulPath path) {
-  if (!detail::int_dot_supported(w.type)) return false;
-  if (path != MatmulPath::Auto) return path == MatmulPath::Integer;
-  switch (env_override()) {
-    case MatmulPath::Float:
-      return false;
-    case MatmulPath::Integer:  // at any width (A/B runs of small models)
-      return integer_wins_at(w, n);
-    case MatmulPath::Auto:
-      break;
-  }
-  return integer_wins(w, n);
+  return w.cols >= kIntegerMinCols &&
+         integer_wins_at(w, n);  // a supported type (the caller checks)
 }
 
 void product(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n, float* y,
              Threads th, MatmulPath path) {
   check_weights(w);
   if (n <= 0 || k <= 0) return;
-  if (use_integer(w, n, path)) return int_path(w, rows, k, x, n, y, th);
+  if (takes_integer(w, n, path)) return int_path(w, rows, k, x, n, y, th);
   if (n < kGemmMinTokens) return dot_path(w, rows, k, x, n, y, th);
   if (w.type == gguf::TensorType::F32 && !rows && n <= kTileMaxTokens)
     return tile_path(w, k, x, n, y, th);
@@ -181,7 +168,17 @@ void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* 
 }
 
 bool takes_integer(const Weights& w, int64_t n, MatmulPath path) {
-  return use_integer(w, n, path);
+  if (!detail::int_dot_supported(w.type)) return false;
+  if (path != MatmulPath::Auto) return path == MatmulPath::Integer;
+  switch (env_override()) {
+    case MatmulPath::Float:
+      return false;
+    case MatmulPath::Integer:  // at any width (A/B runs of small models)
+      return integer_wins_at(w, n);
+    case MatmulPath::Auto:
+      break;
+  }
+  return integer_wins(w, n);
 }
 
 void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,
