@@ -28,6 +28,10 @@ struct WorkspaceBuffers {
   std::vector<float> x, h, q, k, v, att, gate, up;
   std::vector<float> lora;  // the low-rank products of an adapter (model/lora.hpp)
   std::vector<int32_t> pos;
+  // The last layer on the rows read alone: which rows, their residual and normed rows, positions
+  std::vector<int64_t> keep;
+  std::vector<float> xr, hr;
+  std::vector<int32_t> posr;
   // run_batch: the batch laid end to end, the rows read, their normed hidden states and logits
   std::vector<int32_t> tokens;
   std::vector<Segment> segs;
@@ -48,6 +52,10 @@ struct PassSpec {
   // the last end form one more block); each block sees itself and every block before it.
   std::vector<int64_t> block_ends;
   PrefixCache* capture = nullptr;  // keep each layer's K/V (single-segment prefix encoding)
+  // The rows of the residual stream read after the pass (any order, repeats allowed); null: all.
+  // The last layer then computes every row's K/V but the rest only for these rows, so the other
+  // rows of the returned stream hold the previous layer's values.
+  const std::vector<int64_t>* read_rows = nullptr;
   // Called after each layer but the last with the layers run so far and the residual stream;
   // true stops the pass there (early exit).
   std::function<bool(int64_t layers_run, const std::vector<float>& x)> after_layer;
@@ -55,7 +63,8 @@ struct PassSpec {
 };
 
 // Embeds the tokens and runs every layer (or until spec.after_layer stops it); returns the
-// residual stream [n_tokens, n_embd] (ws.x) and sets *layers_run when given.
+// residual stream [n_tokens, n_embd] (ws.x), exact at spec.read_rows, and sets *layers_run when
+// given.
 const std::vector<float>& run_layers(const Config& cfg, const ModelWeights& w,
                                      std::span<const int32_t> tokens, std::span<const Segment> segs,
                                      const PassSpec& spec, WorkspaceBuffers& ws,

@@ -138,6 +138,7 @@ void run_batch(const Config& c, const ModelWeights& w, const std::vector<Sequenc
       return (*fn)(layers, x);
     };
   }
+  pass.read_rows = &rows;
   int64_t layers = 0;
   const std::vector<float>& x = run_layers(c, w, tokens, segs, pass, ws, &layers);
   read(x, o.vocab_rows, layers, out);
@@ -207,6 +208,8 @@ PrefixCache Model::encode_prefix(std::span<const int32_t> tokens, int threads,
   PassSpec spec;
   spec.threads = pass_threads(ws, threads, arithmetic);
   spec.capture = &cache;
+  const std::vector<int64_t> none;  // only the K/V are kept: the last layer computes nothing else
+  spec.read_rows = &none;
   const Segment seg{0, int64_t(tokens.size())};
   run_layers(cfg_, *w_, tokens, std::span(&seg, 1), spec, ws);
   return cache;
