@@ -2,6 +2,7 @@
 // pass with hundreds of small kernels does not start hundreds of threads.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -30,13 +31,13 @@ class ThreadPool {
   void worker_loop(int index);
 
   std::mutex run_mu_;  // one run() at a time
-  std::mutex mu_;
+  std::mutex mu_;      // guards job_ and active_; waits on wake_/done_ hold it
   std::condition_variable wake_, done_;
   const std::function<void(int)>* job_ = nullptr;
-  int active_ = 0;   // workers 1..active_-1 take part in the current job
-  int pending_ = 0;  // workers that have not yet finished the current generation
-  uint64_t generation_ = 0;
-  bool stop_ = false;
+  int active_ = 0;                // workers 1..active_-1 take part in the current job
+  std::atomic<int> pending_ = 0;  // workers that have not yet finished the current generation
+  std::atomic<uint64_t> generation_ = 0;  // a new job was posted (workers spin on it)
+  std::atomic<bool> stop_ = false;
   std::vector<std::thread> workers_;
 };
 
