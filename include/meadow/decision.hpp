@@ -65,6 +65,10 @@ struct DecideOptions {
   double float_recheck = 0.1;
 };
 
+// Throws Error when an option is out of range (threads < 1, a margin outside [0, 1]); the
+// answer slot is checked against the model by the Decider.
+void check_options(const DecideOptions& o);
+
 // Prompt, before tokenization, as chat pieces (meadow/chat_template.hpp): template markup is
 // special, the rule, options and situation are always plain text. `prefix` is constant for a
 // table; `suffix` holds the situation and the assistant generation prompt.

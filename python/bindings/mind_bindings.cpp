@@ -66,7 +66,7 @@ void bind_mind(nb::module_& m) {
           "__init__",
           [](Mind* mind, const std::string& path, int threads, int answer_slot, bool prefix_cache,
              bool want_coherence, int max_misses, std::optional<std::string> system,
-             std::string lora, double exit_margin) {
+             std::string lora, double exit_margin, double float_recheck) {
             MindOptions o;
             o.threads = threads;
             o.answer_slot = answer_slot;
@@ -76,12 +76,14 @@ void bind_mind(nb::module_& m) {
             if (system) o.system = *system;
             o.lora = std::move(lora);
             o.exit_margin = exit_margin;
+            o.float_recheck = float_recheck;
             new (mind) Mind(path, std::move(o));
           },
           nb::arg("path") = "", nb::arg("threads") = 0, nb::arg("answer_slot") = 3,
           nb::arg("prefix_cache") = true, nb::arg("want_coherence") = true,
           nb::arg("max_misses") = 1, nb::arg("system") = nb::none(), nb::arg("lora") = "",
-          nb::arg("exit_margin") = 0.0, nb::call_guard<nb::gil_scoped_release>())
+          nb::arg("exit_margin") = 0.0, nb::arg("float_recheck") = MindOptions{}.float_recheck,
+          nb::call_guard<nb::gil_scoped_release>())
       .def("decide_status", &Mind::decide_status, nb::arg("task"), nb::arg("status"),
            nb::call_guard<nb::gil_scoped_release>())
       .def(

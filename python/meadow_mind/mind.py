@@ -24,6 +24,7 @@ _OPTIONS = (
     "system",
     "lora",
     "exit_margin",
+    "float_recheck",
 )
 
 
@@ -98,6 +99,9 @@ class MeadowMind:
         lora: a LoRA adapter GGUF applied on top of the model.
         exit_margin: early exit (0 = off): stop at the first layer whose letter margin reaches
             this. It costs accuracy (docs/measurements.md states how much).
+        float_recheck: on models whose passes take the integer kernels (7B-class weights),
+            a decision whose letter margin is under this is decided again in float (default
+            0.1; 0 never, 1 always). Smaller models run in float and ignore it.
 
     Decisions release the GIL: one MeadowMind may be used from several threads.
     """

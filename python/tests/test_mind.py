@@ -100,6 +100,18 @@ def test_unknown_option_and_missing_model():
         MeadowMind("/nonexistent/no-such-model.gguf")
 
 
+def test_margins_out_of_range_fail_when_the_mind_is_made(mind):
+    for bad in ({"exit_margin": 1.5}, {"float_recheck": -0.1}):
+        with pytest.raises(ValueError, match="margin must be in"):
+            MeadowMind(mind.model_path, **bad)
+    # meadow-nano multiplies in float: the re-check margin cannot change its answers.
+    task = tasks.cartpole()
+    always = MeadowMind(mind.model_path, float_recheck=1.0)
+    for status, _ in task.sanity[:3]:
+        got = always.decide_status(task, status).probs
+        assert got == pytest.approx(mind.decide_status(task, status).probs, abs=1e-9)
+
+
 def test_same_decision_as_the_command_line(mind):
     task = tasks.cartpole()
     status = task.sanity[0][0]

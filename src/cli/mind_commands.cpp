@@ -31,6 +31,7 @@ struct DecideArgs {
   int threads = 0;  // auto (MindOptions)
   int slot = 3;
   double exit_margin = 0;  // early exit off
+  double float_recheck = MindOptions{}.float_recheck;
 };
 
 // "A=push left" → option A. The letter is one character A..Z; the text may hold '='.
@@ -60,6 +61,7 @@ void run_decide(const DecideArgs& a) {
   mo.prefix_cache = !a.no_cache;
   mo.lora = a.lora;
   mo.exit_margin = a.exit_margin;
+  mo.float_recheck = a.float_recheck;
   Mind mind(a.model, mo);
   const DecisionInfo d = mind.decide_status(task, a.state);
   if (a.json) {
@@ -106,6 +108,11 @@ void add_mind_commands(CLI::App& app) {
                 "early exit: stop at the first layer whose letter margin reaches this (0: off; "
                 "costs accuracy, see docs/measurements.md)")
       ->check(CLI::Range(0.0, 1.0));
+  d->add_option("--float-recheck", args->float_recheck,
+                "models whose passes use the integer kernels (7B-class): decide again in float "
+                "when the letter margin is under this (0: never; 1: always)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   d->callback([args] { run_decide(*args); });
 
   auto* p = app.add_subcommand("ai-prompt", "print a guide for a code agent wiring a new game");

@@ -33,6 +33,14 @@ double margin_of(const std::vector<double>& pr) {
 
 }  // namespace
 
+void check_options(const DecideOptions& o) {
+  if (o.threads < 1) throw Error("decision: threads must be >= 1");
+  if (!(o.exit_margin >= 0 && o.exit_margin <= 1))
+    throw Error("decision: the early-exit margin must be in [0, 1] (0: off)");
+  if (!(o.float_recheck >= 0 && o.float_recheck <= 1))
+    throw Error("decision: the float re-check margin must be in [0, 1] (0: off)");
+}
+
 // What one decision reuses: the model's workspace, the sequence and its logits, the tokenizer's
 // text and ids, the letter probabilities and the draft. Vectors keep their capacity.
 struct Decider::Scratch {
@@ -92,11 +100,7 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
     letter_ids_.push_back(forms[0]);
     for (int32_t id : forms) read_ids_.push_back(id), read_owner_.push_back(i);
   }
-  if (opts_.threads < 1) throw Error("decision: threads must be >= 1");
-  if (!(opts_.exit_margin >= 0 && opts_.exit_margin <= 1))
-    throw Error("decision: the early-exit margin must be in [0, 1] (0: off)");
-  if (!(opts_.float_recheck >= 0 && opts_.float_recheck <= 1))
-    throw Error("decision: the float re-check margin must be in [0, 1] (0: off)");
+  check_options(opts_);
   const auto& cfg = model.config();
   if (!cfg.causal) {
     if (opts_.answer_slot < 1 || opts_.answer_slot > 8)

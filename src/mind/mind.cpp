@@ -65,6 +65,7 @@ Mind::Mind(const std::string& path, MindOptions opts)
   auto tok = Tokenizer::from_gguf(model.file());
   m_ = std::make_unique<Loaded>(Loaded{resolved, std::move(model), std::move(tok)});
   if (opts_.threads <= 0) opts_.threads = auto_threads(m_->model.config());
+  diffusion::check_options(decide_options(opts_));  // bad options fail here, not at a decision
 }
 
 Mind::~Mind() = default;

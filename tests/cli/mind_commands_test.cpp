@@ -64,6 +64,29 @@ TEST(DecideCommand, JsonShape) {
   EXPECT_EQ(h.out.substr(0, 1), letter);  // human form starts with the letter
 }
 
+// --float-recheck 1 decides every answer again in float: the probabilities of the float path
+// (MEADOW_MATMUL=float) exactly; 0 keeps the integer kernels' rounding.
+TEST(DecideCommand, FloatRecheckReachesTheDecision) {
+  const std::string model =
+      " --json --model " + shell_quote(meadow::mind_test::wide_q8_fixture("cli"));
+  const std::string table =
+      "decide --rule 'If the light is red, choose A; if green, B.' --option A=stop --option B=go ";
+  bool rounding_showed = false;
+  for (const std::string state : {"The light is red.", "Green, and the road is clear.", "x"}) {
+    const std::string args = table + "--state " + shell_quote(state) + model;
+    const Result f = run(args, "env -u MEADOW_MIND_MODEL MEADOW_MATMUL=float");
+    const Result always = run(args + " --float-recheck 1");
+    const Result never = run(args + " --float-recheck 0");
+    ASSERT_EQ(f.code, 0) << f.err;
+    ASSERT_EQ(always.code, 0) << always.err;
+    ASSERT_EQ(never.code, 0) << never.err;
+    const auto pf = nlohmann::json::parse(f.out)["probs"];
+    EXPECT_EQ(nlohmann::json::parse(always.out)["probs"], pf) << state;
+    rounding_showed |= nlohmann::json::parse(never.out)["probs"] != pf;
+  }
+  EXPECT_TRUE(rounding_showed) << "the integer kernels should round differently somewhere";
+}
+
 TEST(DecideCommand, BadInputExitsTwoWithOneLine) {
   const std::string model = " --model " + shell_quote(meadow::mind_test::train_fixture());
   struct Bad {
@@ -78,6 +101,8 @@ TEST(DecideCommand, BadInputExitsTwoWithOneLine) {
       {"decide --rule ' ' --option A=x --state s" + model, "empty rule"},
       {"decide --rule r --option a=x --state s" + model, "not one of A..Z"},
       {"decide --rule r --option A=x --state s --model /nonexistent.gguf", "no such file"},
+      {"decide --rule r --option A=x --state s --float-recheck 2" + model, "--float-recheck"},
+      {"decide --rule r --option A=x --state s --exit-margin -1" + model, "--exit-margin"},
   };
   for (const auto& b : bad) {
     const Result r = run(b.args);

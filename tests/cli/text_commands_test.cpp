@@ -79,7 +79,7 @@ TEST(ToolCallCommand, AlwaysPrintsJsonAndRefusesBadInput) {
   const Result named = run("tool-call --prompt x --tool run_bash --json" + model());
   ASSERT_EQ(named.code, 0) << named.err;
   EXPECT_EQ(nlohmann::json::parse(named.out)["call"]["name"], "run_bash");
-  for (const std::string bad :
+  for (const std::string& bad :
        {"tool-call --prompt x" + model("qwen2"), "tool-call --prompt x --tool nope" + model(),
         "tool-call --prompt x --tools /nonexistent.json" + model(),
         "infill --before '' --after x" + model()}) {

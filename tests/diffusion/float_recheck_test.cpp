@@ -27,12 +27,7 @@ const std::vector<std::string> kSituations = {"The light is red and the road is 
                                               "Red, red, red."};
 
 std::string wide_fixture() {
-  const std::string out = (mind_test::fixture_dir() / "recheck-qwen2-q8-2048.gguf").string();
-  mind_test::run_command(std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
-                         "/tools/make_fixture.py --arch qwen2 --type Q8_0 --vocab 512 "
-                         "--hidden 2048 --ffn 2048 --layers 1 --heads 16 --kv-heads 2 --out " +
-                         mind_test::shell_quote(out));
-  return out;
+  return mind_test::wide_q8_fixture("recheck");
 }
 
 bool env_overrides_arithmetic() {

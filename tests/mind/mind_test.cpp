@@ -53,6 +53,14 @@ TEST(Mind, LoadsAnExplicitPath) {
 
 // Two tables whose prompts read the same but whose letters differ get their own decisions: the
 // cache key once joined the texts, so the second table was decided with the first one's letters.
+TEST(Mind, OptionsOutOfRangeFailWhenTheMindIsMade) {
+  const std::string path = mind_test::train_fixture();
+  EXPECT_THROW(Mind(path, {.exit_margin = 1.5}), Error);
+  EXPECT_THROW(Mind(path, {.float_recheck = -0.1}), Error);
+  EXPECT_THROW(Mind(path, {.float_recheck = std::nan("")}), Error);
+  EXPECT_NO_THROW(Mind(path, {.exit_margin = 1, .float_recheck = 0}));
+}
+
 TEST(Mind, TablesThatReadAlikeKeepTheirOwnLetters) {
   Mind mind(mind_test::train_fixture());
   Task one = demo();
