@@ -2,9 +2,11 @@
 // the exam (pass, failure listing, configurable misses) and cached vs uncached exams.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 
 #include "../diffusion/mind_fixture.hpp"
 #include "meadow/error.hpp"
@@ -47,12 +49,12 @@ TEST(Mind, LoadsAnExplicitPath) {
   EXPECT_EQ(mind.model_path(), path);
   EXPECT_EQ(mind.model().config().arch, model::Arch::Dream);
   EXPECT_EQ(mind.tokenizer().size(), 4096);
-  EXPECT_EQ(mind.options().threads, 1);  // auto: a small model decides on one thread
+  // auto: a small model decides on at most 2 threads
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(mind.options().threads, std::min(cores, 2));
   EXPECT_EQ(Mind(path, MindOptions{.threads = 3}).options().threads, 3);
 }
 
-// Two tables whose prompts read the same but whose letters differ get their own decisions: the
-// cache key once joined the texts, so the second table was decided with the first one's letters.
 TEST(Mind, OptionsOutOfRangeFailWhenTheMindIsMade) {
   const std::string path = mind_test::train_fixture();
   EXPECT_THROW(Mind(path, {.exit_margin = 1.5}), Error);
@@ -61,6 +63,8 @@ TEST(Mind, OptionsOutOfRangeFailWhenTheMindIsMade) {
   EXPECT_NO_THROW(Mind(path, {.exit_margin = 1, .float_recheck = 0}));
 }
 
+// Two tables whose prompts read the same but whose letters differ get their own decisions: the
+// cache key once joined the texts, so the second table was decided with the first one's letters.
 TEST(Mind, TablesThatReadAlikeKeepTheirOwnLetters) {
   Mind mind(mind_test::train_fixture());
   Task one = demo();

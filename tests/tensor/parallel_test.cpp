@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "reference.hpp"
@@ -27,6 +29,28 @@ TEST(Parallel, CoversEveryIndexOnceWithAndWithoutPool) {
       for (auto& h : hits) ASSERT_EQ(h.load(), 1);
       ASSERT_EQ(bad_worker.load(), 0);
     }
+  }
+}
+
+// Back-to-back jobs, some too small for every helper, with pauses long enough for the workers to
+// stop spinning and sleep: each job runs every index once, two workers never share an index
+// (their scratch), and no job's helper runs a later job's work (the pool's seats).
+TEST(Parallel, BackToBackJobsOfEverySizeOnOnePool) {
+  ThreadPool pool(4);
+  const Threads th{4, &pool};
+  for (int round = 0; round < 3000; ++round) {
+    const int64_t count = 1 + round % 9;
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(count));
+    std::vector<std::atomic<int>> busy(4);
+    std::atomic<int> clash{0};
+    detail::parallel_for(count, 1, th, [&](int64_t b, int64_t e, int worker) {
+      if (busy[size_t(worker)].fetch_add(1) != 0) ++clash;
+      for (int64_t i = b; i < e; ++i) ++hits[size_t(i)];
+      busy[size_t(worker)].fetch_sub(1);
+    });
+    for (auto& h : hits) ASSERT_EQ(h.load(), 1) << "round " << round;
+    ASSERT_EQ(clash.load(), 0) << "round " << round;
+    if (round % 500 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
 
