@@ -353,12 +353,61 @@ HWY_INLINE void InterleaveBlocks(D32 di32, const int32_t* src, int64_t b0, int64
   }
 }
 
+#if HWY_TARGET <= HWY_AVX3
+// AVX-512: the same regrouping by register shuffles instead of gathers, which cost a weight row
+// a quarter of its time at 20 tokens. Per group of 16 blocks (8 vectors of 2 blocks), a 4 x 4
+// dword transpose in every 128-bit unit of 4 vectors, then 128-bit units picked across the two
+// halves. Vector j still holds dword j of every block (so vectors 0-3 hold the first 16 values,
+// as Q6_K needs), but lanes 0-15 hold blocks 0 2 4 6 1 3 5 7 8 10 12 14 9 11 13 15 of the
+// group; BlockSlot puts the block scales in the same lanes.
+constexpr int kLaneOfBlock[16] = {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15};
+
+HWY_INLINE void InterleaveGroups16(const int32_t* src, int64_t bytes, int32_t* dst) {
+  for (int64_t g = 0; g < bytes / 4; g += 128) {
+    __m512i y[8];  // y[4h + k]: dword k of each 128-bit unit's 4 source vectors, half h
+    for (int h = 0; h < 2; ++h) {
+      __m512i x[4];
+      for (int i = 0; i < 4; ++i) x[i] = _mm512_loadu_si512(src + g + 16 * (4 * h + i));
+      const __m512i t0 = _mm512_unpacklo_epi32(x[0], x[1]);
+      const __m512i t1 = _mm512_unpackhi_epi32(x[0], x[1]);
+      const __m512i t2 = _mm512_unpacklo_epi32(x[2], x[3]);
+      const __m512i t3 = _mm512_unpackhi_epi32(x[2], x[3]);
+      y[4 * h + 0] = _mm512_unpacklo_epi64(t0, t2);
+      y[4 * h + 1] = _mm512_unpackhi_epi64(t0, t2);
+      y[4 * h + 2] = _mm512_unpacklo_epi64(t1, t3);
+      y[4 * h + 3] = _mm512_unpackhi_epi64(t1, t3);
+    }
+    for (int k = 0; k < 4; ++k) {
+      // Units 0 and 2 hold dwords 0-3 of their blocks, units 1 and 3 dwords 4-7.
+      _mm512_storeu_si512(dst + g + 16 * k,
+                          _mm512_shuffle_i32x4(y[k], y[4 + k], _MM_SHUFFLE(2, 0, 2, 0)));
+      _mm512_storeu_si512(dst + g + 16 * (4 + k),
+                          _mm512_shuffle_i32x4(y[k], y[4 + k], _MM_SHUFFLE(3, 1, 3, 1)));
+    }
+  }
+}
+#endif
+
+// Where block b's scale goes in the interleaved layout: the lane that holds its bytes.
+HWY_INLINE int64_t BlockSlot(int64_t b, int64_t main_blocks) {
+#if HWY_TARGET <= HWY_AVX3
+  if (b < main_blocks) return (b & ~int64_t{15}) | kLaneOfBlock[b & 15];
+#else
+  (void)main_blocks;
+#endif
+  return b;
+}
+
 // Full vectors for the groups of L blocks, 4-lane ones for the blocks after the last of those
 // (a row of 18 blocks is 16 + 4 on AVX-512, not 32: SmolLM2's rows are 576 values).
 using D4 = hn::CappedTag<int32_t, 4>;
 HWY_INLINE void InterleaveRow(const int32_t* src, int64_t main_bytes, int64_t istride,
                               int32_t* dst) {
+#if HWY_TARGET <= HWY_AVX3
+  InterleaveGroups16(src, main_bytes, dst);
+#else
   InterleaveBlocks(DI32(), src, 0, main_bytes, dst);
+#endif
   InterleaveBlocks(D4(), src, main_bytes, istride, dst);
 }
 
@@ -460,7 +509,7 @@ void InterleaveActsImpl(QuantizedActs& a) {
     std::copy_n(reinterpret_cast<const uint8_t*>(a.q.data()) + t * a.stride, a.cols, Bytes(row));
     InterleaveRow(row.data(), a.main_bytes, a.istride, a.qi.data() + t * a.istride / 4);
     for (int64_t b = 0; b < a.cols / 32; ++b) {
-      a.block_scale[size_t(t * a.istride / 32 + b)] =
+      a.block_scale[size_t(t * a.istride / 32 + BlockSlot(b, a.main_bytes / 32))] =
           a.lane_scale[size_t(t * a.stride / 4 + 8 * b)];
     }
   }
@@ -508,8 +557,9 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
         RowBufI& d = ri[size_t(i)];
         InterleaveRow(r.u.data(), a.main_bytes, a.istride, d.u.data());
         for (int64_t b = 0; b < a.istride / 32; ++b) {
-          d.scale_a[size_t(b)] = r.scale[size_t(8 * b)];
-          d.scale_b[size_t(b)] = r.scale[size_t(8 * b + 4)];
+          const size_t slot = size_t(BlockSlot(b, a.main_bytes / 32));
+          d.scale_a[slot] = r.scale[size_t(8 * b)];
+          d.scale_b[slot] = r.scale[size_t(8 * b + 4)];
         }
         d.offset = r.offset;
       }
