@@ -130,14 +130,17 @@ struct RowBuf {
         offset(size_t(stride / 16), 0.0f) {}
 };
 
-// A row in the interleaved layout of QuantizedActs::qi, with per-block scales of the first
-// and second 16 values (equal except for Q6_K).
+// A row in the interleaved layout of QuantizedActs::qi, with per-block scales and offsets of
+// the first and second 16 values (equal except for Q6_K), in the blocks' lanes (BlockSlot).
 struct RowBufI {
   std::vector<int32_t> u;  // bytes, interleaved
-  std::vector<float> scale_a, scale_b;
-  std::vector<float> offset;  // as RowBuf's
+  std::vector<float> scale_a, scale_b, offset_a, offset_b;
   explicit RowBufI(int64_t istride)
-      : u(size_t(istride / 4), 0), scale_a(size_t(istride / 32)), scale_b(size_t(istride / 32)) {}
+      : u(size_t(istride / 4), 0),
+        scale_a(size_t(istride / 32)),
+        scale_b(size_t(istride / 32)),
+        offset_a(size_t(istride / 32)),
+        offset_b(size_t(istride / 32)) {}
 };
 
 using D16 = hn::CappedTag<uint8_t, 16>;
@@ -414,8 +417,9 @@ HWY_INLINE void InterleaveRow(const int32_t* src, int64_t main_bytes, int64_t is
 // A tile of R interleaved rows times T tokens over the groups in bytes [b0, b1), vectors of
 // d's width, added to sum[i][k]. Each activation vector (read from L2: all tokens' rows do not
 // fit L1) is loaded once and used for R rows, whose bytes come from L1; per group, row and
-// token: 8 integer steps, then one float step (two for Q6_K, whose scale changes after 16
-// values).
+// token: 8 integer steps, then one float step for the products and one for the weight's
+// offsets times the activation's block sums (two each for Q6_K, whose scale and offset change
+// after 16 values).
 template <int R, int T, bool kWide, bool kHalves, class D32>
 HWY_INLINE void TileSums(D32 di32, const RowBufI* const* rb, const QuantizedActs& a, int64_t t0,
                          int64_t b0, int64_t b1, float (&sum)[R][T]) {
@@ -444,13 +448,22 @@ HWY_INLINE void TileSums(D32 di32, const RowBufI* const* rb, const QuantizedActs
           }
         }
       }
-      const auto as = hn::LoadU(df, a.block_scale.data() + ((t0 + k) * a.istride + g) / 32);
+      const int64_t slot = ((t0 + k) * a.istride + g) / 32;
+      const auto as = hn::LoadU(df, a.block_scale.data() + slot);
+      const auto sa = hn::LoadU(df, a.block_sum_a.data() + slot);
+      const auto sb = hn::LoadU(df, a.block_sum_b.data() + slot);
+      const auto sab = hn::Add(sa, sb);  // one offset for both halves (all but Q6_K)
       for (int i = 0; i < R; ++i) {
         const auto wa = hn::LoadU(df, rb[i]->scale_a.data() + g / 32);
+        const auto oa = hn::LoadU(df, rb[i]->offset_a.data() + g / 32);
         acc[i][k] = hn::MulAdd(hn::ConvertTo(df, ia[i]), hn::Mul(wa, as), acc[i][k]);
         if constexpr (kHalves) {
           const auto wb = hn::LoadU(df, rb[i]->scale_b.data() + g / 32);
+          const auto ob = hn::LoadU(df, rb[i]->offset_b.data() + g / 32);
           acc[i][k] = hn::MulAdd(hn::ConvertTo(df, ib[i]), hn::Mul(wb, as), acc[i][k]);
+          acc[i][k] = hn::MulAdd(oa, sa, hn::MulAdd(ob, sb, acc[i][k]));
+        } else {
+          acc[i][k] = hn::MulAdd(oa, sab, acc[i][k]);
         }
       }
     }
@@ -469,11 +482,7 @@ HWY_INLINE void TileI(const RowBufI* const* rb, const QuantizedActs& a, int64_t 
     TileSums<R, T, kWide, kHalves>(D4(), rb, a, t0, a.main_bytes, a.istride, sum);
   }
   for (int i = 0; i < R; ++i)
-    for (int k = 0; k < T; ++k) {
-      y[(t0 + k) * ldy + i] =
-          sum[i][k] + OffsetDot(rb[i]->offset.data(),
-                                a.scaled_sum16.data() + (t0 + k) * a.stride / 16, a.stride / 16);
-    }
+    for (int k = 0; k < T; ++k) y[(t0 + k) * ldy + i] = sum[i][k];
 }
 
 // R rows (already interleaved) times every token.
@@ -504,13 +513,17 @@ void InterleaveActsImpl(QuantizedActs& a) {
   a.istride = a.main_bytes + (a.cols - a.main_bytes + 127) / 128 * 128;
   a.qi.assign(size_t(a.n * a.istride / 4), 0);
   a.block_scale.assign(size_t(a.n * a.istride / 32), 0.0f);
+  a.block_sum_a.assign(size_t(a.n * a.istride / 32), 0.0f);
+  a.block_sum_b.assign(size_t(a.n * a.istride / 32), 0.0f);
   std::vector<int32_t> row(size_t(a.istride / 4), 0);
   for (int64_t t = 0; t < a.n; ++t) {
     std::copy_n(reinterpret_cast<const uint8_t*>(a.q.data()) + t * a.stride, a.cols, Bytes(row));
     InterleaveRow(row.data(), a.main_bytes, a.istride, a.qi.data() + t * a.istride / 4);
     for (int64_t b = 0; b < a.cols / 32; ++b) {
-      a.block_scale[size_t(t * a.istride / 32 + BlockSlot(b, a.main_bytes / 32))] =
-          a.lane_scale[size_t(t * a.stride / 4 + 8 * b)];
+      const size_t slot = size_t(t * a.istride / 32 + BlockSlot(b, a.main_bytes / 32));
+      a.block_scale[slot] = a.lane_scale[size_t(t * a.stride / 4 + 8 * b)];
+      a.block_sum_a[slot] = a.scaled_sum16[size_t(t * a.stride / 16 + 2 * b)];
+      a.block_sum_b[slot] = a.scaled_sum16[size_t(t * a.stride / 16 + 2 * b + 1)];
     }
   }
 }
@@ -560,8 +573,9 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
           const size_t slot = size_t(BlockSlot(b, a.main_bytes / 32));
           d.scale_a[slot] = r.scale[size_t(8 * b)];
           d.scale_b[slot] = r.scale[size_t(8 * b + 4)];
+          d.offset_a[slot] = r.offset[size_t(2 * b)];
+          d.offset_b[slot] = r.offset[size_t(2 * b + 1)];
         }
-        d.offset = r.offset;
       }
       if (nr == kTileRows) {
         RowsTimesAllI<kTileRows>(w.type, rp, a, y + j, ldy);

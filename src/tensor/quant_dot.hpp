@@ -35,6 +35,9 @@ struct QuantizedActs {
   int64_t istride = 0;             // main_bytes + the rest in groups of 4 blocks, zero padded
   std::vector<int32_t> qi;         // n * istride int8 values, stored as int32 words (4 each)
   std::vector<float> block_scale;  // n * istride / 32: d per block
+  // n * istride / 32, in block_scale's slots: scaled_sum16 of each block's first and second
+  // 16 values, which meet the weights' offsets inside the kernel.
+  std::vector<float> block_sum_a, block_sum_b;
 };
 
 // From this many tokens the interleaved kernel is used (it pays a gather per weight row).
