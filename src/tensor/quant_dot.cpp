@@ -21,6 +21,7 @@
 #include "hwy/highway.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "meadow/gguf.hpp"
@@ -119,15 +120,24 @@ HWY_INLINE const uint8_t* Bytes(const std::vector<int32_t>& v) {
   return reinterpret_cast<const uint8_t*>(v.data());
 }
 
-// One weight row in the common shape; buffers sized for quant_stride(cols), zero padded.
+// One weight row in the common shape; buffers sized for quant_stride(cols), zero padded. The
+// unpackers write the bytes and either (kPlain, the few-token kernel) a scale per 4 values and
+// an offset per 16, or (the interleaved kernel) per 32-value block the scales and offsets of its
+// first and second 16 values (equal except for Q6_K).
 struct RowBuf {
   std::vector<int32_t> u;     // the bytes u_i
-  std::vector<float> scale;   // per 4 values
-  std::vector<float> offset;  // per 16 values
+  std::vector<float> scale;   // kPlain: per 4 values
+  std::vector<float> offset;  // kPlain: per 16 values
+  std::vector<float> sa, sb;  // per block: scales of values 0-15 and 16-31
+  std::vector<float> oa, ob;  // per block: offsets of the same halves
   explicit RowBuf(int64_t stride)
       : u(size_t(stride / 4), 0),
         scale(size_t(stride / 4), 0.0f),
-        offset(size_t(stride / 16), 0.0f) {}
+        offset(size_t(stride / 16), 0.0f),
+        sa(size_t(stride / 32), 0.0f),
+        sb(size_t(stride / 32), 0.0f),
+        oa(size_t(stride / 32), 0.0f),
+        ob(size_t(stride / 32), 0.0f) {}
 };
 
 // A row in the interleaved layout of QuantizedActs::qi, with per-block scales and offsets of
@@ -145,11 +155,34 @@ struct RowBufI {
 
 using D16 = hn::CappedTag<uint8_t, 16>;
 
-// The 32-value blocks: lane scale d for all 8 lanes of the block, offset o for both halves.
+// Scale s and offset o of half h (values 16h .. 16h + 15) of block b. The lane scales are
+// stored as vectors: scalar fills made the few-token kernel's unpacking 60 % slower.
+template <bool kPlain>
+HWY_INLINE void SetHalf(RowBuf& r, int64_t b, int h, float s, float o) {
+  if constexpr (kPlain) {
+    const hn::CappedTag<float, 4> d4;
+    const int64_t at = 8 * b + 4 * h;
+    for (int64_t i = 0; i < 4; i += int64_t(hn::Lanes(d4)))
+      hn::StoreU(hn::Set(d4, s), d4, r.scale.data() + at + i);
+    r.offset[size_t(2 * b + h)] = o;
+  } else {
+    (h ? r.sb : r.sa)[size_t(b)] = s;
+    (h ? r.ob : r.oa)[size_t(b)] = o;
+  }
+}
+
+// A 32-value block with one scale d and one offset o for both halves.
+template <bool kPlain>
 HWY_INLINE void SetBlockScales(RowBuf& r, int64_t b, float d, float o) {
-  std::fill_n(r.scale.data() + 8 * b, 8, d);
-  r.offset[size_t(2 * b)] = o;
-  r.offset[size_t(2 * b + 1)] = o;
+  if constexpr (kPlain) {
+    const hn::CappedTag<float, 8> d8;
+    for (int64_t i = 0; i < 8; i += int64_t(hn::Lanes(d8)))
+      hn::StoreU(hn::Set(d8, d), d8, r.scale.data() + 8 * b + i);
+    r.offset[size_t(2 * b)] = r.offset[size_t(2 * b + 1)] = o;
+  } else {
+    r.sa[size_t(b)] = r.sb[size_t(b)] = d;
+    r.oa[size_t(b)] = r.ob[size_t(b)] = o;
+  }
 }
 
 // Q4_0 and Q4_1 share the nibble layout: byte i holds values i (low) and i + 16 (high).
@@ -164,22 +197,25 @@ HWY_INLINE void UnpackNibbles16(const uint8_t* qs, uint8_t* u) {
   }
 }
 
+template <bool kPlain>
 HWY_INLINE void UnpackQ4_0(const BlockQ4_0* b, int64_t nb, RowBuf& r) {
   for (int64_t i = 0; i < nb; ++i) {
     UnpackNibbles16(b[i].qs, Bytes(r.u) + 32 * i);
     const float d = fp16_to_float(b[i].d);
-    SetBlockScales(r, i, d, -8.0f * d);
+    SetBlockScales<kPlain>(r, i, d, -8.0f * d);
   }
 }
 
+template <bool kPlain>
 HWY_INLINE void UnpackQ4_1(const BlockQ4_1* b, int64_t nb, RowBuf& r) {
   for (int64_t i = 0; i < nb; ++i) {
     UnpackNibbles16(b[i].qs, Bytes(r.u) + 32 * i);
-    SetBlockScales(r, i, fp16_to_float(b[i].d), fp16_to_float(b[i].m));
+    SetBlockScales<kPlain>(r, i, fp16_to_float(b[i].d), fp16_to_float(b[i].m));
   }
 }
 
 // Signed q stored as q + 128 (flip the top bit); the offset takes the 128 back out.
+template <bool kPlain>
 HWY_INLINE void UnpackQ8_0(const BlockQ8_0* b, int64_t nb, RowBuf& r) {
   const D16 d16;
   const size_t N = hn::Lanes(d16);
@@ -190,10 +226,11 @@ HWY_INLINE void UnpackQ8_0(const BlockQ8_0* b, int64_t nb, RowBuf& r) {
       hn::StoreU(hn::Xor(hn::LoadU(d16, qs + j), flip), d16, Bytes(r.u) + 32 * i + j);
     }
     const float d = fp16_to_float(b[i].d);
-    SetBlockScales(r, i, d, -128.0f * d);
+    SetBlockScales<kPlain>(r, i, d, -128.0f * d);
   }
 }
 
+template <bool kPlain>
 HWY_INLINE void UnpackQ4_K(const BlockQ4_K* b, int64_t nb, RowBuf& r) {
   const D16 d16;
   const size_t N = hn::Lanes(d16);
@@ -210,15 +247,23 @@ HWY_INLINE void UnpackQ4_K(const BlockQ4_K* b, int64_t nb, RowBuf& r) {
         hn::StoreU(hn::ShiftRight<4>(v), d16, u + 64 * c + 32 + l);
       }
     }
-    for (int j = 0; j < 8; ++j) {
-      int sc, m;
-      q4k_scale_min(b[i].scales, j, sc, m);
-      SetBlockScales(r, 8 * i + j, d * float(sc), -dmin * float(m));
-    }
+    // The eight 6-bit scales and minimums of the 12 scale bytes, four at a time: bytes 0-3 hold
+    // scales 0-3 (low 6 bits) and the top bits of scales 4-7, bytes 4-7 the same for the
+    // minimums, bytes 8-11 the low 4 bits of scales 4-7 (low nibble) and minimums 4-7 (high).
+    uint32_t w[3];
+    std::memcpy(w, b[i].scales, sizeof w);
+    const uint32_t packed[4] = {
+        w[0] & 0x3f3f3f3fu, (w[2] & 0x0f0f0f0fu) | ((w[0] >> 2) & 0x30303030u), w[1] & 0x3f3f3f3fu,
+        ((w[2] >> 4) & 0x0f0f0f0fu) | ((w[1] >> 2) & 0x30303030u)};
+    uint8_t sm[16];  // scales 0-7, then minimums 0-7
+    std::memcpy(sm, packed, sizeof sm);
+    for (int j = 0; j < 8; ++j)
+      SetBlockScales<kPlain>(r, 8 * i + j, d * float(sm[j]), -dmin * float(sm[8 + j]));
   }
 }
 
 // 6-bit values (0..63, centred on 32) with one int8 scale per 16 values.
+template <bool kPlain>
 HWY_INLINE void UnpackQ6_K(const BlockQ6_K* b, int64_t nb, RowBuf& r) {
   const D16 d16;
   const size_t N = hn::Lanes(d16);
@@ -246,24 +291,24 @@ HWY_INLINE void UnpackQ6_K(const BlockQ6_K* b, int64_t nb, RowBuf& r) {
     }
     for (int k = 0; k < 16; ++k) {  // sub-block k covers values 16k .. 16k + 15, in order
       const float s = d * float(b[i].scales[k]);
-      std::fill_n(r.scale.data() + 64 * i + 4 * k, 4, s);
-      r.offset[size_t(16 * i + k)] = -32.0f * s;
+      SetHalf<kPlain>(r, 8 * i + k / 2, k % 2, s, -32.0f * s);
     }
   }
 }
 
+template <bool kPlain>
 HWY_INLINE void Unpack(TT type, const uint8_t* row, int64_t cols, RowBuf& r) {
   switch (type) {
     case TT::Q4_0:
-      return UnpackQ4_0(reinterpret_cast<const BlockQ4_0*>(row), cols / 32, r);
+      return UnpackQ4_0<kPlain>(reinterpret_cast<const BlockQ4_0*>(row), cols / 32, r);
     case TT::Q4_1:
-      return UnpackQ4_1(reinterpret_cast<const BlockQ4_1*>(row), cols / 32, r);
+      return UnpackQ4_1<kPlain>(reinterpret_cast<const BlockQ4_1*>(row), cols / 32, r);
     case TT::Q8_0:
-      return UnpackQ8_0(reinterpret_cast<const BlockQ8_0*>(row), cols / 32, r);
+      return UnpackQ8_0<kPlain>(reinterpret_cast<const BlockQ8_0*>(row), cols / 32, r);
     case TT::Q4_K:
-      return UnpackQ4_K(reinterpret_cast<const BlockQ4_K*>(row), cols / 256, r);
+      return UnpackQ4_K<kPlain>(reinterpret_cast<const BlockQ4_K*>(row), cols / 256, r);
     case TT::Q6_K:
-      return UnpackQ6_K(reinterpret_cast<const BlockQ6_K*>(row), cols / 256, r);
+      return UnpackQ6_K<kPlain>(reinterpret_cast<const BlockQ6_K*>(row), cols / 256, r);
     default:
       return;  // int_dot_supported() keeps other types away
   }
@@ -399,6 +444,24 @@ HWY_INLINE int64_t BlockSlot(int64_t b, int64_t main_blocks) {
   (void)main_blocks;
 #endif
   return b;
+}
+
+// The row's per-block scales and offsets into the lanes that hold their blocks' bytes.
+HWY_INLINE void PlaceBlockScales(const RowBuf& r, int64_t main_blocks, int64_t blocks, RowBufI& d) {
+  const float* from[4] = {r.sa.data(), r.sb.data(), r.oa.data(), r.ob.data()};
+  float* to[4] = {d.scale_a.data(), d.scale_b.data(), d.offset_a.data(), d.offset_b.data()};
+  int64_t b = 0;
+#if HWY_TARGET <= HWY_AVX3
+  // lane l takes block idx[l] of its group: InterleaveGroups16's order
+  const __m512i idx = _mm512_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15);
+  for (; b < main_blocks; b += 16)
+    for (int k = 0; k < 4; ++k)
+      _mm512_storeu_ps(to[k] + b, _mm512_permutexvar_ps(idx, _mm512_loadu_ps(from[k] + b)));
+#endif
+  for (; b < blocks; ++b) {
+    const int64_t slot = BlockSlot(b, main_blocks);
+    for (int k = 0; k < 4; ++k) to[k][slot] = from[k][b];
+  }
 }
 
 // Full vectors for the groups of L blocks, 4-lane ones for the blocks after the last of those
@@ -566,16 +629,10 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
     for (int64_t j = j0; j < j1; j += kTileRows) {
       const int nr = int(std::min<int64_t>(kTileRows, j1 - j));
       for (int i = 0; i < nr; ++i) {
-        Unpack(w.type, base + (rows ? rows[j + i] : j + i) * rb, w.cols, r);
+        Unpack<false>(w.type, base + (rows ? rows[j + i] : j + i) * rb, w.cols, r);
         RowBufI& d = ri[size_t(i)];
         InterleaveRow(r.u.data(), a.main_bytes, a.istride, d.u.data());
-        for (int64_t b = 0; b < a.istride / 32; ++b) {
-          const size_t slot = size_t(BlockSlot(b, a.main_bytes / 32));
-          d.scale_a[slot] = r.scale[size_t(8 * b)];
-          d.scale_b[slot] = r.scale[size_t(8 * b + 4)];
-          d.offset_a[slot] = r.offset[size_t(2 * b)];
-          d.offset_b[slot] = r.offset[size_t(2 * b + 1)];
-        }
+        PlaceBlockScales(r, a.main_bytes / 32, a.istride / 32, d);
       }
       if (nr == kTileRows) {
         RowsTimesAllI<kTileRows>(w.type, rp, a, y + j, ldy);
@@ -588,7 +645,7 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
 #endif
   RowBuf r(a.stride);
   for (int64_t j = j0; j < j1; ++j) {
-    Unpack(w.type, base + (rows ? rows[j] : j) * rb, w.cols, r);
+    Unpack<true>(w.type, base + (rows ? rows[j] : j) * rb, w.cols, r);
     if (wide) {
       RowTimesAll<true>(r, a, y + j, ldy);
     } else {
