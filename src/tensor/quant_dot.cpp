@@ -230,14 +230,45 @@ HWY_INLINE void UnpackQ8_0(const BlockQ8_0* b, int64_t nb, RowBuf& r) {
   }
 }
 
+// Super-block i's eight 6-bit scales and minimums, from its 12 scale bytes four at a time:
+// bytes 0-3 hold scales 0-3 (low 6 bits) and the top bits of scales 4-7, bytes 4-7 the same for
+// the minimums, bytes 8-11 the low 4 bits of scales 4-7 (low nibble) and minimums 4-7 (high).
+template <bool kPlain>
+HWY_INLINE void Q4_KScales(const BlockQ4_K& blk, int64_t i, RowBuf& r) {
+  const float d = fp16_to_float(blk.d);
+  const float dmin = fp16_to_float(blk.dmin);
+  uint32_t w[3];
+  std::memcpy(w, blk.scales, sizeof w);
+  const uint32_t packed[4] = {
+      w[0] & 0x3f3f3f3fu, (w[2] & 0x0f0f0f0fu) | ((w[0] >> 2) & 0x30303030u), w[1] & 0x3f3f3f3fu,
+      ((w[2] >> 4) & 0x0f0f0f0fu) | ((w[1] >> 2) & 0x30303030u)};
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (!kPlain) {
+    // All 16 at once: lanes 0-7 the blocks' scales, 8-15 their offsets.
+    const __m512 f = _mm512_cvtepi32_ps(
+        _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(packed))));
+    const __m512 v =
+        _mm512_mul_ps(f, _mm512_insertf32x8(_mm512_set1_ps(d), _mm256_set1_ps(-dmin), 1));
+    const __m256 sc = _mm512_castps512_ps256(v), off = _mm512_extractf32x8_ps(v, 1);
+    _mm256_storeu_ps(r.sa.data() + 8 * i, sc);
+    _mm256_storeu_ps(r.sb.data() + 8 * i, sc);
+    _mm256_storeu_ps(r.oa.data() + 8 * i, off);
+    _mm256_storeu_ps(r.ob.data() + 8 * i, off);
+    return;
+  }
+#endif
+  uint8_t sm[16];  // scales 0-7, then minimums 0-7
+  std::memcpy(sm, packed, sizeof sm);
+  for (int j = 0; j < 8; ++j)
+    SetBlockScales<kPlain>(r, 8 * i + j, d * float(sm[j]), -dmin * float(sm[8 + j]));
+}
+
 template <bool kPlain>
 HWY_INLINE void UnpackQ4_K(const BlockQ4_K* b, int64_t nb, RowBuf& r) {
   const D16 d16;
   const size_t N = hn::Lanes(d16);
   const auto mask = hn::Set(d16, uint8_t{0x0f});
   for (int64_t i = 0; i < nb; ++i) {
-    const float d = fp16_to_float(b[i].d);
-    const float dmin = fp16_to_float(b[i].dmin);
     uint8_t* u = Bytes(r.u) + 256 * i;
     for (int c = 0; c < 4; ++c) {  // 32 bytes: sub-block 2c in the low nibbles, 2c+1 high
       const uint8_t* q = b[i].qs + 32 * c;
@@ -247,18 +278,7 @@ HWY_INLINE void UnpackQ4_K(const BlockQ4_K* b, int64_t nb, RowBuf& r) {
         hn::StoreU(hn::ShiftRight<4>(v), d16, u + 64 * c + 32 + l);
       }
     }
-    // The eight 6-bit scales and minimums of the 12 scale bytes, four at a time: bytes 0-3 hold
-    // scales 0-3 (low 6 bits) and the top bits of scales 4-7, bytes 4-7 the same for the
-    // minimums, bytes 8-11 the low 4 bits of scales 4-7 (low nibble) and minimums 4-7 (high).
-    uint32_t w[3];
-    std::memcpy(w, b[i].scales, sizeof w);
-    const uint32_t packed[4] = {
-        w[0] & 0x3f3f3f3fu, (w[2] & 0x0f0f0f0fu) | ((w[0] >> 2) & 0x30303030u), w[1] & 0x3f3f3f3fu,
-        ((w[2] >> 4) & 0x0f0f0f0fu) | ((w[1] >> 2) & 0x30303030u)};
-    uint8_t sm[16];  // scales 0-7, then minimums 0-7
-    std::memcpy(sm, packed, sizeof sm);
-    for (int j = 0; j < 8; ++j)
-      SetBlockScales<kPlain>(r, 8 * i + j, d * float(sm[j]), -dmin * float(sm[8 + j]));
+    Q4_KScales<kPlain>(b[i], i, r);
   }
 }
 
@@ -410,28 +430,56 @@ HWY_INLINE void InterleaveBlocks(D32 di32, const int32_t* src, int64_t b0, int64
 // group; BlockSlot puts the block scales in the same lanes.
 constexpr int kLaneOfBlock[16] = {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15};
 
+// One group: x[i] holds blocks 2i and 2i + 1; 8 vectors to dst.
+HWY_INLINE void TransposeGroup16(const __m512i (&x)[8], int32_t* dst) {
+  __m512i y[8];  // y[4h + k]: dword k of each 128-bit unit's 4 source vectors, half h
+  for (int h = 0; h < 2; ++h) {
+    const __m512i* v = x + 4 * h;
+    const __m512i t0 = _mm512_unpacklo_epi32(v[0], v[1]);
+    const __m512i t1 = _mm512_unpackhi_epi32(v[0], v[1]);
+    const __m512i t2 = _mm512_unpacklo_epi32(v[2], v[3]);
+    const __m512i t3 = _mm512_unpackhi_epi32(v[2], v[3]);
+    y[4 * h + 0] = _mm512_unpacklo_epi64(t0, t2);
+    y[4 * h + 1] = _mm512_unpackhi_epi64(t0, t2);
+    y[4 * h + 2] = _mm512_unpacklo_epi64(t1, t3);
+    y[4 * h + 3] = _mm512_unpackhi_epi64(t1, t3);
+  }
+  for (int k = 0; k < 4; ++k) {
+    // Units 0 and 2 hold dwords 0-3 of their blocks, units 1 and 3 dwords 4-7.
+    _mm512_storeu_si512(dst + 16 * k,
+                        _mm512_shuffle_i32x4(y[k], y[4 + k], _MM_SHUFFLE(2, 0, 2, 0)));
+    _mm512_storeu_si512(dst + 16 * (4 + k),
+                        _mm512_shuffle_i32x4(y[k], y[4 + k], _MM_SHUFFLE(3, 1, 3, 1)));
+  }
+}
+
 HWY_INLINE void InterleaveGroups16(const int32_t* src, int64_t bytes, int32_t* dst) {
   for (int64_t g = 0; g < bytes / 4; g += 128) {
-    __m512i y[8];  // y[4h + k]: dword k of each 128-bit unit's 4 source vectors, half h
-    for (int h = 0; h < 2; ++h) {
-      __m512i x[4];
-      for (int i = 0; i < 4; ++i) x[i] = _mm512_loadu_si512(src + g + 16 * (4 * h + i));
-      const __m512i t0 = _mm512_unpacklo_epi32(x[0], x[1]);
-      const __m512i t1 = _mm512_unpackhi_epi32(x[0], x[1]);
-      const __m512i t2 = _mm512_unpacklo_epi32(x[2], x[3]);
-      const __m512i t3 = _mm512_unpackhi_epi32(x[2], x[3]);
-      y[4 * h + 0] = _mm512_unpacklo_epi64(t0, t2);
-      y[4 * h + 1] = _mm512_unpackhi_epi64(t0, t2);
-      y[4 * h + 2] = _mm512_unpacklo_epi64(t1, t3);
-      y[4 * h + 3] = _mm512_unpackhi_epi64(t1, t3);
+    __m512i x[8];
+    for (int i = 0; i < 8; ++i) x[i] = _mm512_loadu_si512(src + g + 16 * i);
+    TransposeGroup16(x, dst + g);
+  }
+}
+
+// Q4_K rows of whole groups (2 super-blocks each), nibbles split in registers and regrouped
+// straight into dst: the row's bytes never pass through memory in the plain layout.
+HWY_INLINE void UnpackInterleaveQ4_K(const BlockQ4_K* b, int64_t nb, RowBuf& r, int32_t* dst) {
+  const __m512i mask = _mm512_set1_epi8(0x0f);
+  for (int64_t i = 0; i < nb; i += 2) {
+    __m512i x[8];
+    for (int s = 0; s < 2; ++s) {
+      for (int m = 0; m < 2; ++m) {
+        // 64 bytes = 2 x 32: sub-blocks 4m (low nibbles) and 4m + 1 (high) from the first 32,
+        // 4m + 2 and 4m + 3 from the second.
+        const __m512i v = _mm512_loadu_si512(b[i + s].qs + 64 * m);
+        const __m512i lo = _mm512_and_si512(v, mask);
+        const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), mask);
+        x[4 * s + 2 * m] = _mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(1, 0, 1, 0));
+        x[4 * s + 2 * m + 1] = _mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(3, 2, 3, 2));
+      }
+      Q4_KScales<false>(b[i + s], i + s, r);
     }
-    for (int k = 0; k < 4; ++k) {
-      // Units 0 and 2 hold dwords 0-3 of their blocks, units 1 and 3 dwords 4-7.
-      _mm512_storeu_si512(dst + g + 16 * k,
-                          _mm512_shuffle_i32x4(y[k], y[4 + k], _MM_SHUFFLE(2, 0, 2, 0)));
-      _mm512_storeu_si512(dst + g + 16 * (4 + k),
-                          _mm512_shuffle_i32x4(y[k], y[4 + k], _MM_SHUFFLE(3, 1, 3, 1)));
-    }
+    TransposeGroup16(x, dst + 64 * i);
   }
 }
 #endif
@@ -624,14 +672,26 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
   if (a.group_lanes == int64_t(hn::Lanes(DI32())) && a.group_lanes > 0) {
     RowBuf r(a.istride);
     std::vector<RowBufI> ri(kTileRows, RowBufI(a.istride));
+#if HWY_TARGET <= HWY_AVX3
+    const bool fused_q4_k = w.type == TT::Q4_K && a.main_bytes == a.istride;  // whole groups
+#endif
     const RowBufI* rp[kTileRows];
     for (int i = 0; i < kTileRows; ++i) rp[i] = &ri[size_t(i)];
     for (int64_t j = j0; j < j1; j += kTileRows) {
       const int nr = int(std::min<int64_t>(kTileRows, j1 - j));
       for (int i = 0; i < nr; ++i) {
-        Unpack<false>(w.type, base + (rows ? rows[j + i] : j + i) * rb, w.cols, r);
+        const uint8_t* row = base + (rows ? rows[j + i] : j + i) * rb;
         RowBufI& d = ri[size_t(i)];
-        InterleaveRow(r.u.data(), a.main_bytes, a.istride, d.u.data());
+#if HWY_TARGET <= HWY_AVX3
+        if (fused_q4_k) {
+          UnpackInterleaveQ4_K(reinterpret_cast<const BlockQ4_K*>(row), w.cols / 256, r,
+                               d.u.data());
+        } else  // NOLINT(readability/braces)
+#endif
+        {
+          Unpack<false>(w.type, row, w.cols, r);
+          InterleaveRow(r.u.data(), a.main_bytes, a.istride, d.u.data());
+        }
         PlaceBlockScales(r, a.main_bytes / 32, a.istride / 32, d);
       }
       if (nr == kTileRows) {
