@@ -128,12 +128,14 @@ MatmulPath env_override() {
   return p;
 }
 
-// Measured (docs/measurements.md): on 7B shapes the integer kernels run 1.2-1.9x the float
-// path from 4 tokens on every type, and at 1 token only Q4_0 and Q6_K gain (the float loops read
-// the other types' blocks in place as fast); at SmolLM2's 576-wide weights they gain nothing.
+// Measured (docs/measurements.md): on 7B shapes the integer kernels run 2-3x the float path
+// from 4 tokens on every type, and at 1 token Q4_0, Q6_K and Q4_K gain (Q4_K through its direct
+// kernel on AVX-512; the float loops read the other types' blocks in place as fast); at
+// SmolLM2's 576-wide weights they gained nothing.
 bool integer_wins_at(const Weights& w, int64_t n) {
   if (n >= detail::kInterleaveMinTokens) return true;
-  return w.type == gguf::TensorType::Q4_0 || w.type == gguf::TensorType::Q6_K;
+  return w.type == gguf::TensorType::Q4_0 || w.type == gguf::TensorType::Q6_K ||
+         (w.type == gguf::TensorType::Q4_K && detail::q4_k_direct());
 }
 
 bool integer_wins(const Weights& w, int64_t n) {

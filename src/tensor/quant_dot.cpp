@@ -482,6 +482,60 @@ HWY_INLINE void UnpackInterleaveQ4_K(const BlockQ4_K* b, int64_t nb, RowBuf& r, 
     TransposeGroup16(x, dst + 64 * i);
   }
 }
+
+// One token times a Q4_K row, read straight from its blocks: the nibbles are split in
+// registers, each pair of 32-value sub-blocks meets the token's int8 values in one instruction,
+// and the int32 sums are scaled per sub-block in float. Unpacking a row first (the other
+// kernels) pays off only when several tokens share it.
+HWY_INLINE float DotQ4_KDirect(const BlockQ4_K* b, int64_t nb, const int8_t* q,
+                               const float* block_d, const float* sum16) {
+  const DI8 di8;
+  const DI32 di32;
+  const __m512i mask = _mm512_set1_epi8(0x0f);
+  // Lanes 0-7 take sub-block 2p's scale, 8-15 sub-block 2p + 1's.
+  const __m512i pair[4] = {_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
+                           _mm512_setr_epi32(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+                           _mm512_setr_epi32(4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5),
+                           _mm512_setr_epi32(6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7)};
+  // Each minimum (lanes 8-15 of the scales) twice: once per 16-value sum.
+  const __m512i twice =
+      _mm512_setr_epi32(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
+  __m512 acc = _mm512_setzero_ps(), acc_min = _mm512_setzero_ps();
+  for (int64_t i = 0; i < nb; ++i) {
+    uint32_t w[3];
+    std::memcpy(w, b[i].scales, sizeof w);
+    const uint32_t packed[4] = {
+        w[0] & 0x3f3f3f3fu, (w[2] & 0x0f0f0f0fu) | ((w[0] >> 2) & 0x30303030u), w[1] & 0x3f3f3f3fu,
+        ((w[2] >> 4) & 0x0f0f0f0fu) | ((w[1] >> 2) & 0x30303030u)};
+    // Lanes 0-7: d * scale_j, lanes 8-15: -dmin * min_j (Q4_KScales' layout).
+    const __m512 sm = _mm512_mul_ps(
+        _mm512_cvtepi32_ps(
+            _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(packed)))),
+        _mm512_insertf32x8(_mm512_set1_ps(fp16_to_float(b[i].d)),
+                           _mm256_set1_ps(-fp16_to_float(b[i].dmin)), 1));
+    // d * scale_j * the token's block scale: one factor per sub-block.
+    const __m512 c = _mm512_castps256_ps512(
+        _mm256_mul_ps(_mm512_castps512_ps256(sm), _mm256_loadu_ps(block_d + 8 * i)));
+    for (int m = 0; m < 2; ++m) {
+      // 64 bytes: sub-blocks 4m (low nibbles) and 4m + 1 (high) in the first 32, 4m + 2 and
+      // 4m + 3 in the second; regrouped so each vector holds two consecutive sub-blocks.
+      const __m512i v = _mm512_loadu_si512(b[i].qs + 64 * m);
+      const __m512i lo = _mm512_and_si512(v, mask);
+      const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), mask);
+      const __m512i u[2] = {_mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(1, 0, 1, 0)),
+                            _mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(3, 2, 3, 2))};
+      for (int k = 0; k < 2; ++k) {
+        const auto s = DotQuadSmall(hn::Vec<DU8>{u[k]},
+                                    hn::LoadU(di8, q + 256 * i + 128 * m + 64 * k), hn::Zero(di32));
+        acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s.raw), _mm512_permutexvar_ps(pair[2 * m + k], c),
+                              acc);
+      }
+    }
+    acc_min =
+        _mm512_fmadd_ps(_mm512_permutexvar_ps(twice, sm), _mm512_loadu_ps(sum16 + 16 * i), acc_min);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(acc, acc_min));
+}
 #endif
 
 // Where block b's scale goes in the interleaved layout: the lane that holds its bytes.
@@ -703,6 +757,18 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
     return;
   }
 #endif
+#if HWY_TARGET <= HWY_AVX3
+  if (w.type == TT::Q4_K) {
+    for (int64_t j = j0; j < j1; ++j) {
+      const auto* row = reinterpret_cast<const BlockQ4_K*>(base + (rows ? rows[j] : j) * rb);
+      for (int64_t t = 0; t < a.n; ++t)
+        y[t * ldy + j] = DotQ4_KDirect(row, w.cols / 256, a.q.data() + t * a.stride,
+                                       a.block_d.data() + t * a.stride / 32,
+                                       a.scaled_sum16.data() + t * a.stride / 16);
+    }
+    return;
+  }
+#endif
   RowBuf r(a.stride);
   for (int64_t j = j0; j < j1; ++j) {
     Unpack<true>(w.type, base + (rows ? rows[j] : j) * rb, w.cols, r);
@@ -716,6 +782,10 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
 
 const char* IntTargetName() {
   return hwy::TargetName(HWY_TARGET);
+}
+
+bool Q4_KDirect() {
+  return HWY_TARGET <= HWY_AVX3;
 }
 
 }  // namespace HWY_NAMESPACE
@@ -745,6 +815,12 @@ void dot_rows_int(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1,
 
 const char* int_target_name() {
   return HWY_DYNAMIC_DISPATCH(IntTargetName)();
+}
+
+HWY_EXPORT(Q4_KDirect);
+
+bool q4_k_direct() {
+  return HWY_DYNAMIC_DISPATCH(Q4_KDirect)();
 }
 
 }  // namespace meadow::tensor::detail

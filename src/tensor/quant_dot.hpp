@@ -25,6 +25,7 @@ struct QuantizedActs {
   std::vector<int8_t> q;            // n * stride
   std::vector<float> lane_scale;    // n * stride / 4: d of the value's block, one per 4 values
   std::vector<float> scaled_sum16;  // n * stride / 16: d * (sum of the 16 q's)
+  std::vector<float> block_d;       // n * stride / 32: d of each block
   // The many-token layout (interleave_acts): rows cut into groups of L blocks, L the int32
   // lanes of one vector (the last blocks in groups of 4, on 4-lane vectors); vector j of a
   // group holds values 4j .. 4j+3 of each of its blocks,
@@ -59,6 +60,10 @@ bool int_dot_supported(gguf::TensorType t);
 // y[t * ldy + j] = dot(a row t, weight row rows[j] (or j)) for t < a.n and j in [j0, j1).
 void dot_rows_int(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1,
                   const QuantizedActs& a, float* y, int64_t ldy);
+
+// Whether one token times Q4_K weights runs the direct kernel (AVX-512 targets), which beats
+// the float path there; elsewhere a Q4_K row is unpacked first and one token does not pay.
+bool q4_k_direct();
 
 // Name of the Highway target the integer kernels dispatch to (AVX3_DL when VNNI is present).
 const char* int_target_name();

@@ -21,7 +21,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // At most 16 lanes: a vector never spans two of the 16-value sums.
 using DF = hn::CappedTag<float, 16>;
 
-void QuantizeRow(const float* x, int64_t cols, int8_t* q, float* lane_scale, float* sum16) {
+void QuantizeRow(const float* x, int64_t cols, int8_t* q, float* lane_scale, float* sum16,
+                 float* block_d) {
   const DF df;
   const hn::Rebind<int32_t, DF> di;
   const hn::Rebind<int8_t, DF> d8;
@@ -44,6 +45,7 @@ void QuantizeRow(const float* x, int64_t cols, int8_t* q, float* lane_scale, flo
       sum16[2 * b + h] = d * float(hn::GetLane(hn::SumOfLanes(di, acc)));
     }
     std::fill_n(lane_scale + 8 * b, 8, d);
+    block_d[b] = d;
   }
 }
 
@@ -65,10 +67,11 @@ void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out) 
   out.q.assign(size_t(n * stride), 0);
   out.lane_scale.assign(size_t(n * stride / 4), 0.0f);
   out.scaled_sum16.assign(size_t(n * stride / 16), 0.0f);
+  out.block_d.assign(size_t(n * stride / 32), 0.0f);
   for (int64_t t = 0; t < n; ++t) {
     HWY_DYNAMIC_DISPATCH(QuantizeRow)
     (x + t * cols, cols, out.q.data() + t * stride, out.lane_scale.data() + t * stride / 4,
-     out.scaled_sum16.data() + t * stride / 16);
+     out.scaled_sum16.data() + t * stride / 16, out.block_d.data() + t * stride / 32);
   }
 }
 

@@ -255,7 +255,8 @@ TEST(QuantDot, SameResultForAnyThreadCount) {  // each row is one task's, whole
 
 // Auto keeps the float path unless MEADOW_MATMUL=int opts in (exam decisions must not move).
 // Auto multiplies in integers only where that measured faster: weights at least
-// kIntegerMinCols wide, from 4 tokens (Q4_0 and Q6_K also at fewer); narrower ones in float.
+// kIntegerMinCols wide, from 4 tokens (Q4_0, Q4_K and Q6_K also at fewer); narrower ones in
+// float.
 TEST(QuantDot, AutoTakesIntegersOnlyOnWideWeights) {
   if (std::getenv("MEADOW_MATMUL")) GTEST_SKIP() << "MEADOW_MATMUL is set";
   for (TT type : kTypes) {
@@ -270,7 +271,8 @@ TEST(QuantDot, AutoTakesIntegersOnlyOnWideWeights) {
       EXPECT_EQ(ya, yf) << gguf::type_name(type) << " n=" << n;
     }
     auto wide = testing::make_weights(type, 4, kIntegerMinCols, 53);
-    const bool small_batch_gains = type == TT::Q4_0 || type == TT::Q6_K;
+    const bool small_batch_gains =
+        type == TT::Q4_0 || type == TT::Q6_K || (type == TT::Q4_K && detail::q4_k_direct());
     EXPECT_EQ(takes_integer(wide.w, 1, MatmulPath::Auto), small_batch_gains)
         << gguf::type_name(type);
     EXPECT_TRUE(takes_integer(wide.w, 4, MatmulPath::Auto)) << gguf::type_name(type);
