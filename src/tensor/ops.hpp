@@ -32,8 +32,9 @@ class ThreadPool;  // tensor/thread_pool.hpp
 //           most sum over blocks b of (max |x| in b) / 254 * sum_{i in b} |w_i|, plus float
 //           rounding (tensor/quant_dot.hpp).
 //  Auto:    Integer where it measured faster (docs/measurements.md): weights at least
-//           kIntegerMinCols wide (7B-class; at SmolLM2's 576 it gained nothing) from 4 tokens,
-//           and Q4_0 / Q6_K at fewer; Float elsewhere. MEADOW_MATMUL=float|int (read once)
+//           kIntegerMinCols wide (SmolLM2's 576 and up: 1.4x on its decision, 2-3x on 7B
+//           shapes) from 4 tokens, and Q4_0 / Q6_K (and Q4_K on AVX-512) at fewer; Float
+//           elsewhere. MEADOW_MATMUL=float|int (read once)
 //           overrides Auto for a whole run.
 // Other weight types (F32, F16, BF16, Q5_*) always take the float path.
 enum class MatmulPath { Auto, Float, Integer };
@@ -51,7 +52,7 @@ struct Threads {
 };
 
 // The narrowest weights (cols) Auto multiplies in integers from 4 tokens.
-inline constexpr int64_t kIntegerMinCols = 2048;
+inline constexpr int64_t kIntegerMinCols = 512;
 // Whether a matmul of w at n tokens by `path` takes the integer kernels.
 bool takes_integer(const Weights& w, int64_t n, MatmulPath path);
 

@@ -87,7 +87,7 @@ TEST(FloatRecheck, RejectsAMarginOutsideZeroToOne) {
 
 TEST(FloatRecheck, NarrowQuantizedModelsStayInFloat) {
   if (env_overrides_arithmetic()) GTEST_SKIP() << "MEADOW_MATMUL is set";
-  // 64 wide like SmolLM2's 576, narrower than kIntegerMinCols: no gain measured, so float.
+  // 64 wide, narrower than kIntegerMinCols: no gain measured there, so float.
   const std::string out = (mind_test::fixture_dir() / "recheck-qwen2-q8-64.gguf").string();
   mind_test::run_command(std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
                          "/tools/make_fixture.py --arch qwen2 --type Q8_0 --vocab 512 --hidden 64 "
