@@ -57,7 +57,8 @@ struct DecideOptions {
   // probability) reaches this. Decision::layers says where it stopped. It costs accuracy (the
   // layers were not trained for it): docs/measurements.md states how much per margin.
   double exit_margin = 0;
-  // Where the model multiplies in integers (model::Arithmetic::Auto on 7B-class weights), a
+  // Where the model multiplies in integers (model::Arithmetic::Auto on quantized weights at
+  // least 512 wide: SmolLM2, 7B-class models), a
   // decision whose margin is below this is decided again in float, and the prefix is encoded in
   // float, so integer rounding cannot flip a near tie: the answer is the float path's whenever
   // rounding moves the letter probabilities by less than half of this (on SmolLM2's exams,

@@ -107,8 +107,8 @@ struct Workspace {
 };
 
 // How quantized weights are multiplied. Auto: in integers (activations quantized to int8 per
-// 32 values) where that measured faster, i.e. 7B-class widths, in float elsewhere, so models as
-// small as SmolLM2 always run in float; Float: always float (exact to the decoded weights);
+// 32 values) where that measured faster, i.e. weights at least 512 wide (SmolLM2 and up), in
+// float elsewhere (float32 weights always); Float: always float (exact to the decoded weights);
 // Integer: integers wherever the type has kernels. MEADOW_MATMUL=float|int overrides Auto.
 enum class Arithmetic { Auto, Float, Integer };
 

@@ -99,9 +99,10 @@ class MeadowMind:
         lora: a LoRA adapter GGUF applied on top of the model.
         exit_margin: early exit (0 = off): stop at the first layer whose letter margin reaches
             this. It costs accuracy (docs/measurements.md states how much).
-        float_recheck: on models whose passes take the integer kernels (7B-class weights),
-            a decision whose letter margin is under this is decided again in float (default
-            0.1; 0 never, 1 always). Smaller models run in float and ignore it.
+        float_recheck: on models whose passes take the integer kernels (quantized weights at
+            least 512 wide: SmolLM2, 7B-class models), a decision whose letter margin is under
+            this is decided again in float (default 0.1; 0 never, 1 always). Models in float
+            (meadow-nano) ignore it.
 
     Decisions release the GIL: one MeadowMind may be used from several threads.
     """

@@ -109,8 +109,8 @@ void add_mind_commands(CLI::App& app) {
                 "costs accuracy, see docs/measurements.md)")
       ->check(CLI::Range(0.0, 1.0));
   d->add_option("--float-recheck", args->float_recheck,
-                "models whose passes use the integer kernels (7B-class): decide again in float "
-                "when the letter margin is under this (0: never; 1: always)")
+                "models whose passes use the integer kernels (quantized, 512+ wide): decide "
+                "again in float when the letter margin is under this (0: never; 1: always)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   d->callback([args] { run_decide(*args); });
