@@ -230,25 +230,37 @@ HWY_INLINE void UnpackQ8_0(const BlockQ8_0* b, int64_t nb, RowBuf& r) {
   }
 }
 
-// Super-block i's eight 6-bit scales and minimums, from its 12 scale bytes four at a time:
-// bytes 0-3 hold scales 0-3 (low 6 bits) and the top bits of scales 4-7, bytes 4-7 the same for
-// the minimums, bytes 8-11 the low 4 bits of scales 4-7 (low nibble) and minimums 4-7 (high).
-template <bool kPlain>
-HWY_INLINE void Q4_KScales(const BlockQ4_K& blk, int64_t i, RowBuf& r) {
-  const float d = fp16_to_float(blk.d);
-  const float dmin = fp16_to_float(blk.dmin);
+// A Q4_K super-block's eight 6-bit scales (bytes 0-7) and minimums (bytes 8-15), from its 12
+// scale bytes four at a time: bytes 0-3 hold scales 0-3 (low 6 bits) and the top bits of scales
+// 4-7, bytes 4-7 the same for the minimums, bytes 8-11 the low 4 bits of scales 4-7 (low
+// nibble) and minimums 4-7 (high).
+HWY_INLINE void Q4_KScaleBytes(const BlockQ4_K& blk, uint8_t (&sm)[16]) {
   uint32_t w[3];
   std::memcpy(w, blk.scales, sizeof w);
   const uint32_t packed[4] = {
       w[0] & 0x3f3f3f3fu, (w[2] & 0x0f0f0f0fu) | ((w[0] >> 2) & 0x30303030u), w[1] & 0x3f3f3f3fu,
       ((w[2] >> 4) & 0x0f0f0f0fu) | ((w[1] >> 2) & 0x30303030u)};
+  std::memcpy(sm, packed, sizeof sm);
+}
+
+#if HWY_TARGET <= HWY_AVX3
+// The same as floats in one vector: lanes 0-7 d * scale_j, lanes 8-15 -dmin * min_j.
+HWY_INLINE __m512 Q4_KScaleVector(const BlockQ4_K& blk) {
+  uint8_t sm[16];
+  Q4_KScaleBytes(blk, sm);
+  const __m512 f = _mm512_cvtepi32_ps(
+      _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sm))));
+  return _mm512_mul_ps(f, _mm512_insertf32x8(_mm512_set1_ps(fp16_to_float(blk.d)),
+                                             _mm256_set1_ps(-fp16_to_float(blk.dmin)), 1));
+}
+#endif
+
+// Super-block i's block scales and offsets into r.
+template <bool kPlain>
+HWY_INLINE void Q4_KScales(const BlockQ4_K& blk, int64_t i, RowBuf& r) {
 #if HWY_TARGET <= HWY_AVX3
   if constexpr (!kPlain) {
-    // All 16 at once: lanes 0-7 the blocks' scales, 8-15 their offsets.
-    const __m512 f = _mm512_cvtepi32_ps(
-        _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(packed))));
-    const __m512 v =
-        _mm512_mul_ps(f, _mm512_insertf32x8(_mm512_set1_ps(d), _mm256_set1_ps(-dmin), 1));
+    const __m512 v = Q4_KScaleVector(blk);
     const __m256 sc = _mm512_castps512_ps256(v), off = _mm512_extractf32x8_ps(v, 1);
     _mm256_storeu_ps(r.sa.data() + 8 * i, sc);
     _mm256_storeu_ps(r.sb.data() + 8 * i, sc);
@@ -257,8 +269,10 @@ HWY_INLINE void Q4_KScales(const BlockQ4_K& blk, int64_t i, RowBuf& r) {
     return;
   }
 #endif
-  uint8_t sm[16];  // scales 0-7, then minimums 0-7
-  std::memcpy(sm, packed, sizeof sm);
+  const float d = fp16_to_float(blk.d);
+  const float dmin = fp16_to_float(blk.dmin);
+  uint8_t sm[16];
+  Q4_KScaleBytes(blk, sm);
   for (int j = 0; j < 8; ++j)
     SetBlockScales<kPlain>(r, 8 * i + j, d * float(sm[j]), -dmin * float(sm[8 + j]));
 }
@@ -461,21 +475,29 @@ HWY_INLINE void InterleaveGroups16(const int32_t* src, int64_t bytes, int32_t* d
   }
 }
 
+// 64 bytes of a Q4_K super-block's quants (m = 0 or 1) as two vectors of bytes: sub-blocks
+// 4m and 4m + 1, then 4m + 2 and 4m + 3 (the first 32 bytes hold 4m in their low nibbles and
+// 4m + 1 in their high ones, the second 32 the next two).
+HWY_INLINE void Q4_KSubBlockPairs(const uint8_t* qs, int m, __m512i (&u)[2]) {
+  const __m512i mask = _mm512_set1_epi8(0x0f);
+  const __m512i v = _mm512_loadu_si512(qs + 64 * m);
+  const __m512i lo = _mm512_and_si512(v, mask);
+  const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), mask);
+  u[0] = _mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(1, 0, 1, 0));
+  u[1] = _mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
 // Q4_K rows of whole groups (2 super-blocks each), nibbles split in registers and regrouped
 // straight into dst: the row's bytes never pass through memory in the plain layout.
 HWY_INLINE void UnpackInterleaveQ4_K(const BlockQ4_K* b, int64_t nb, RowBuf& r, int32_t* dst) {
-  const __m512i mask = _mm512_set1_epi8(0x0f);
   for (int64_t i = 0; i < nb; i += 2) {
-    __m512i x[8];
+    __m512i x[8];  // x[4s + 2m + k]: blocks 2(4s + 2m + k) and the next, as TransposeGroup16 reads
     for (int s = 0; s < 2; ++s) {
       for (int m = 0; m < 2; ++m) {
-        // 64 bytes = 2 x 32: sub-blocks 4m (low nibbles) and 4m + 1 (high) from the first 32,
-        // 4m + 2 and 4m + 3 from the second.
-        const __m512i v = _mm512_loadu_si512(b[i + s].qs + 64 * m);
-        const __m512i lo = _mm512_and_si512(v, mask);
-        const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), mask);
-        x[4 * s + 2 * m] = _mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(1, 0, 1, 0));
-        x[4 * s + 2 * m + 1] = _mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(3, 2, 3, 2));
+        __m512i u[2];
+        Q4_KSubBlockPairs(b[i + s].qs, m, u);
+        x[4 * s + 2 * m] = u[0];
+        x[4 * s + 2 * m + 1] = u[1];
       }
       Q4_KScales<false>(b[i + s], i + s, r);
     }
@@ -491,7 +513,6 @@ HWY_INLINE float DotQ4_KDirect(const BlockQ4_K* b, int64_t nb, const int8_t* q,
                                const float* block_d, const float* sum16) {
   const DI8 di8;
   const DI32 di32;
-  const __m512i mask = _mm512_set1_epi8(0x0f);
   // Lanes 0-7 take sub-block 2p's scale, 8-15 sub-block 2p + 1's.
   const __m512i pair[4] = {_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
                            _mm512_setr_epi32(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
@@ -502,28 +523,13 @@ HWY_INLINE float DotQ4_KDirect(const BlockQ4_K* b, int64_t nb, const int8_t* q,
       _mm512_setr_epi32(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
   __m512 acc = _mm512_setzero_ps(), acc_min = _mm512_setzero_ps();
   for (int64_t i = 0; i < nb; ++i) {
-    uint32_t w[3];
-    std::memcpy(w, b[i].scales, sizeof w);
-    const uint32_t packed[4] = {
-        w[0] & 0x3f3f3f3fu, (w[2] & 0x0f0f0f0fu) | ((w[0] >> 2) & 0x30303030u), w[1] & 0x3f3f3f3fu,
-        ((w[2] >> 4) & 0x0f0f0f0fu) | ((w[1] >> 2) & 0x30303030u)};
-    // Lanes 0-7: d * scale_j, lanes 8-15: -dmin * min_j (Q4_KScales' layout).
-    const __m512 sm = _mm512_mul_ps(
-        _mm512_cvtepi32_ps(
-            _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(packed)))),
-        _mm512_insertf32x8(_mm512_set1_ps(fp16_to_float(b[i].d)),
-                           _mm256_set1_ps(-fp16_to_float(b[i].dmin)), 1));
+    const __m512 sm = Q4_KScaleVector(b[i]);  // d * scale_j, then -dmin * min_j
     // d * scale_j * the token's block scale: one factor per sub-block.
     const __m512 c = _mm512_castps256_ps512(
         _mm256_mul_ps(_mm512_castps512_ps256(sm), _mm256_loadu_ps(block_d + 8 * i)));
     for (int m = 0; m < 2; ++m) {
-      // 64 bytes: sub-blocks 4m (low nibbles) and 4m + 1 (high) in the first 32, 4m + 2 and
-      // 4m + 3 in the second; regrouped so each vector holds two consecutive sub-blocks.
-      const __m512i v = _mm512_loadu_si512(b[i].qs + 64 * m);
-      const __m512i lo = _mm512_and_si512(v, mask);
-      const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), mask);
-      const __m512i u[2] = {_mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(1, 0, 1, 0)),
-                            _mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(3, 2, 3, 2))};
+      __m512i u[2];
+      Q4_KSubBlockPairs(b[i].qs, m, u);
       for (int k = 0; k < 2; ++k) {
         const auto s = DotQuadSmall(hn::Vec<DU8>{u[k]},
                                     hn::LoadU(di8, q + 256 * i + 128 * m + 64 * k), hn::Zero(di32));
