@@ -138,7 +138,9 @@ tensor::Threads WorkspaceBuffers::threads(int n) {
   if (n == 1) pool.reset();
   const int workers = pool ? pool->size() : 1;
   if (scratch.size() < size_t(workers)) scratch.resize(size_t(workers));
-  return {workers, pool.get(), std::span(scratch).first(size_t(workers))};
+  if (n_ints < workers) ints = tensor::make_int_scratch(n_ints = workers);
+  return {workers, pool.get(), std::span(scratch).first(size_t(workers)), tensor::MatmulPath::Auto,
+          ints.get()};
 }
 
 const std::vector<float>& run_layers(const Config& c, const ModelWeights& w,

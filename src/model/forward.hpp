@@ -42,7 +42,9 @@ struct WorkspaceBuffers {
   // cost more than the kernels themselves at the default model's size.
   std::unique_ptr<tensor::ThreadPool> pool;
   std::vector<std::vector<float>> scratch;  // per worker: the kernels' temporaries
-  tensor::Threads threads(int n);           // (re)starts the pool when n changes
+  tensor::IntScratchArray ints;             // per worker: the integer kernels' buffers
+  int n_ints = 0;
+  tensor::Threads threads(int n);  // (re)starts the pool when n changes
 };
 
 struct PassSpec {

@@ -106,12 +106,13 @@ void gemm_path(const Weights& w, const int32_t* rows, int64_t k, const float* x,
 // a time and multiplies each with all n tokens.
 void int_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n, float* y,
               Threads th) {
-  detail::QuantizedActs qa;
+  detail::QuantizedActs own;
+  detail::QuantizedActs& qa = th.ints ? th.ints[0].acts : own;
   detail::quantize_acts(x, n, w.cols, qa);
   if (n >= detail::kInterleaveMinTokens) detail::interleave_acts(qa);
   const int64_t grain = std::max<int64_t>(4, k / (4 * std::max(th.n, 1)));
-  detail::parallel_for(k, grain, th, [&](int64_t b, int64_t e, int) {
-    detail::dot_rows_int(w, rows, b, e, qa, y, k);
+  detail::parallel_for(k, grain, th, [&](int64_t b, int64_t e, int worker) {
+    detail::dot_rows_int(w, rows, b, e, qa, y, k, th.ints ? &th.ints[worker].rows : nullptr);
   });
 }
 
@@ -168,6 +169,14 @@ void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th, M
 void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,
                  float* y, Threads th) {
   matmul_rows(w, rows, k, x, n, y, th, th.matmul);
+}
+
+void IntScratchDeleter::operator()(detail::IntScratch* p) const {
+  delete[] p;
+}
+
+IntScratchArray make_int_scratch(int workers) {
+  return IntScratchArray(new detail::IntScratch[size_t(std::max(workers, 1))]);
 }
 
 bool takes_integer(const Weights& w, int64_t n, MatmulPath path) {

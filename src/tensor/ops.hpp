@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct Weights {
 Weights weights_of(const gguf::TensorInfo& t);  // checks the tensor is 2-D (or 1-D: rows=1)
 
 class ThreadPool;  // tensor/thread_pool.hpp
+namespace detail {
+struct IntScratch;  // tensor/quant_dot.hpp
+}
 
 // The arithmetic of a matmul with quantized weights (Q4_0, Q4_1, Q4_K, Q6_K, Q8_0).
 //  Float:   weights decoded to float, fp32 products: x is used as given (exactness tests).
@@ -49,7 +53,17 @@ struct Threads {
   // (attention scores, decoded weight tiles); empty: each call allocates its own.
   std::span<std::vector<float>> scratch{};  // {}: brace-initializing callers need not name it
   MatmulPath matmul = MatmulPath::Auto;     // the path of matmul calls that name none
+  // n of them: what the integer path reuses across calls; null: each call allocates its own.
+  detail::IntScratch* ints = nullptr;
 };
+
+// Buffers the integer kernels reuse across calls, one set per worker (Threads::ints); opaque
+// outside the tensor layer.
+struct IntScratchDeleter {
+  void operator()(detail::IntScratch* p) const;
+};
+using IntScratchArray = std::unique_ptr<detail::IntScratch[], IntScratchDeleter>;
+IntScratchArray make_int_scratch(int workers);
 
 // The narrowest weights (cols) Auto multiplies in integers from 4 tokens.
 inline constexpr int64_t kIntegerMinCols = 512;

@@ -120,39 +120,6 @@ HWY_INLINE const uint8_t* Bytes(const std::vector<int32_t>& v) {
   return reinterpret_cast<const uint8_t*>(v.data());
 }
 
-// One weight row in the common shape; buffers sized for quant_stride(cols), zero padded. The
-// unpackers write the bytes and either (kPlain, the few-token kernel) a scale per 4 values and
-// an offset per 16, or (the interleaved kernel) per 32-value block the scales and offsets of its
-// first and second 16 values (equal except for Q6_K).
-struct RowBuf {
-  std::vector<int32_t> u;     // the bytes u_i
-  std::vector<float> scale;   // kPlain: per 4 values
-  std::vector<float> offset;  // kPlain: per 16 values
-  std::vector<float> sa, sb;  // per block: scales of values 0-15 and 16-31
-  std::vector<float> oa, ob;  // per block: offsets of the same halves
-  explicit RowBuf(int64_t stride)
-      : u(size_t(stride / 4), 0),
-        scale(size_t(stride / 4), 0.0f),
-        offset(size_t(stride / 16), 0.0f),
-        sa(size_t(stride / 32), 0.0f),
-        sb(size_t(stride / 32), 0.0f),
-        oa(size_t(stride / 32), 0.0f),
-        ob(size_t(stride / 32), 0.0f) {}
-};
-
-// A row in the interleaved layout of QuantizedActs::qi, with per-block scales and offsets of
-// the first and second 16 values (equal except for Q6_K), in the blocks' lanes (BlockSlot).
-struct RowBufI {
-  std::vector<int32_t> u;  // bytes, interleaved
-  std::vector<float> scale_a, scale_b, offset_a, offset_b;
-  explicit RowBufI(int64_t istride)
-      : u(size_t(istride / 4), 0),
-        scale_a(size_t(istride / 32)),
-        scale_b(size_t(istride / 32)),
-        offset_a(size_t(istride / 32)),
-        offset_b(size_t(istride / 32)) {}
-};
-
 using D16 = hn::CappedTag<uint8_t, 16>;
 
 // Scale s and offset o of half h (values 16h .. 16h + 15) of block b. The lane scales are
@@ -686,7 +653,8 @@ void InterleaveActsImpl(QuantizedActs& a) {
   a.block_scale.assign(size_t(a.n * a.istride / 32), 0.0f);
   a.block_sum_a.assign(size_t(a.n * a.istride / 32), 0.0f);
   a.block_sum_b.assign(size_t(a.n * a.istride / 32), 0.0f);
-  std::vector<int32_t> row(size_t(a.istride / 4), 0);
+  std::vector<int32_t>& row = a.row;  // one row, padded: reused across calls
+  row.assign(size_t(a.istride / 4), 0);
   for (int64_t t = 0; t < a.n; ++t) {
     std::copy_n(reinterpret_cast<const uint8_t*>(a.q.data()) + t * a.stride, a.cols, Bytes(row));
     InterleaveRow(row.data(), a.main_bytes, a.istride, a.qi.data() + t * a.istride / 4);
@@ -723,25 +691,27 @@ HWY_INLINE void RowTimesAll(const RowBuf& r, const QuantizedActs& a, float* y, i
 }
 
 void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1,
-                    const QuantizedActs& a, float* y, int64_t ldy) {
+                    const QuantizedActs& a, float* y, int64_t ldy, RowScratch& rs) {
   const BlockGeometry g = block_geometry(w.type);
   const int64_t rb = w.cols / g.elems * g.bytes;
   const auto* base = static_cast<const uint8_t*>(w.data);
   const bool wide = w.type == TT::Q8_0;  // q + 128 reaches 255
 #if HWY_TARGET != HWY_SCALAR
   if (a.group_lanes == int64_t(hn::Lanes(DI32())) && a.group_lanes > 0) {
-    RowBuf r(a.istride);
-    std::vector<RowBufI> ri(kTileRows, RowBufI(a.istride));
+    RowBuf& r = rs.plain;
+    r.reset(a.istride);
+    RowBufI* ri = rs.inter;
+    for (int i = 0; i < kTileRows; ++i) ri[i].reset(a.istride);
 #if HWY_TARGET <= HWY_AVX3
     const bool fused_q4_k = w.type == TT::Q4_K && a.main_bytes == a.istride;  // whole groups
 #endif
     const RowBufI* rp[kTileRows];
-    for (int i = 0; i < kTileRows; ++i) rp[i] = &ri[size_t(i)];
+    for (int i = 0; i < kTileRows; ++i) rp[i] = &ri[i];
     for (int64_t j = j0; j < j1; j += kTileRows) {
       const int nr = int(std::min<int64_t>(kTileRows, j1 - j));
       for (int i = 0; i < nr; ++i) {
         const uint8_t* row = base + (rows ? rows[j + i] : j + i) * rb;
-        RowBufI& d = ri[size_t(i)];
+        RowBufI& d = ri[i];
 #if HWY_TARGET <= HWY_AVX3
         if (fused_q4_k) {
           UnpackInterleaveQ4_K(reinterpret_cast<const BlockQ4_K*>(row), w.cols / 256, r,
@@ -775,7 +745,8 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
     return;
   }
 #endif
-  RowBuf r(a.stride);
+  RowBuf& r = rs.plain;
+  r.reset(a.stride);
   for (int64_t j = j0; j < j1; ++j) {
     Unpack<true>(w.type, base + (rows ? rows[j] : j) * rb, w.cols, r);
     if (wide) {
@@ -815,8 +786,9 @@ bool int_dot_supported(gguf::TensorType t) {
 }
 
 void dot_rows_int(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1,
-                  const QuantizedActs& a, float* y, int64_t ldy) {
-  HWY_DYNAMIC_DISPATCH(DotRowsIntImpl)(w, rows, j0, j1, a, y, ldy);
+                  const QuantizedActs& a, float* y, int64_t ldy, RowScratch* scratch) {
+  RowScratch own;
+  HWY_DYNAMIC_DISPATCH(DotRowsIntImpl)(w, rows, j0, j1, a, y, ldy, scratch ? *scratch : own);
 }
 
 const char* int_target_name() {

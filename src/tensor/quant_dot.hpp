@@ -39,6 +39,51 @@ struct QuantizedActs {
   // n * istride / 32, in block_scale's slots: scaled_sum16 of each block's first and second
   // 16 values, which meet the weights' offsets inside the kernel.
   std::vector<float> block_sum_a, block_sum_b;
+  std::vector<int32_t> row;  // interleave_acts' temporary, kept for its capacity
+};
+
+// One weight row in the common shape, reused row after row; buffers sized for quant_stride(cols),
+// zero padded (reset). The unpackers write the bytes and either (the few-token kernel) a scale
+// per 4 values and an offset per 16, or (the interleaved kernel) per 32-value block the scales
+// and offsets of its first and second 16 values (equal except for Q6_K).
+struct RowBuf {
+  std::vector<int32_t> u;       // the bytes u_i
+  std::vector<float> scale;     // few-token kernel: per 4 values
+  std::vector<float> offset;    // few-token kernel: per 16 values
+  std::vector<float> sa, sb;    // per block: scales of values 0-15 and 16-31
+  std::vector<float> oa, ob;    // per block: offsets of the same halves
+  void reset(int64_t stride) {  // assign keeps the capacity: a warm call allocates nothing
+    u.assign(size_t(stride / 4), 0);
+    scale.assign(size_t(stride / 4), 0.0f);
+    offset.assign(size_t(stride / 16), 0.0f);
+    for (auto* v : {&sa, &sb, &oa, &ob}) v->assign(size_t(stride / 32), 0.0f);
+  }
+};
+
+// A row in the interleaved layout of QuantizedActs::qi, with per-block scales and offsets of
+// the first and second 16 values (equal except for Q6_K), in the blocks' lanes.
+struct RowBufI {
+  std::vector<int32_t> u;  // bytes, interleaved
+  std::vector<float> scale_a, scale_b, offset_a, offset_b;
+  void reset(int64_t istride) {
+    u.assign(size_t(istride / 4), 0);
+    for (auto* v : {&scale_a, &scale_b, &offset_a, &offset_b})
+      v->assign(size_t(istride / 32), 0.0f);
+  }
+};
+
+// What one worker of dot_rows_int reuses: a row in the plain layout and up to 4 interleaved
+// rows (a tile).
+struct RowScratch {
+  RowBuf plain;
+  RowBufI inter[4];
+};
+
+// What the integer path of a pass reuses across its matmuls (Threads::ints): the activations
+// (quantized by the calling thread) and one RowScratch per worker.
+struct IntScratch {
+  QuantizedActs acts;
+  RowScratch rows;
 };
 
 // From this many tokens the interleaved kernel is used (it pays a gather per weight row).
@@ -58,8 +103,9 @@ void interleave_acts(QuantizedActs& a);
 bool int_dot_supported(gguf::TensorType t);
 
 // y[t * ldy + j] = dot(a row t, weight row rows[j] (or j)) for t < a.n and j in [j0, j1).
+// scratch: the worker's reused buffers (null: this call allocates its own).
 void dot_rows_int(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1,
-                  const QuantizedActs& a, float* y, int64_t ldy);
+                  const QuantizedActs& a, float* y, int64_t ldy, RowScratch* scratch = nullptr);
 
 // Whether one token times Q4_K weights runs the direct kernel (AVX-512 targets), which beats
 // the float path there; elsewhere a Q4_K row is unpacked first and one token does not pay.

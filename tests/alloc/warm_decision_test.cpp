@@ -1,9 +1,9 @@
 // A warm decision allocates nothing: a counting operator new (tests/support/counting_new.cpp)
 // around cached decisions into a reused record, after the first ones have grown every buffer.
 // Under ASan nothing is counted, but the same decisions run (reused buffers under its eye).
-// The embedded model (dream, F32 weights: register tiles) and a quantized causal fixture
-// (qwen2, Q8_0: decoded tiles through sgemm), on one thread and on a pool of two, with and
-// without the draft, and with an early exit.
+// The embedded model (dream, F32 weights: register tiles) and quantized causal fixtures (qwen2,
+// Q8_0 64 wide: decoded tiles through sgemm; Q4_K 512 wide: the integer kernels), on one thread
+// and on a pool of two, with and without the draft, and with an early exit.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -86,6 +86,18 @@ TEST(WarmDecision, QuantizedCausalModelAllocatesNothing) {
                          "/tools/make_fixture.py --arch qwen2 --type Q8_0 --vocab 512 --hidden 64 "
                          "--ffn 128 --out " +
                          mind_test::shell_quote(out));
+  check_model(out);
+}
+
+// 512-wide Q4_K weights: Auto multiplies them in integers (interleaved tiles for the suffix, the
+// direct Q4_K kernel for the last layer's one read row), and near ties are decided again in float.
+TEST(WarmDecision, IntegerKernelsAllocateNothing) {
+  const std::string out = (mind_test::fixture_dir() / "alloc-qwen2-q4k-512.gguf").string();
+  mind_test::run_command(std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
+                         "/tools/make_fixture.py --arch qwen2 --type Q4_K --vocab 512 --hidden 512 "
+                         "--ffn 512 --layers 2 --heads 8 --kv-heads 2 --out " +
+                         mind_test::shell_quote(out));
+  ASSERT_TRUE(model::Model::load(out).uses_integers(4));
   check_model(out);
 }
 
