@@ -81,24 +81,19 @@ TEST(WarmDecision, EmbeddedModelAllocatesNothing) {
 }
 
 TEST(WarmDecision, QuantizedCausalModelAllocatesNothing) {
-  const std::string out = (mind_test::fixture_dir() / "alloc-qwen2-q8.gguf").string();
-  mind_test::run_command(std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
-                         "/tools/make_fixture.py --arch qwen2 --type Q8_0 --vocab 512 --hidden 64 "
-                         "--ffn 128 --out " +
-                         mind_test::shell_quote(out));
-  check_model(out);
+  check_model(mind_test::make_fixture(
+      "alloc-qwen2-q8", "--arch qwen2 --type Q8_0 --vocab 512 --hidden 64 --ffn 128"));
 }
 
 // 512-wide Q4_K weights: Auto multiplies them in integers (interleaved tiles for the suffix, the
 // direct Q4_K kernel for the last layer's one read row), and near ties are decided again in float.
 TEST(WarmDecision, IntegerKernelsAllocateNothing) {
-  const std::string out = (mind_test::fixture_dir() / "alloc-qwen2-q4k-512.gguf").string();
-  mind_test::run_command(std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
-                         "/tools/make_fixture.py --arch qwen2 --type Q4_K --vocab 512 --hidden 512 "
-                         "--ffn 512 --layers 2 --heads 8 --kv-heads 2 --out " +
-                         mind_test::shell_quote(out));
-  ASSERT_TRUE(model::Model::load(out).uses_integers(4));
-  check_model(out);
+  const std::string path = mind_test::make_fixture(
+      "alloc-qwen2-q4k-512",
+      "--arch qwen2 --type Q4_K --vocab 512 --hidden 512 --ffn 512 --layers 2 --heads 8 "
+      "--kv-heads 2");
+  ASSERT_TRUE(model::Model::load(path).uses_integers(4));
+  check_model(path);
 }
 
 // The same through Mind (the API a game loop calls): decide_status_into a reused record.

@@ -58,16 +58,21 @@ inline std::string plain_fixture(const std::string& arch) {
   return made[arch] = out;
 }
 
+// A tools/make_fixture.py fixture made from `args` into the fixture folder as name.gguf.
+inline std::string make_fixture(const std::string& name, const std::string& args) {
+  const std::string out = (fixture_dir() / (name + ".gguf")).string();
+  run_command(std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR + "/tools/make_fixture.py " +
+              args + " --out " + shell_quote(out));
+  return out;
+}
+
 // A causal fixture with 2048-wide Q8_0 weights: wide enough for Arithmetic::Auto to multiply in
 // integers, so decisions take the float re-check. One file per name: test executables run in
 // parallel.
 inline std::string wide_q8_fixture(const std::string& name) {
-  const std::string out = (fixture_dir() / (name + "-qwen2-q8-2048.gguf")).string();
-  run_command(std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
-              "/tools/make_fixture.py --arch qwen2 --type Q8_0 --vocab 512 --hidden 2048 "
-              "--ffn 2048 --layers 1 --heads 16 --kv-heads 2 --out " +
-              shell_quote(out));
-  return out;
+  return make_fixture(name + "-qwen2-q8-2048",
+                      "--arch qwen2 --type Q8_0 --vocab 512 --hidden 2048 --ffn 2048 --layers 1 "
+                      "--heads 16 --kv-heads 2");
 }
 
 struct LayoutIds {
