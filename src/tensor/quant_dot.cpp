@@ -690,6 +690,22 @@ HWY_INLINE void RowTimesAll(const RowBuf& r, const QuantizedActs& a, float* y, i
   }
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// One weight row into the interleaved layout of a, through r.
+HWY_INLINE void PrepareRowI(TT type, const uint8_t* row, int64_t cols, const QuantizedActs& a,
+                            RowBuf& r, RowBufI& d) {
+#if HWY_TARGET <= HWY_AVX3
+  if (type == TT::Q4_K && a.main_bytes == a.istride) {  // whole groups: regrouped as unpacked
+    UnpackInterleaveQ4_K(reinterpret_cast<const BlockQ4_K*>(row), cols / 256, r, d.u.data());
+    return PlaceBlockScales(r, a.main_bytes / 32, a.istride / 32, d);
+  }
+#endif
+  Unpack<false>(type, row, cols, r);
+  InterleaveRow(r.u.data(), a.main_bytes, a.istride, d.u.data());
+  PlaceBlockScales(r, a.main_bytes / 32, a.istride / 32, d);
+}
+#endif
+
 void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1,
                     const QuantizedActs& a, float* y, int64_t ldy, RowScratch& rs) {
   const BlockGeometry g = block_geometry(w.type);
@@ -702,27 +718,13 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
     r.reset(a.istride);
     RowBufI* ri = rs.inter;
     for (int i = 0; i < kTileRows; ++i) ri[i].reset(a.istride);
-#if HWY_TARGET <= HWY_AVX3
-    const bool fused_q4_k = w.type == TT::Q4_K && a.main_bytes == a.istride;  // whole groups
-#endif
     const RowBufI* rp[kTileRows];
     for (int i = 0; i < kTileRows; ++i) rp[i] = &ri[i];
     for (int64_t j = j0; j < j1; j += kTileRows) {
       const int nr = int(std::min<int64_t>(kTileRows, j1 - j));
       for (int i = 0; i < nr; ++i) {
         const uint8_t* row = base + (rows ? rows[j + i] : j + i) * rb;
-        RowBufI& d = ri[i];
-#if HWY_TARGET <= HWY_AVX3
-        if (fused_q4_k) {
-          UnpackInterleaveQ4_K(reinterpret_cast<const BlockQ4_K*>(row), w.cols / 256, r,
-                               d.u.data());
-        } else  // NOLINT(readability/braces)
-#endif
-        {
-          Unpack<false>(w.type, row, w.cols, r);
-          InterleaveRow(r.u.data(), a.main_bytes, a.istride, d.u.data());
-        }
-        PlaceBlockScales(r, a.main_bytes / 32, a.istride / 32, d);
+        PrepareRowI(w.type, row, w.cols, a, r, ri[i]);
       }
       if (nr == kTileRows) {
         RowsTimesAllI<kTileRows>(w.type, rp, a, y + j, ldy);
