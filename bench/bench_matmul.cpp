@@ -2,8 +2,10 @@
 // our matmul on every quantized type, by both paths (Float: weights decoded to float; Integer:
 // int8 block-quantized activations, tensor/quant_dot.hpp), at a T-token batch and at 1 token.
 // Random weights: a block of rows is quantized once and tiled (speed does not depend on the
-// values), so setup stays short. Usage: bench_matmul [threads=2] [tokens=128] [--output] [--cpu]
-// (--output adds the 152064-row vocabulary projection: slow in float at large T; --cpu times
+// values), so setup stays short. Usage: bench_matmul [threads=2] [tokens=128] [--output] [--small]
+// [--cpu]
+// (--output adds the vocabulary projection: slow in float at large T; --small: SmolLM2-135M's
+// shapes instead of Dream-7B's; --cpu times
 // by process CPU time / threads, steadier than wall time when the machine is shared).
 #include <cblas.h>
 
@@ -21,6 +23,7 @@
 #include "gguf_quantize.hpp"
 #include "meadow/gguf.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/quant_blocks.hpp"
 #include "tensor/quant_dot.hpp"
 
 #include "bench_util.hpp"
@@ -44,6 +47,13 @@ const Shape kShapes[] = {
     {"q/o 3584x3584", 3584, 3584, 56},       {"k/v 512x3584", 512, 3584, 56},
     {"gate/up 18944x3584", 18944, 3584, 56}, {"down 3584x18944", 3584, 18944, 28},
     {"output 152064x3584", 152064, 3584, 1},
+};
+
+// SmolLM2-135M's shapes (30 layers), for --small.
+const Shape kSmallShapes[] = {
+    {"q/o 576x576", 576, 576, 60},       {"k/v 192x576", 192, 576, 60},
+    {"gate/up 1536x576", 1536, 576, 60}, {"down 576x1536", 576, 1536, 30},
+    {"output 49152x576", 49152, 576, 1},
 };
 
 std::vector<float> random_floats(int64_t n, uint32_t seed) {
@@ -79,18 +89,21 @@ int main(int argc, char** argv) {
   meadow::tensor::ensure_fast_blas(argc, argv);
   const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
   const int64_t n = argc > 2 ? std::atoll(argv[2]) : 128;
-  bool with_output = false, by_cpu = false;
+  bool with_output = false, by_cpu = false, small = false;
   for (int i = 3; i < argc; ++i) {
     with_output |= std::string(argv[i]) == "--output";
     by_cpu |= std::string(argv[i]) == "--cpu";
+    small |= std::string(argv[i]) == "--small";
   }
+  const Shape* shapes = small ? kSmallShapes : kShapes;
   const Threads th{threads};
   std::printf("machine: %s\n%s\ninteger kernels: %s\n", machine_name().c_str(),
               meadow::tensor::cpu_report().c_str(), meadow::tensor::detail::int_target_name());
   std::printf(
       "y = x * W^T, x = %lld tokens, %d threads; GFLOP/s = 2*n*rows*cols / time, time = %s\n",
       (long long)n, threads, by_cpu ? "process CPU time / threads (shared machine)" : "wall");
-  std::printf("(best of 3; load average %s)\n\n", load_average().c_str());
+  std::printf("(best of 3, of 30 for shapes under 4M weights; load average %s)\n\n",
+              load_average().c_str());
 
   const TensorType types[] = {TensorType::Q4_0, TensorType::Q4_1, TensorType::Q4_K,
                               TensorType::Q6_K, TensorType::Q8_0};
@@ -101,10 +114,10 @@ int main(int argc, char** argv) {
   std::printf("%-20s %-5s %9s %9s %9s %7s | %11s %11s %7s\n", "", "", "GFLOP/s", "GFLOP/s",
               "GFLOP/s", "", "ms", "ms", "");
   for (int si = 0; si < n_shapes; ++si) {
-    const Shape& s = kShapes[si];
+    const Shape& s = shapes[si];
     const auto x = random_floats(n * s.cols, 7);
     y.assign(size_t(n * s.rows), 0.0f);
-    const int reps = s.rows * s.cols > 100'000'000 ? 1 : 3;
+    const int reps = s.rows * s.cols > 100'000'000 ? 1 : s.rows * s.cols < 4'000'000 ? 30 : 3;
     auto sec = [&](const Timing& t) { return by_cpu ? t.cpu : t.wall; };
     const double flops = 2.0 * double(n) * double(s.rows) * double(s.cols);
     Timing sg;
@@ -119,6 +132,8 @@ int main(int argc, char** argv) {
       });
     }
     for (auto type : types) {
+      if (s.cols % meadow::tensor::detail::block_geometry(type).elems != 0)
+        continue;  // Q4_K/Q6_K: 256
       const auto w = make_weights(type, s.rows, s.cols);
       const Weights wt{type, w.data(), s.rows, s.cols};
       auto run = [&](MatmulPath p, int64_t tokens, int r) {

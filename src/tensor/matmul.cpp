@@ -109,8 +109,9 @@ void int_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, 
   detail::QuantizedActs own;
   detail::QuantizedActs& qa = th.ints ? th.ints[0].acts : own;
   detail::quantize_acts(x, n, w.cols, qa);
-  if (n >= detail::kInterleaveMinTokens) detail::interleave_acts(qa);
-  const int64_t grain = std::max<int64_t>(4, k / (4 * std::max(th.n, 1)));
+  if (n >= detail::kPanelMinTokens) detail::group_tokens(qa);
+  // Whole panels of 16 rows per piece of work (the many-token kernel's unit).
+  const int64_t grain = (std::max<int64_t>(16, k / (4 * std::max(th.n, 1))) + 15) / 16 * 16;
   detail::parallel_for(k, grain, th, [&](int64_t b, int64_t e, int worker) {
     detail::dot_rows_int(w, rows, b, e, qa, y, k, th.ints ? &th.ints[worker].rows : nullptr);
   });
@@ -129,13 +130,12 @@ MatmulPath env_override() {
   return p;
 }
 
-// Measured (docs/measurements.md): on 7B shapes the integer kernels run 2-3x the float path
-// from 4 tokens on every type, and at 1 token Q4_0, Q6_K and Q4_K gain (Q4_K through its direct
-// kernel on AVX-512; the float loops read the other types' blocks in place as fast). At
-// SmolLM2's 576-wide weights they gained nothing until their per-row preparation was cut;
-// now its cached decision takes 39 ms instead of 54. Narrower weights stay in float.
+// Measured (docs/measurements.md): from 4 tokens the panel kernel runs 1.5-3.9x the float path
+// on 7B shapes and 2.6-3.6x on SmolLM2's 576-wide ones, on every type; at 1 token Q4_0, Q6_K
+// and Q4_K gain (Q4_K through its direct kernel on AVX-512; the float loops read the other
+// types' blocks in place as fast). Narrower weights stay in float.
 bool integer_wins_at(const Weights& w, int64_t n) {
-  if (n >= detail::kInterleaveMinTokens) return true;
+  if (n >= detail::kPanelMinTokens) return true;
   return w.type == gguf::TensorType::Q4_0 || w.type == gguf::TensorType::Q6_K ||
          (w.type == gguf::TensorType::Q4_K && detail::q4_k_direct());
 }

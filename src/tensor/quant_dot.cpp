@@ -1,13 +1,18 @@
 // Integer dot products of quantized weight rows with int8 block-quantized activations
 // (tensor/quant_dot.hpp), compiled once per SIMD target by Highway and dispatched at run time.
 //
-// Every weight type is first unpacked, one row at a time, into the same shape:
-//   w_i = lane_scale[i / 4] * u_i + offset[i / 16],   u_i an unsigned byte,
-// so a single kernel serves all types: per vector it forms int32 sums of 4 products u * q (one
-// group of 4 values shares both scales), converts them to float once, and multiplies by the
-// weight's and the activation's scales. The offsets meet the activations' per-16 sums in a
-// short float dot product (Q4_0's -8 d, Q4_1's m, Q4_K's -dmin m, Q6_K's -32 d sc, Q8_0's
-// -128 d after storing its signed values as q + 128).
+// Every weight type is brought into the same shape:
+//   w_i = scale_b * u_i + offset_b,   u_i an unsigned byte, b the value's 32-value block
+// (per 16 values for Q6_K), so one kernel serves all types: it forms int32 sums of 4 products
+// u * q, converts them to float once per block and multiplies by the weight's and the
+// activation's scales. The offsets meet the activations' per-16 sums in float (Q4_0's -8 d,
+// Q4_1's m, Q4_K's -dmin m, Q6_K's -32 d sc, Q8_0's -128 d after storing its signed values as
+// q + 128).
+//
+// Two kernels. From kPanelMinTokens tokens the panel kernel: 16 rows (one per int32 lane) are
+// brought side by side, a chunk of columns at a time, and every token's 4-value groups are
+// broadcast against them. Below that, rows are unpacked one at a time and each is dotted with
+// the few tokens directly (and AVX-512 reads Q4_K blocks in place for them).
 //
 // The installed Highway (1.0) has no u8 x i8 dot-product op, so the one instruction pattern
 // that matters is written per x86 target here: vpdpbusd on AVX-512 VNNI, vpmaddubsw + vpmaddwd
@@ -21,7 +26,9 @@
 #include "hwy/highway.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "meadow/gguf.hpp"
@@ -124,32 +131,20 @@ using D16 = hn::CappedTag<uint8_t, 16>;
 
 // Scale s and offset o of half h (values 16h .. 16h + 15) of block b. The lane scales are
 // stored as vectors: scalar fills made the few-token kernel's unpacking 60 % slower.
-template <bool kPlain>
 HWY_INLINE void SetHalf(RowBuf& r, int64_t b, int h, float s, float o) {
-  if constexpr (kPlain) {
-    const hn::CappedTag<float, 4> d4;
-    const int64_t at = 8 * b + 4 * h;
-    for (int64_t i = 0; i < 4; i += int64_t(hn::Lanes(d4)))
-      hn::StoreU(hn::Set(d4, s), d4, r.scale.data() + at + i);
-    r.offset[size_t(2 * b + h)] = o;
-  } else {
-    (h ? r.sb : r.sa)[size_t(b)] = s;
-    (h ? r.ob : r.oa)[size_t(b)] = o;
-  }
+  const hn::CappedTag<float, 4> d4;
+  const int64_t at = 8 * b + 4 * h;
+  for (int64_t i = 0; i < 4; i += int64_t(hn::Lanes(d4)))
+    hn::StoreU(hn::Set(d4, s), d4, r.scale.data() + at + i);
+  r.offset[size_t(2 * b + h)] = o;
 }
 
 // A 32-value block with one scale d and one offset o for both halves.
-template <bool kPlain>
 HWY_INLINE void SetBlockScales(RowBuf& r, int64_t b, float d, float o) {
-  if constexpr (kPlain) {
-    const hn::CappedTag<float, 8> d8;
-    for (int64_t i = 0; i < 8; i += int64_t(hn::Lanes(d8)))
-      hn::StoreU(hn::Set(d8, d), d8, r.scale.data() + 8 * b + i);
-    r.offset[size_t(2 * b)] = r.offset[size_t(2 * b + 1)] = o;
-  } else {
-    r.sa[size_t(b)] = r.sb[size_t(b)] = d;
-    r.oa[size_t(b)] = r.ob[size_t(b)] = o;
-  }
+  const hn::CappedTag<float, 8> d8;
+  for (int64_t i = 0; i < 8; i += int64_t(hn::Lanes(d8)))
+    hn::StoreU(hn::Set(d8, d), d8, r.scale.data() + 8 * b + i);
+  r.offset[size_t(2 * b)] = r.offset[size_t(2 * b + 1)] = o;
 }
 
 // Q4_0 and Q4_1 share the nibble layout: byte i holds values i (low) and i + 16 (high).
@@ -164,25 +159,22 @@ HWY_INLINE void UnpackNibbles16(const uint8_t* qs, uint8_t* u) {
   }
 }
 
-template <bool kPlain>
 HWY_INLINE void UnpackQ4_0(const BlockQ4_0* b, int64_t nb, RowBuf& r) {
   for (int64_t i = 0; i < nb; ++i) {
     UnpackNibbles16(b[i].qs, Bytes(r.u) + 32 * i);
     const float d = fp16_to_float(b[i].d);
-    SetBlockScales<kPlain>(r, i, d, -8.0f * d);
+    SetBlockScales(r, i, d, -8.0f * d);
   }
 }
 
-template <bool kPlain>
 HWY_INLINE void UnpackQ4_1(const BlockQ4_1* b, int64_t nb, RowBuf& r) {
   for (int64_t i = 0; i < nb; ++i) {
     UnpackNibbles16(b[i].qs, Bytes(r.u) + 32 * i);
-    SetBlockScales<kPlain>(r, i, fp16_to_float(b[i].d), fp16_to_float(b[i].m));
+    SetBlockScales(r, i, fp16_to_float(b[i].d), fp16_to_float(b[i].m));
   }
 }
 
 // Signed q stored as q + 128 (flip the top bit); the offset takes the 128 back out.
-template <bool kPlain>
 HWY_INLINE void UnpackQ8_0(const BlockQ8_0* b, int64_t nb, RowBuf& r) {
   const D16 d16;
   const size_t N = hn::Lanes(d16);
@@ -193,7 +185,7 @@ HWY_INLINE void UnpackQ8_0(const BlockQ8_0* b, int64_t nb, RowBuf& r) {
       hn::StoreU(hn::Xor(hn::LoadU(d16, qs + j), flip), d16, Bytes(r.u) + 32 * i + j);
     }
     const float d = fp16_to_float(b[i].d);
-    SetBlockScales<kPlain>(r, i, d, -128.0f * d);
+    SetBlockScales(r, i, d, -128.0f * d);
   }
 }
 
@@ -223,28 +215,15 @@ HWY_INLINE __m512 Q4_KScaleVector(const BlockQ4_K& blk) {
 #endif
 
 // Super-block i's block scales and offsets into r.
-template <bool kPlain>
 HWY_INLINE void Q4_KScales(const BlockQ4_K& blk, int64_t i, RowBuf& r) {
-#if HWY_TARGET <= HWY_AVX3
-  if constexpr (!kPlain) {
-    const __m512 v = Q4_KScaleVector(blk);
-    const __m256 sc = _mm512_castps512_ps256(v), off = _mm512_extractf32x8_ps(v, 1);
-    _mm256_storeu_ps(r.sa.data() + 8 * i, sc);
-    _mm256_storeu_ps(r.sb.data() + 8 * i, sc);
-    _mm256_storeu_ps(r.oa.data() + 8 * i, off);
-    _mm256_storeu_ps(r.ob.data() + 8 * i, off);
-    return;
-  }
-#endif
   const float d = fp16_to_float(blk.d);
   const float dmin = fp16_to_float(blk.dmin);
   uint8_t sm[16];
   Q4_KScaleBytes(blk, sm);
   for (int j = 0; j < 8; ++j)
-    SetBlockScales<kPlain>(r, 8 * i + j, d * float(sm[j]), -dmin * float(sm[8 + j]));
+    SetBlockScales(r, 8 * i + j, d * float(sm[j]), -dmin * float(sm[8 + j]));
 }
 
-template <bool kPlain>
 HWY_INLINE void UnpackQ4_K(const BlockQ4_K* b, int64_t nb, RowBuf& r) {
   const D16 d16;
   const size_t N = hn::Lanes(d16);
@@ -259,12 +238,11 @@ HWY_INLINE void UnpackQ4_K(const BlockQ4_K* b, int64_t nb, RowBuf& r) {
         hn::StoreU(hn::ShiftRight<4>(v), d16, u + 64 * c + 32 + l);
       }
     }
-    Q4_KScales<kPlain>(b[i], i, r);
+    Q4_KScales(b[i], i, r);
   }
 }
 
 // 6-bit values (0..63, centred on 32) with one int8 scale per 16 values.
-template <bool kPlain>
 HWY_INLINE void UnpackQ6_K(const BlockQ6_K* b, int64_t nb, RowBuf& r) {
   const D16 d16;
   const size_t N = hn::Lanes(d16);
@@ -292,24 +270,23 @@ HWY_INLINE void UnpackQ6_K(const BlockQ6_K* b, int64_t nb, RowBuf& r) {
     }
     for (int k = 0; k < 16; ++k) {  // sub-block k covers values 16k .. 16k + 15, in order
       const float s = d * float(b[i].scales[k]);
-      SetHalf<kPlain>(r, 8 * i + k / 2, k % 2, s, -32.0f * s);
+      SetHalf(r, 8 * i + k / 2, k % 2, s, -32.0f * s);
     }
   }
 }
 
-template <bool kPlain>
 HWY_INLINE void Unpack(TT type, const uint8_t* row, int64_t cols, RowBuf& r) {
   switch (type) {
     case TT::Q4_0:
-      return UnpackQ4_0<kPlain>(reinterpret_cast<const BlockQ4_0*>(row), cols / 32, r);
+      return UnpackQ4_0(reinterpret_cast<const BlockQ4_0*>(row), cols / 32, r);
     case TT::Q4_1:
-      return UnpackQ4_1<kPlain>(reinterpret_cast<const BlockQ4_1*>(row), cols / 32, r);
+      return UnpackQ4_1(reinterpret_cast<const BlockQ4_1*>(row), cols / 32, r);
     case TT::Q8_0:
-      return UnpackQ8_0<kPlain>(reinterpret_cast<const BlockQ8_0*>(row), cols / 32, r);
+      return UnpackQ8_0(reinterpret_cast<const BlockQ8_0*>(row), cols / 32, r);
     case TT::Q4_K:
-      return UnpackQ4_K<kPlain>(reinterpret_cast<const BlockQ4_K*>(row), cols / 256, r);
+      return UnpackQ4_K(reinterpret_cast<const BlockQ4_K*>(row), cols / 256, r);
     case TT::Q6_K:
-      return UnpackQ6_K<kPlain>(reinterpret_cast<const BlockQ6_K*>(row), cols / 256, r);
+      return UnpackQ6_K(reinterpret_cast<const BlockQ6_K*>(row), cols / 256, r);
     default:
       return;  // int_dot_supported() keeps other types away
   }
@@ -386,62 +363,7 @@ HWY_INLINE void RowTimesTokens(const RowBuf& r, const QuantizedActs& a, int64_t 
   }
 }
 
-// Interleaves rows of 32-value blocks: for each group of L blocks (L = int32 lanes of d), dword
-// j of every block goes to vector j of the group. Bytes [b0, b1) of src (int32 words; b1 - b0 a
-// multiple of 32 L) go to the same bytes of dst.
-template <class D32>
-HWY_INLINE void InterleaveBlocks(D32 di32, const int32_t* src, int64_t b0, int64_t b1,
-                                 int32_t* dst) {
-  const int64_t L = int64_t(hn::Lanes(di32));
-  const auto base_idx = hn::Mul(hn::Iota(di32, 0), hn::Set(di32, 8));  // dword 0 of block l
-  for (int64_t g = b0 / 4; g < b1 / 4; g += 8 * L) {
-    for (int j = 0; j < 8; ++j) {
-      const auto v = hn::GatherIndex(di32, src + g, hn::Add(base_idx, hn::Set(di32, j)));
-      hn::StoreU(v, di32, dst + g + L * j);
-    }
-  }
-}
-
 #if HWY_TARGET <= HWY_AVX3
-// AVX-512: the same regrouping by register shuffles instead of gathers, which cost a weight row
-// a quarter of its time at 20 tokens. Per group of 16 blocks (8 vectors of 2 blocks), a 4 x 4
-// dword transpose in every 128-bit unit of 4 vectors, then 128-bit units picked across the two
-// halves. Vector j still holds dword j of every block (so vectors 0-3 hold the first 16 values,
-// as Q6_K needs), but lanes 0-15 hold blocks 0 2 4 6 1 3 5 7 8 10 12 14 9 11 13 15 of the
-// group; BlockSlot puts the block scales in the same lanes.
-constexpr int kLaneOfBlock[16] = {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15};
-
-// One group: x[i] holds blocks 2i and 2i + 1; 8 vectors to dst.
-HWY_INLINE void TransposeGroup16(const __m512i (&x)[8], int32_t* dst) {
-  __m512i y[8];  // y[4h + k]: dword k of each 128-bit unit's 4 source vectors, half h
-  for (int h = 0; h < 2; ++h) {
-    const __m512i* v = x + 4 * h;
-    const __m512i t0 = _mm512_unpacklo_epi32(v[0], v[1]);
-    const __m512i t1 = _mm512_unpackhi_epi32(v[0], v[1]);
-    const __m512i t2 = _mm512_unpacklo_epi32(v[2], v[3]);
-    const __m512i t3 = _mm512_unpackhi_epi32(v[2], v[3]);
-    y[4 * h + 0] = _mm512_unpacklo_epi64(t0, t2);
-    y[4 * h + 1] = _mm512_unpackhi_epi64(t0, t2);
-    y[4 * h + 2] = _mm512_unpacklo_epi64(t1, t3);
-    y[4 * h + 3] = _mm512_unpackhi_epi64(t1, t3);
-  }
-  for (int k = 0; k < 4; ++k) {
-    // Units 0 and 2 hold dwords 0-3 of their blocks, units 1 and 3 dwords 4-7.
-    _mm512_storeu_si512(dst + 16 * k,
-                        _mm512_shuffle_i32x4(y[k], y[4 + k], _MM_SHUFFLE(2, 0, 2, 0)));
-    _mm512_storeu_si512(dst + 16 * (4 + k),
-                        _mm512_shuffle_i32x4(y[k], y[4 + k], _MM_SHUFFLE(3, 1, 3, 1)));
-  }
-}
-
-HWY_INLINE void InterleaveGroups16(const int32_t* src, int64_t bytes, int32_t* dst) {
-  for (int64_t g = 0; g < bytes / 4; g += 128) {
-    __m512i x[8];
-    for (int i = 0; i < 8; ++i) x[i] = _mm512_loadu_si512(src + g + 16 * i);
-    TransposeGroup16(x, dst + g);
-  }
-}
-
 // 64 bytes of a Q4_K super-block's quants (m = 0 or 1) as two vectors of bytes: sub-blocks
 // 4m and 4m + 1, then 4m + 2 and 4m + 3 (the first 32 bytes hold 4m in their low nibbles and
 // 4m + 1 in their high ones, the second 32 the next two).
@@ -452,24 +374,6 @@ HWY_INLINE void Q4_KSubBlockPairs(const uint8_t* qs, int m, __m512i (&u)[2]) {
   const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), mask);
   u[0] = _mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(1, 0, 1, 0));
   u[1] = _mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(3, 2, 3, 2));
-}
-
-// Q4_K rows of whole groups (2 super-blocks each), nibbles split in registers and regrouped
-// straight into dst: the row's bytes never pass through memory in the plain layout.
-HWY_INLINE void UnpackInterleaveQ4_K(const BlockQ4_K* b, int64_t nb, RowBuf& r, int32_t* dst) {
-  for (int64_t i = 0; i < nb; i += 2) {
-    __m512i x[8];  // x[4s + 2m + k]: blocks 2(4s + 2m + k) and the next, as TransposeGroup16 reads
-    for (int s = 0; s < 2; ++s) {
-      for (int m = 0; m < 2; ++m) {
-        __m512i u[2];
-        Q4_KSubBlockPairs(b[i + s].qs, m, u);
-        x[4 * s + 2 * m] = u[0];
-        x[4 * s + 2 * m + 1] = u[1];
-      }
-      Q4_KScales<false>(b[i + s], i + s, r);
-    }
-    TransposeGroup16(x, dst + 64 * i);
-  }
 }
 
 // One token times a Q4_K row, read straight from its blocks: the nibbles are split in
@@ -509,171 +413,8 @@ HWY_INLINE float DotQ4_KDirect(const BlockQ4_K* b, int64_t nb, const int8_t* q,
   }
   return _mm512_reduce_add_ps(_mm512_add_ps(acc, acc_min));
 }
-#endif
-
-// Where block b's scale goes in the interleaved layout: the lane that holds its bytes.
-HWY_INLINE int64_t BlockSlot(int64_t b, int64_t main_blocks) {
-#if HWY_TARGET <= HWY_AVX3
-  if (b < main_blocks) return (b & ~int64_t{15}) | kLaneOfBlock[b & 15];
-#else
-  (void)main_blocks;
-#endif
-  return b;
-}
-
-// The row's per-block scales and offsets into the lanes that hold their blocks' bytes.
-HWY_INLINE void PlaceBlockScales(const RowBuf& r, int64_t main_blocks, int64_t blocks, RowBufI& d) {
-  const float* from[4] = {r.sa.data(), r.sb.data(), r.oa.data(), r.ob.data()};
-  float* to[4] = {d.scale_a.data(), d.scale_b.data(), d.offset_a.data(), d.offset_b.data()};
-  int64_t b = 0;
-#if HWY_TARGET <= HWY_AVX3
-  // lane l takes block idx[l] of its group: InterleaveGroups16's order
-  const __m512i idx = _mm512_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15);
-  for (; b < main_blocks; b += 16)
-    for (int k = 0; k < 4; ++k)
-      _mm512_storeu_ps(to[k] + b, _mm512_permutexvar_ps(idx, _mm512_loadu_ps(from[k] + b)));
-#endif
-  for (; b < blocks; ++b) {
-    const int64_t slot = BlockSlot(b, main_blocks);
-    for (int k = 0; k < 4; ++k) to[k][slot] = from[k][b];
-  }
-}
-
-// Full vectors for the groups of L blocks, 4-lane ones for the blocks after the last of those
-// (a row of 18 blocks is 16 + 4 on AVX-512, not 32: SmolLM2's rows are 576 values).
-using D4 = hn::CappedTag<int32_t, 4>;
-HWY_INLINE void InterleaveRow(const int32_t* src, int64_t main_bytes, int64_t istride,
-                              int32_t* dst) {
-#if HWY_TARGET <= HWY_AVX3
-  InterleaveGroups16(src, main_bytes, dst);
-#else
-  InterleaveBlocks(DI32(), src, 0, main_bytes, dst);
-#endif
-  InterleaveBlocks(D4(), src, main_bytes, istride, dst);
-}
-
-// A tile of R interleaved rows times T tokens over the groups in bytes [b0, b1), vectors of
-// d's width, added to sum[i][k]. Each activation vector (read from L2: all tokens' rows do not
-// fit L1) is loaded once and used for R rows, whose bytes come from L1; per group, row and
-// token: 8 integer steps, then one float step for the products and one for the weight's
-// offsets times the activation's block sums (two each for Q6_K, whose scale and offset change
-// after 16 values).
-template <int R, int T, bool kWide, bool kHalves, class D32>
-HWY_INLINE void TileSums(D32 di32, const RowBufI* const* rb, const QuantizedActs& a, int64_t t0,
-                         int64_t b0, int64_t b1, float (&sum)[R][T]) {
-  const hn::Repartition<uint8_t, D32> du8;
-  const hn::Repartition<int8_t, D32> di8;
-  const hn::Repartition<float, D32> df;
-  const int64_t L = int64_t(hn::Lanes(di32));
-  const int64_t step = 4 * L;  // bytes per vector
-  hn::Vec<decltype(df)> acc[R][T];
-  for (int i = 0; i < R; ++i)
-    for (int k = 0; k < T; ++k) acc[i][k] = hn::Zero(df);
-  for (int64_t g = b0; g < b1; g += 32 * L) {
-    for (int k = 0; k < T; ++k) {
-      const int8_t* q = reinterpret_cast<const int8_t*>(a.qi.data()) + (t0 + k) * a.istride + g;
-      hn::Vec<D32> ia[R], ib[R];
-      for (int i = 0; i < R; ++i) ia[i] = ib[i] = hn::Zero(di32);
-      for (int j = 0; j < 8; ++j) {
-        const auto v = hn::LoadU(di8, q + j * step);
-        for (int i = 0; i < R; ++i) {
-          const auto u = hn::LoadU(du8, Bytes(rb[i]->u) + g + j * step);
-          auto& s = (kHalves && j >= 4) ? ib[i] : ia[i];
-          if constexpr (kWide) {
-            s = DotQuadAny(u, v, s);
-          } else {
-            s = DotQuadSmall(u, v, s);
-          }
-        }
-      }
-      const int64_t slot = ((t0 + k) * a.istride + g) / 32;
-      const auto as = hn::LoadU(df, a.block_scale.data() + slot);
-      const auto sa = hn::LoadU(df, a.block_sum_a.data() + slot);
-      const auto sb = hn::LoadU(df, a.block_sum_b.data() + slot);
-      const auto sab = hn::Add(sa, sb);  // one offset for both halves (all but Q6_K)
-      for (int i = 0; i < R; ++i) {
-        const auto wa = hn::LoadU(df, rb[i]->scale_a.data() + g / 32);
-        const auto oa = hn::LoadU(df, rb[i]->offset_a.data() + g / 32);
-        acc[i][k] = hn::MulAdd(hn::ConvertTo(df, ia[i]), hn::Mul(wa, as), acc[i][k]);
-        if constexpr (kHalves) {
-          const auto wb = hn::LoadU(df, rb[i]->scale_b.data() + g / 32);
-          const auto ob = hn::LoadU(df, rb[i]->offset_b.data() + g / 32);
-          acc[i][k] = hn::MulAdd(hn::ConvertTo(df, ib[i]), hn::Mul(wb, as), acc[i][k]);
-          acc[i][k] = hn::MulAdd(oa, sa, hn::MulAdd(ob, sb, acc[i][k]));
-        } else {
-          acc[i][k] = hn::MulAdd(oa, sab, acc[i][k]);
-        }
-      }
-    }
-  }
-  for (int i = 0; i < R; ++i)
-    for (int k = 0; k < T; ++k) sum[i][k] += hn::GetLane(hn::SumOfLanes(df, acc[i][k]));
-}
-
-// R rows times T tokens from t0: results to y[(t0 + k) * ldy + i].
-template <int R, int T, bool kWide, bool kHalves>
-HWY_INLINE void TileI(const RowBufI* const* rb, const QuantizedActs& a, int64_t t0, float* y,
-                      int64_t ldy) {
-  float sum[R][T] = {};
-  TileSums<R, T, kWide, kHalves>(DI32(), rb, a, t0, 0, a.main_bytes, sum);
-  if (a.istride > a.main_bytes) {
-    TileSums<R, T, kWide, kHalves>(D4(), rb, a, t0, a.main_bytes, a.istride, sum);
-  }
-  for (int i = 0; i < R; ++i)
-    for (int k = 0; k < T; ++k) y[(t0 + k) * ldy + i] = sum[i][k];
-}
-
-// R rows (already interleaved) times every token.
-template <int R, bool kWide, bool kHalves>
-HWY_INLINE void RowsTimesAllI(const RowBufI* const* rb, const QuantizedActs& a, float* y,
-                              int64_t ldy) {
-  constexpr int kT = 4;
-  int64_t t = 0;
-  for (; t + kT <= a.n; t += kT) TileI<R, kT, kWide, kHalves>(rb, a, t, y, ldy);
-  for (; t < a.n; ++t) TileI<R, 1, kWide, kHalves>(rb, a, t, y, ldy);
-}
-
-template <int R>
-HWY_INLINE void RowsTimesAllI(TT type, const RowBufI* const* rb, const QuantizedActs& a, float* y,
-                              int64_t ldy) {
-  if (type == TT::Q8_0) return RowsTimesAllI<R, true, false>(rb, a, y, ldy);  // q + 128: wide
-  if (type == TT::Q6_K) return RowsTimesAllI<R, false, true>(rb, a, y, ldy);  // 16-value scales
-  RowsTimesAllI<R, false, false>(rb, a, y, ldy);
-}
-
-// Rows per tile: 4 on AVX-512 (R * 4 accumulators + 2 R int sums fit its 32 registers).
-constexpr int kTileRows = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
-
-void InterleaveActsImpl(QuantizedActs& a) {
-  const int64_t L = int64_t(hn::Lanes(DI32()));
-  a.group_lanes = L;
-  a.main_bytes = a.cols / (32 * L) * (32 * L);
-  a.istride = a.main_bytes + (a.cols - a.main_bytes + 127) / 128 * 128;
-  a.qi.assign(size_t(a.n * a.istride / 4), 0);
-  a.block_scale.assign(size_t(a.n * a.istride / 32), 0.0f);
-  a.block_sum_a.assign(size_t(a.n * a.istride / 32), 0.0f);
-  a.block_sum_b.assign(size_t(a.n * a.istride / 32), 0.0f);
-  std::vector<int32_t>& row = a.row;  // one row, padded: reused across calls
-  row.assign(size_t(a.istride / 4), 0);
-  for (int64_t t = 0; t < a.n; ++t) {
-    std::copy_n(reinterpret_cast<const uint8_t*>(a.q.data()) + t * a.stride, a.cols, Bytes(row));
-    InterleaveRow(row.data(), a.main_bytes, a.istride, a.qi.data() + t * a.istride / 4);
-    for (int64_t b = 0; b < a.cols / 32; ++b) {
-      const size_t slot = size_t(t * a.istride / 32 + BlockSlot(b, a.main_bytes / 32));
-      a.block_scale[slot] = a.lane_scale[size_t(t * a.stride / 4 + 8 * b)];
-      a.block_sum_a[slot] = a.scaled_sum16[size_t(t * a.stride / 16 + 2 * b)];
-      a.block_sum_b[slot] = a.scaled_sum16[size_t(t * a.stride / 16 + 2 * b + 1)];
-    }
-  }
-}
-
+#endif  // HWY_TARGET <= HWY_AVX3
 #endif  // HWY_TARGET == HWY_SCALAR
-
-#if HWY_TARGET == HWY_SCALAR
-void InterleaveActsImpl(QuantizedActs& a) {
-  a.group_lanes = 0;  // the scalar target keeps the plain layout
-}
-#endif
 
 template <bool kWide>
 HWY_INLINE void RowTimesAll(const RowBuf& r, const QuantizedActs& a, float* y, int64_t ldy) {
@@ -691,20 +432,384 @@ HWY_INLINE void RowTimesAll(const RowBuf& r, const QuantizedActs& a, float* y, i
 }
 
 #if HWY_TARGET != HWY_SCALAR
-// One weight row into the interleaved layout of a, through r.
-HWY_INLINE void PrepareRowI(TT type, const uint8_t* row, int64_t cols, const QuantizedActs& a,
-                            RowBuf& r, RowBufI& d) {
+// ---------------------------------------------------------------------------------------------
+// The panel kernel (many tokens). L weight rows (L = int32 lanes) side by side: panel vector
+// (b, j) holds bytes 4j .. 4j+3 of block b of every row, one row per lane. One vpdpbusd then
+// multiplies 4 values of L rows with the same 4 values of one token (broadcast), a lane
+// accumulates its row's block in int32 and is scaled once per block, and a token's results come
+// out as one vector of L rows: no horizontal sums, no partial groups (any multiple of 32 columns
+// is whole blocks), each weight vector loaded once per tile of tokens.
+//
+// Lane 4k + m holds row (L / 4) m + k: the order a 4 x 4 transpose within 128-bit units gives
+// (TransposeQuads); results are put back in row order when stored.
+HWY_INLINE int PanelRowOfLane(int l, int L) {
+  return (L / 4) * (l % 4) + l / 4;
+}
+
+// A vector whose 128-bit unit k holds the 16 bytes at p[k] + off.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadUnits(D d, const uint8_t* const* p, int64_t off) {
+  if constexpr (hn::MaxLanes(d) <= 16) {
+    return hn::LoadU(d, p[0] + off);
+  } else {
+    const hn::Half<D> dh;
+    return hn::Combine(d, LoadUnits(dh, p + hn::MaxLanes(d) / 32, off), LoadUnits(dh, p, off));
+  }
+}
+
+// Dwords j = 0..3 at byte offset off of every row in src (L row pointers, in row order) as
+// four vectors v[j] in panel lane order.
+HWY_INLINE void TransposeQuads(const uint8_t* const* src, int64_t off, hn::Vec<DI32> (&v)[4]) {
+  const DU8 du8;
+  const DI32 di32;
+  const hn::Repartition<int64_t, DI32> di64;
+  const int64_t nb = int64_t(hn::Lanes(di32)) / 4;  // 128-bit units per vector
+  hn::Vec<DI32> z[4];                               // unit k of z[m]: row nb m + k
+  for (int m = 0; m < 4; ++m) z[m] = hn::BitCast(di32, LoadUnits(du8, src + nb * m, off));
+  const auto a = hn::BitCast(di64, hn::InterleaveLower(di32, z[0], z[1]));
+  const auto b = hn::BitCast(di64, hn::InterleaveUpper(di32, z[0], z[1]));
+  const auto c = hn::BitCast(di64, hn::InterleaveLower(di32, z[2], z[3]));
+  const auto e = hn::BitCast(di64, hn::InterleaveUpper(di32, z[2], z[3]));
+  v[0] = hn::BitCast(di32, hn::InterleaveLower(di64, a, c));
+  v[1] = hn::BitCast(di32, hn::InterleaveUpper(di64, a, c));
+  v[2] = hn::BitCast(di32, hn::InterleaveLower(di64, b, e));
+  v[3] = hn::BitCast(di32, hn::InterleaveUpper(di64, b, e));
+}
+
+// `bytes` (a multiple of 16) of every row, transposed to dst: dword i of each row into vector
+// i. Works for int8 quads and floats alike.
+HWY_INLINE void TransposeRows(const uint8_t* const* src, int64_t bytes, void* dst) {
+  const DI32 di32;
+  const int64_t L = int64_t(hn::Lanes(di32));
+  auto* out = static_cast<uint8_t*>(dst);
+  for (int64_t off = 0; off < bytes; off += 16) {
+    hn::Vec<DI32> v[4];
+    TransposeQuads(src, off, v);
+    for (int j = 0; j < 4; ++j)
+      hn::StoreU(v[j], di32, reinterpret_cast<int32_t*>(out) + (off / 4 + j) * L);
+  }
+}
+
+template <class T>
+HWY_INLINE void Fit(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);  // keeps the contents and, warm, never allocates
+}
+
+// Nibbles of quad vectors v (values 4j..4j+3 low, 4j+16.. high, as Q4_0/Q4_1 and each half of a
+// Q4_K chunk store them) as the panel's vectors j and j + 4 of a block at lo, and, for Q4_K's
+// pairs, the high nibbles as the next block at hi.
+HWY_INLINE void StoreNibbles(const hn::Vec<DI32> (&v)[4], int j0, int32_t* lo, int32_t* hi) {
+  const DI32 di32;
+  const int64_t L = int64_t(hn::Lanes(di32));
+  const auto mask = hn::Set(di32, 0x0f0f0f0f);
+  for (int j = 0; j < 4; ++j) {
+    hn::StoreU(hn::And(v[j], mask), di32, lo + (j0 + j) * L);
+    hn::StoreU(hn::And(hn::ShiftRight<4>(v[j]), mask), di32, hi + (j0 + j) * L);
+  }
+}
+
+// The fp16 values at byte off of each row, in lane order, as floats. (An AVX-512 gather instead
+// of the 16 scalar loads was no faster.)
+HWY_INLINE hn::Vec<DF> HalfScales(const uint8_t* const* rows, int64_t off) {
+  const DF df;
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  const int L = int(hn::Lanes(df));
+  HWY_ALIGN uint16_t h[16];
+  for (int l = 0; l < L; ++l) std::memcpy(&h[l], rows[PanelRowOfLane(l, L)] + off, 2);
+  return hn::PromoteTo(df, hn::Load(dh, reinterpret_cast<const hwy::float16_t*>(h)));
+}
+
+// Q4_0 (kMin false: offset -8 d) or Q4_1 (offset m) blocks [0, nblk) of rows (pointers to the
+// chunk's first block) into p.
+template <bool kMin>
+HWY_INLINE void PanelQ4(const uint8_t* const* rows, int64_t nblk, Panel& p) {
+  const DF df;
+  const int64_t L = int64_t(hn::Lanes(df));
+  constexpr int64_t kBytes = kMin ? sizeof(BlockQ4_1) : sizeof(BlockQ4_0);
+  constexpr int64_t kQs = kMin ? offsetof(BlockQ4_1, qs) : offsetof(BlockQ4_0, qs);
+  for (int64_t b = 0; b < nblk; ++b) {
+    hn::Vec<DI32> v[4];
+    TransposeQuads(rows, b * kBytes + kQs, v);
+    int32_t* u = p.u.data() + 8 * b * L;
+    StoreNibbles(v, 0, u, u + 4 * L);
+    const auto d = HalfScales(rows, b * kBytes);
+    hn::StoreU(d, df, p.sa.data() + b * L);
+    hn::StoreU(kMin ? HalfScales(rows, b * kBytes + 2) : hn::Mul(d, hn::Set(df, -8.0f)), df,
+               p.oa.data() + b * L);
+  }
+}
+
+// Q4_K super-blocks [0, nblk / 8) into p: sub-blocks 2c and 2c + 1 from the low and high
+// nibbles of quants 32c .. 32c + 31; the 16 scales and offsets of each row's super-block
+// (d * scale_j, -dmin * min_j) staged row by row, then transposed.
+HWY_INLINE void PanelQ4_K(const uint8_t* const* rows, int64_t nblk, Panel& p) {
+  const DI32 di32;
+  const int L = int(hn::Lanes(di32));
+  Fit(p.sm, size_t(16 * L));
+  const uint8_t* sm[16];
+  for (int r = 0; r < L; ++r) sm[r] = reinterpret_cast<const uint8_t*>(p.sm.data() + 16 * r);
+  for (int64_t s = 0; s < nblk / 8; ++s) {
+    const int64_t at = s * int64_t(sizeof(BlockQ4_K));
+    for (int c = 0; c < 4; ++c) {
+      int32_t* u = p.u.data() + 8 * (8 * s + 2 * c) * L;
+      for (int h = 0; h < 2; ++h) {
+        hn::Vec<DI32> v[4];
+        TransposeQuads(rows, at + offsetof(BlockQ4_K, qs) + 32 * c + 16 * h, v);
+        StoreNibbles(v, 4 * h, u, u + 8 * L);
+      }
+    }
+    for (int r = 0; r < L; ++r) {
+      const auto& blk = *reinterpret_cast<const BlockQ4_K*>(rows[r] + at);
+      float* out = p.sm.data() + 16 * r;
 #if HWY_TARGET <= HWY_AVX3
-  if (type == TT::Q4_K && a.main_bytes == a.istride) {  // whole groups: regrouped as unpacked
-    UnpackInterleaveQ4_K(reinterpret_cast<const BlockQ4_K*>(row), cols / 256, r, d.u.data());
-    return PlaceBlockScales(r, a.main_bytes / 32, a.istride / 32, d);
+      _mm512_storeu_ps(out, Q4_KScaleVector(blk));
+#else
+      uint8_t q[16];
+      Q4_KScaleBytes(blk, q);
+      const float d = fp16_to_float(blk.d), dmin = fp16_to_float(blk.dmin);
+      for (int j = 0; j < 8; ++j) out[j] = d * float(q[j]), out[8 + j] = -dmin * float(q[8 + j]);
+#endif
+    }
+    float t[16 * 16];
+    TransposeRows(sm, 64, t);
+    std::memcpy(p.sa.data() + 8 * s * L, t, sizeof(float) * size_t(8 * L));
+    std::memcpy(p.oa.data() + 8 * s * L, t + 8 * L, sizeof(float) * size_t(8 * L));
+  }
+}
+
+// Q8_0 blocks [0, nblk) into p: signed values stored as q + 128 (offset -128 d).
+HWY_INLINE void PanelQ8_0(const uint8_t* const* rows, int64_t nblk, Panel& p) {
+  const DI32 di32;
+  const DF df;
+  const int64_t L = int64_t(hn::Lanes(di32));
+  const auto flip = hn::Set(di32, int32_t(0x80808080u));
+  for (int64_t b = 0; b < nblk; ++b) {
+    const int64_t at = b * int64_t(sizeof(BlockQ8_0));
+    int32_t* u = p.u.data() + 8 * b * L;
+    for (int h = 0; h < 2; ++h) {
+      hn::Vec<DI32> v[4];
+      TransposeQuads(rows, at + offsetof(BlockQ8_0, qs) + 16 * h, v);
+      for (int j = 0; j < 4; ++j) hn::StoreU(hn::Xor(v[j], flip), di32, u + (4 * h + j) * L);
+    }
+    const auto d = HalfScales(rows, at);
+    hn::StoreU(d, df, p.sa.data() + b * L);
+    hn::StoreU(hn::Mul(d, hn::Set(df, -128.0f)), df, p.oa.data() + b * L);
+  }
+}
+
+// Q6_K super-blocks [0, nblk / 8) into p. Half h (values 128h ..) of a super-block: value l of
+// its block g takes 4 bits of ql[64h + 32(g % 2) + l] (low nibble for g < 2, high for g >= 2)
+// and bits 2g, 2g + 1 of qh[32h + l]. Scale per 16 values: d * scales[k], offset -32 times it.
+HWY_INLINE void PanelQ6_K(const uint8_t* const* rows, int64_t nblk, Panel& p) {
+  const DI32 di32;
+  const DF df;
+  const hn::Rebind<int8_t, DF> di8x;  // L int8 scales, widened to L floats
+  const int L = int(hn::Lanes(di32));
+  const auto m4 = hn::Set(di32, 0x0f0f0f0f), m2 = hn::Set(di32, 0x03030303);
+  Fit(p.sm, size_t(16 * L));
+  const uint8_t* sm[16];
+  for (int r = 0; r < L; ++r) sm[r] = reinterpret_cast<const uint8_t*>(p.sm.data() + 16 * r);
+  for (int64_t s = 0; s < nblk / 8; ++s) {
+    const int64_t at = s * int64_t(sizeof(BlockQ6_K));
+    for (int h = 0; h < 2; ++h) {
+      hn::Vec<DI32> ql[16], qh[8];  // ql[i]: dword i of the half's 64 ql bytes; qh the same
+      for (int i = 0; i < 4; ++i) {
+        hn::Vec<DI32> v[4];
+        TransposeQuads(rows, at + offsetof(BlockQ6_K, ql) + 64 * h + 16 * i, v);
+        for (int j = 0; j < 4; ++j) ql[4 * i + j] = v[j];
+      }
+      for (int i = 0; i < 2; ++i) {
+        hn::Vec<DI32> v[4];
+        TransposeQuads(rows, at + offsetof(BlockQ6_K, qh) + 32 * h + 16 * i, v);
+        for (int j = 0; j < 4; ++j) qh[4 * i + j] = v[j];
+      }
+      int32_t* u = p.u.data() + 8 * (8 * s + 4 * h) * L;  // blocks 4h .. 4h + 3
+      for (int j = 0; j < 8; ++j) {
+        const auto a = ql[j], b = ql[8 + j], hi = qh[j];
+        hn::StoreU(hn::Or(hn::And(a, m4), hn::ShiftLeft<4>(hn::And(hi, m2))), di32, u + j * L);
+        hn::StoreU(hn::Or(hn::And(b, m4), hn::ShiftLeft<4>(hn::And(hn::ShiftRight<2>(hi), m2))),
+                   di32, u + (8 + j) * L);
+        hn::StoreU(hn::Or(hn::And(hn::ShiftRight<4>(a), m4),
+                          hn::ShiftLeft<4>(hn::And(hn::ShiftRight<4>(hi), m2))),
+                   di32, u + (16 + j) * L);
+        hn::StoreU(hn::Or(hn::And(hn::ShiftRight<4>(b), m4),
+                          hn::ShiftLeft<4>(hn::And(hn::ShiftRight<6>(hi), m2))),
+                   di32, u + (24 + j) * L);
+      }
+    }
+    for (int r = 0; r < L; ++r) {
+      const auto& blk = *reinterpret_cast<const BlockQ6_K*>(rows[r] + at);
+      const auto d = hn::Set(df, fp16_to_float(blk.d));
+      for (int k = 0; k < 16; k += L) {
+        const auto sc = hn::ConvertTo(df, hn::PromoteTo(di32, hn::LoadU(di8x, blk.scales + k)));
+        hn::StoreU(hn::Mul(sc, d), df, p.sm.data() + 16 * r + k);
+      }
+    }
+    float t[16 * 16];  // vector k: scale of values 16k .. 16k + 15
+    TransposeRows(sm, 64, t);
+    for (int b = 0; b < 8; ++b) {
+      const auto sa = hn::LoadU(df, t + 2 * b * L), sb = hn::LoadU(df, t + (2 * b + 1) * L);
+      const auto minus32 = hn::Set(df, -32.0f);
+      hn::StoreU(sa, df, p.sa.data() + (8 * s + b) * L);
+      hn::StoreU(sb, df, p.sb.data() + (8 * s + b) * L);
+      hn::StoreU(hn::Mul(sa, minus32), df, p.oa.data() + (8 * s + b) * L);
+      hn::StoreU(hn::Mul(sb, minus32), df, p.ob.data() + (8 * s + b) * L);
+    }
+  }
+}
+
+// acc + u . (the 4 int8 values at q, in every lane). On VNNI the broadcast is the instruction's
+// memory operand: no register and no separate load for it.
+template <bool kWide>
+HWY_INLINE hn::Vec<DI32> DotQuadBroadcast(hn::Vec<DU8> u, const int32_t* q, hn::Vec<DI32> acc) {
+#if HWY_TARGET == HWY_AVX3_DL
+  auto r = acc.raw;
+  asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(r) : "v"(u.raw), "m"(*q));
+  return hn::Vec<DI32>{r};
+#else
+  const DI32 di32;
+  const auto v = hn::BitCast(DI8(), hn::Set(di32, *q));
+  if constexpr (kWide) {
+    return DotQuadAny(u, v, acc);
+  } else {
+    return DotQuadSmall(u, v, acc);
   }
 #endif
-  Unpack<false>(type, row, cols, r);
-  InterleaveRow(r.u.data(), a.main_bytes, a.istride, d.u.data());
-  PlaceBlockScales(r, a.main_bytes / 32, a.istride / 32, d);
 }
-#endif
+
+// T tokens of a group of g times the panel's nblk blocks, added to acc (per token, L sums in
+// lane order). q, d, sa, sb: the first token's values in group_tokens' layout from the chunk's
+// first block, so every activation is read at a fixed offset from one pointer per step.
+template <int T, bool kWide, bool kHalves>
+HWY_INLINE void PanelTile(const Panel& p, int64_t nblk, const int32_t* q, int64_t g, const float* d,
+                          const float* sa, const float* sb, float* acc_mem) {
+  const DU8 du8;
+  const DI32 di32;
+  const DF df;
+  const int64_t L = int64_t(hn::Lanes(di32));
+  hn::Vec<DF> acc[T];
+  for (int k = 0; k < T; ++k) acc[k] = hn::LoadU(df, acc_mem + k * L);
+  for (int64_t b = 0; b < nblk; ++b, q += 8 * g, d += g, sa += g, sb += g) {
+    const uint8_t* w = reinterpret_cast<const uint8_t*>(p.u.data() + 8 * b * L);
+    const auto ws = hn::LoadU(df, p.sa.data() + b * L);
+    hn::Vec<DI32> ia[T];
+    for (int k = 0; k < T; ++k) ia[k] = hn::Zero(di32);
+    for (int j = 0; j < 8; ++j) {
+      const auto u = hn::LoadU(du8, w + 4 * j * L);
+      const int32_t* qj = q + j * g;
+      for (int k = 0; k < T; ++k) ia[k] = DotQuadBroadcast<kWide>(u, qj + k, ia[k]);
+      if (kHalves && j == 3) {  // Q6_K: the first 16 values have their own scale
+        for (int k = 0; k < T; ++k) {
+          acc[k] = hn::MulAdd(hn::ConvertTo(df, ia[k]), hn::Mul(ws, hn::Set(df, d[k])), acc[k]);
+          ia[k] = hn::Zero(di32);
+        }
+      }
+    }
+    const auto ws2 = kHalves ? hn::LoadU(df, p.sb.data() + b * L) : ws;
+    const auto wo = hn::LoadU(df, p.oa.data() + b * L);
+    for (int k = 0; k < T; ++k) {
+      acc[k] = hn::MulAdd(hn::ConvertTo(df, ia[k]), hn::Mul(ws2, hn::Set(df, d[k])), acc[k]);
+      if constexpr (kHalves) {
+        acc[k] =
+            hn::MulAdd(wo, hn::Set(df, sa[k]),
+                       hn::MulAdd(hn::LoadU(df, p.ob.data() + b * L), hn::Set(df, sb[k]), acc[k]));
+      } else {
+        acc[k] = hn::MulAdd(wo, hn::Set(df, sa[k] + sb[k]), acc[k]);
+      }
+    }
+  }
+  for (int k = 0; k < T; ++k) hn::StoreU(acc[k], df, acc_mem + k * L);
+}
+
+// Tokens per tile: T int32 sums and T float sums stay in registers.
+constexpr int kPanelTokens = HWY_TARGET <= HWY_AVX3 ? 8 : 4;
+
+template <bool kWide, bool kHalves>
+HWY_INLINE void PanelTimesTokens(const Panel& p, int64_t nblk, const QuantizedActs& a, int64_t cb,
+                                 float* acc) {
+  const int64_t L = int64_t(hn::Lanes(DI32()));
+  for (int64_t t = 0; t < a.n; t += kTokenGroup) {
+    const int64_t g = std::min(kTokenGroup, a.n - t);
+    const int32_t* q = a.gq.data() + t * a.stride / 4 + 8 * cb * g;
+    const int64_t s = t * a.stride / 32 + cb * g;
+    const float *d = a.gd.data() + s, *sa = a.gsa.data() + s, *sb = a.gsb.data() + s;
+    int64_t k = 0;
+    auto tile = [&](auto tokens) {
+      constexpr int T = decltype(tokens)::value;
+      for (; k + T <= g; k += T)
+        PanelTile<T, kWide, kHalves>(p, nblk, q + k, g, d + k, sa + k, sb + k, acc + (t + k) * L);
+    };
+    tile(std::integral_constant<int, kPanelTokens>());
+    if constexpr (kPanelTokens > 4) tile(std::integral_constant<int, 4>());
+    tile(std::integral_constant<int, 2>());
+    tile(std::integral_constant<int, 1>());
+  }
+}
+
+// Columns prepared at once: a chunk of the panel and of the tokens' values stay in L1.
+constexpr int64_t kPanelCols = 512;
+
+// Rows [j, j + nr) (nr <= L) of w times every token into y.
+HWY_INLINE void PanelRows(const Weights& w, const int32_t* rows, int64_t j, int64_t nr,
+                          const QuantizedActs& a, float* y, int64_t ldy, Panel& p) {
+  const DF df;
+  const int L = int(hn::Lanes(df));
+  const BlockGeometry g = block_geometry(w.type);
+  const int64_t rb = w.cols / g.elems * g.bytes;
+  const auto* base = static_cast<const uint8_t*>(w.data);
+  const uint8_t* row[16];  // missing rows repeat the last one; their lanes are not stored
+  for (int r = 0; r < L; ++r) {
+    const int64_t i = j + std::min<int64_t>(r, nr - 1);
+    row[r] = base + (rows ? rows[i] : i) * rb;
+  }
+  Fit(p.acc, size_t(a.n * L));
+  std::fill_n(p.acc.data(), a.n * L, 0.0f);
+  const int64_t chunk_blocks = kPanelCols / 32;
+  Fit(p.u, size_t(chunk_blocks * 8 * L));
+  for (auto* v : {&p.sa, &p.sb, &p.oa, &p.ob}) Fit(*v, size_t(chunk_blocks * L));
+  for (int64_t c0 = 0; c0 < w.cols; c0 += kPanelCols) {
+    const int64_t cols = std::min(kPanelCols, w.cols - c0), nblk = cols / 32;
+    const uint8_t* at[16];
+    for (int r = 0; r < L; ++r) at[r] = row[r] + c0 / g.elems * g.bytes;
+    switch (w.type) {
+      case TT::Q4_0:
+        PanelQ4<false>(at, nblk, p);
+        break;
+      case TT::Q4_1:
+        PanelQ4<true>(at, nblk, p);
+        break;
+      case TT::Q4_K:
+        PanelQ4_K(at, nblk, p);
+        break;
+      case TT::Q8_0:
+        PanelQ8_0(at, nblk, p);
+        break;
+      default:  // Q6_K: int_dot_supported() keeps other types away
+        PanelQ6_K(at, nblk, p);
+    }
+    if (w.type == TT::Q8_0) {
+      PanelTimesTokens<true, false>(p, nblk, a, c0 / 32, p.acc.data());
+    } else if (w.type == TT::Q6_K) {
+      PanelTimesTokens<false, true>(p, nblk, a, c0 / 32, p.acc.data());
+    } else {
+      PanelTimesTokens<false, false>(p, nblk, a, c0 / 32, p.acc.data());
+    }
+  }
+  HWY_ALIGN int32_t lane[16];  // row r's lane
+  for (int l = 0; l < L; ++l) lane[PanelRowOfLane(l, L)] = l;
+  const auto order = hn::SetTableIndices(df, lane);
+  HWY_ALIGN float out[16];
+  for (int64_t t = 0; t < a.n; ++t) {
+    const auto v = hn::TableLookupLanes(hn::LoadU(df, p.acc.data() + t * L), order);
+    if (nr == L) {
+      hn::StoreU(v, df, y + t * ldy + j);
+    } else {
+      hn::Store(v, df, out);
+      std::copy_n(out, nr, y + t * ldy + j);
+    }
+  }
+}
+#endif  // HWY_TARGET != HWY_SCALAR
 
 void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1,
                     const QuantizedActs& a, float* y, int64_t ldy, RowScratch& rs) {
@@ -713,25 +818,10 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
   const auto* base = static_cast<const uint8_t*>(w.data);
   const bool wide = w.type == TT::Q8_0;  // q + 128 reaches 255
 #if HWY_TARGET != HWY_SCALAR
-  if (a.group_lanes == int64_t(hn::Lanes(DI32())) && a.group_lanes > 0) {
-    RowBuf& r = rs.plain;
-    r.reset(a.istride);
-    RowBufI* ri = rs.inter;
-    for (int i = 0; i < kTileRows; ++i) ri[i].reset(a.istride);
-    const RowBufI* rp[kTileRows];
-    for (int i = 0; i < kTileRows; ++i) rp[i] = &ri[i];
-    for (int64_t j = j0; j < j1; j += kTileRows) {
-      const int nr = int(std::min<int64_t>(kTileRows, j1 - j));
-      for (int i = 0; i < nr; ++i) {
-        const uint8_t* row = base + (rows ? rows[j + i] : j + i) * rb;
-        PrepareRowI(w.type, row, w.cols, a, r, ri[i]);
-      }
-      if (nr == kTileRows) {
-        RowsTimesAllI<kTileRows>(w.type, rp, a, y + j, ldy);
-      } else {
-        for (int i = 0; i < nr; ++i) RowsTimesAllI<1>(w.type, rp + i, a, y + j + i, ldy);
-      }
-    }
+  if (a.n >= kPanelMinTokens) {
+    const int64_t L = int64_t(hn::Lanes(DI32()));
+    for (int64_t j = j0; j < j1; j += L)
+      PanelRows(w, rows, j, std::min(L, j1 - j), a, y, ldy, rs.panel);
     return;
   }
 #endif
@@ -750,7 +840,7 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
   RowBuf& r = rs.plain;
   r.reset(a.stride);
   for (int64_t j = j0; j < j1; ++j) {
-    Unpack<true>(w.type, base + (rows ? rows[j] : j) * rb, w.cols, r);
+    Unpack(w.type, base + (rows ? rows[j] : j) * rb, w.cols, r);
     if (wide) {
       RowTimesAll<true>(r, a, y + j, ldy);
     } else {
@@ -775,11 +865,7 @@ HWY_AFTER_NAMESPACE();
 namespace meadow::tensor::detail {
 
 HWY_EXPORT(DotRowsIntImpl);
-HWY_EXPORT(InterleaveActsImpl);
 
-void interleave_acts(QuantizedActs& a) {
-  HWY_DYNAMIC_DISPATCH(InterleaveActsImpl)(a);
-}
 HWY_EXPORT(IntTargetName);
 
 bool int_dot_supported(gguf::TensorType t) {

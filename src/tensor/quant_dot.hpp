@@ -26,57 +26,45 @@ struct QuantizedActs {
   std::vector<float> lane_scale;    // n * stride / 4: d of the value's block, one per 4 values
   std::vector<float> scaled_sum16;  // n * stride / 16: d * (sum of the 16 q's)
   std::vector<float> block_d;       // n * stride / 32: d of each block
-  // The many-token layout (interleave_acts): rows cut into groups of L blocks, L the int32
-  // lanes of one vector (the last blocks in groups of 4, on 4-lane vectors); vector j of a
-  // group holds values 4j .. 4j+3 of each of its blocks,
-  // so one lane accumulates one block's whole dot product in int32 and floats are touched
-  // once per 32 values instead of once per 4.
-  int64_t group_lanes = 0;         // L; 0 when not interleaved (or on the scalar target)
-  int64_t main_bytes = 0;          // bytes per row in full groups of L blocks
-  int64_t istride = 0;             // main_bytes + the rest in groups of 4 blocks, zero padded
-  std::vector<int32_t> qi;         // n * istride int8 values, stored as int32 words (4 each)
-  std::vector<float> block_scale;  // n * istride / 32: d per block
-  // n * istride / 32, in block_scale's slots: scaled_sum16 of each block's first and second
-  // 16 values, which meet the weights' offsets inside the kernel.
-  std::vector<float> block_sum_a, block_sum_b;
-  std::vector<int32_t> row;  // interleave_acts' temporary, kept for its capacity
+  // The panel kernel's layout (group_tokens): tokens in groups of kTokenGroup (the last group
+  // smaller); in a group of g from token t, quad j of block b of token t + k at
+  // t * stride / 4 + (8 b + j) g + k, and the block's d and two half sums at
+  // t * stride / 32 + b g + k, so a tile of tokens reads each step at fixed offsets.
+  std::vector<int32_t> gq;
+  std::vector<float> gd, gsa, gsb;
 };
 
-// One weight row in the common shape, reused row after row; buffers sized for quant_stride(cols),
-// zero padded (reset). The unpackers write the bytes and either (the few-token kernel) a scale
-// per 4 values and an offset per 16, or (the interleaved kernel) per 32-value block the scales
-// and offsets of its first and second 16 values (equal except for Q6_K).
+constexpr int64_t kTokenGroup = 8;
+
+// One weight row in the common shape (the few-token kernel), reused row after row; buffers
+// sized for quant_stride(cols), zero padded (reset). The unpackers write the bytes, a scale per
+// 4 values and an offset per 16.
 struct RowBuf {
   std::vector<int32_t> u;       // the bytes u_i
-  std::vector<float> scale;     // few-token kernel: per 4 values
-  std::vector<float> offset;    // few-token kernel: per 16 values
-  std::vector<float> sa, sb;    // per block: scales of values 0-15 and 16-31
-  std::vector<float> oa, ob;    // per block: offsets of the same halves
+  std::vector<float> scale;     // per 4 values
+  std::vector<float> offset;    // per 16 values
   void reset(int64_t stride) {  // assign keeps the capacity: a warm call allocates nothing
     u.assign(size_t(stride / 4), 0);
     scale.assign(size_t(stride / 4), 0.0f);
     offset.assign(size_t(stride / 16), 0.0f);
-    for (auto* v : {&sa, &sb, &oa, &ob}) v->assign(size_t(stride / 32), 0.0f);
   }
 };
 
-// A row in the interleaved layout of QuantizedActs::qi, with per-block scales and offsets of
-// the first and second 16 values (equal except for Q6_K), in the blocks' lanes.
-struct RowBufI {
-  std::vector<int32_t> u;  // bytes, interleaved
-  std::vector<float> scale_a, scale_b, offset_a, offset_b;
-  void reset(int64_t istride) {
-    u.assign(size_t(istride / 4), 0);
-    for (auto* v : {&scale_a, &scale_b, &offset_a, &offset_b})
-      v->assign(size_t(istride / 32), 0.0f);
-  }
+// Up to 16 weight rows side by side, a chunk of columns at a time (the many-token kernel,
+// quant_dot.cpp): vector j of block b holds values 4j .. 4j+3 of the block in each row, one row
+// per int32 lane; per block and lane a scale and an offset for each half (sb, ob: Q6_K).
+struct Panel {
+  std::vector<int32_t> u;
+  std::vector<float> sa, sb, oa, ob;
+  std::vector<float> acc;  // tokens x lanes: sums over the column chunks
+  std::vector<float> sm;   // Q4_K: a super-block's scales and offsets, row by row
 };
 
-// What one worker of dot_rows_int reuses: a row in the plain layout and up to 4 interleaved
-// rows (a tile).
+// What one worker of dot_rows_int reuses: a row for the few-token kernel, a panel for the
+// many-token one.
 struct RowScratch {
   RowBuf plain;
-  RowBufI inter[4];
+  Panel panel;
 };
 
 // What the integer path of a pass reuses across its matmuls (Threads::ints): the activations
@@ -86,8 +74,9 @@ struct IntScratch {
   RowScratch rows;
 };
 
-// From this many tokens the interleaved kernel is used (it pays a gather per weight row).
-constexpr int64_t kInterleaveMinTokens = 4;
+// From this many tokens the panel kernel is used: preparing a panel costs about as much as
+// multiplying it with 3-4 tokens.
+constexpr int64_t kPanelMinTokens = 4;
 
 inline int64_t quant_stride(int64_t cols) {
   return (cols + 63) / 64 * 64;
@@ -96,8 +85,8 @@ inline int64_t quant_stride(int64_t cols) {
 // Quantizes x [n, cols] (cols a multiple of 32) into out, reusing its storage.
 void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out);
 
-// Adds the interleaved layout to a (quantize_acts first); dot_rows_int then uses it.
-void interleave_acts(QuantizedActs& a);
+// Adds group_tokens' layout to a (quantize_acts first); the panel kernel reads it.
+void group_tokens(QuantizedActs& a);
 
 // Whether dot_rows_int reads this weight type.
 bool int_dot_supported(gguf::TensorType t);

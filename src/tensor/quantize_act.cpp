@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "tensor/quant_dot.hpp"
 
@@ -72,6 +73,27 @@ void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out) 
     HWY_DYNAMIC_DISPATCH(QuantizeRow)
     (x + t * cols, cols, out.q.data() + t * stride, out.lane_scale.data() + t * stride / 4,
      out.scaled_sum16.data() + t * stride / 16, out.block_d.data() + t * stride / 32);
+  }
+}
+
+void group_tokens(QuantizedActs& a) {
+  const int64_t words = a.stride / 4, blocks = a.stride / 32;
+  a.gq.resize(size_t(a.n * words));  // every element is written below
+  for (auto* v : {&a.gd, &a.gsa, &a.gsb}) v->resize(size_t(a.n * blocks));
+  const auto* q = reinterpret_cast<const uint8_t*>(a.q.data());
+  for (int64_t t0 = 0; t0 < a.n; t0 += kTokenGroup) {
+    const int64_t g = std::min(kTokenGroup, a.n - t0);
+    for (int64_t k = 0; k < g; ++k) {
+      const int64_t t = t0 + k;
+      int32_t* gq = a.gq.data() + t0 * words + k;
+      for (int64_t i = 0; i < words; ++i) std::memcpy(gq + i * g, q + (t * words + i) * 4, 4);
+      for (int64_t b = 0; b < blocks; ++b) {
+        const size_t at = size_t(t0 * blocks + b * g + k);
+        a.gd[at] = a.block_d[size_t(t * blocks + b)];
+        a.gsa[at] = a.scaled_sum16[size_t(t * blocks * 2 + 2 * b)];
+        a.gsb[at] = a.scaled_sum16[size_t(t * blocks * 2 + 2 * b + 1)];
+      }
+    }
   }
 }
 
