@@ -540,14 +540,15 @@ HWY_INLINE void PanelQ4(const uint8_t* const* rows, int64_t nblk, Panel& p) {
 }
 
 // Q4_K super-blocks [0, nblk / 8) into p: sub-blocks 2c and 2c + 1 from the low and high
-// nibbles of quants 32c .. 32c + 31; the 16 scales and offsets of each row's super-block
-// (d * scale_j, -dmin * min_j) staged row by row, then transposed.
+// nibbles of quants 32c .. 32c + 31. The 6-bit scales and minimums are unpacked as in
+// Q4_KScaleBytes, but for all rows at once from the transposed scale bytes, so each sub-block's
+// d * scale and -dmin * min come out as vectors in lane order.
 HWY_INLINE void PanelQ4_K(const uint8_t* const* rows, int64_t nblk, Panel& p) {
   const DI32 di32;
-  const int L = int(hn::Lanes(di32));
-  Fit(p.sm, size_t(16 * L));
-  const uint8_t* sm[16];
-  for (int r = 0; r < L; ++r) sm[r] = reinterpret_cast<const uint8_t*>(p.sm.data() + 16 * r);
+  const DF df;
+  const int64_t L = int64_t(hn::Lanes(di32));
+  const auto m6 = hn::Set(di32, 0x3f3f3f3f), m4 = hn::Set(di32, 0x0f0f0f0f);
+  const auto top = hn::Set(di32, 0x30303030), byte = hn::Set(di32, 0xff);
   for (int64_t s = 0; s < nblk / 8; ++s) {
     const int64_t at = s * int64_t(sizeof(BlockQ4_K));
     for (int c = 0; c < 4; ++c) {
@@ -558,22 +559,21 @@ HWY_INLINE void PanelQ4_K(const uint8_t* const* rows, int64_t nblk, Panel& p) {
         StoreNibbles(v, 4 * h, u, u + 8 * L);
       }
     }
-    for (int r = 0; r < L; ++r) {
-      const auto& blk = *reinterpret_cast<const BlockQ4_K*>(rows[r] + at);
-      float* out = p.sm.data() + 16 * r;
-#if HWY_TARGET <= HWY_AVX3
-      _mm512_storeu_ps(out, Q4_KScaleVector(blk));
-#else
-      uint8_t q[16];
-      Q4_KScaleBytes(blk, q);
-      const float d = fp16_to_float(blk.d), dmin = fp16_to_float(blk.dmin);
-      for (int j = 0; j < 8; ++j) out[j] = d * float(q[j]), out[8 + j] = -dmin * float(q[8 + j]);
-#endif
+    hn::Vec<DI32> w[4];  // w[0]: d and dmin; w[1..3]: the 12 scale bytes
+    TransposeQuads(rows, at, w);
+    const hn::Vec<DI32> packed[4] = {
+        hn::And(w[1], m6), hn::Or(hn::And(w[3], m4), hn::And(hn::ShiftRight<2>(w[1]), top)),
+        hn::And(w[2], m6),
+        hn::Or(hn::And(hn::ShiftRight<4>(w[3]), m4), hn::And(hn::ShiftRight<2>(w[2]), top))};
+    const auto d = HalfScales(rows, at + offsetof(BlockQ4_K, d));
+    const auto dmin = hn::Neg(HalfScales(rows, at + offsetof(BlockQ4_K, dmin)));
+    for (int j = 0; j < 8; ++j) {
+      const int bits = 8 * (j % 4);
+      const auto sc = hn::And(hn::ShiftRightSame(packed[j / 4], bits), byte);
+      const auto mn = hn::And(hn::ShiftRightSame(packed[2 + j / 4], bits), byte);
+      hn::StoreU(hn::Mul(hn::ConvertTo(df, sc), d), df, p.sa.data() + (8 * s + j) * L);
+      hn::StoreU(hn::Mul(hn::ConvertTo(df, mn), dmin), df, p.oa.data() + (8 * s + j) * L);
     }
-    float t[16 * 16];
-    TransposeRows(sm, 64, t);
-    std::memcpy(p.sa.data() + 8 * s * L, t, sizeof(float) * size_t(8 * L));
-    std::memcpy(p.oa.data() + 8 * s * L, t + 8 * L, sizeof(float) * size_t(8 * L));
   }
 }
 
@@ -678,18 +678,18 @@ HWY_INLINE hn::Vec<DI32> DotQuadBroadcast(hn::Vec<DU8> u, const int32_t* q, hn::
 }
 
 // T tokens of a group of g times the panel's nblk blocks, added to acc (per token, L sums in
-// lane order). q, d, sa, sb: the first token's values in group_tokens' layout from the chunk's
+// lane order). q, d, sa, sb, sum: the first token's values in group_tokens' layout from the chunk's
 // first block, so every activation is read at a fixed offset from one pointer per step.
 template <int T, bool kWide, bool kHalves>
 HWY_INLINE void PanelTile(const Panel& p, int64_t nblk, const int32_t* q, int64_t g, const float* d,
-                          const float* sa, const float* sb, float* acc_mem) {
+                          const float* sa, const float* sb, const float* sum, float* acc_mem) {
   const DU8 du8;
   const DI32 di32;
   const DF df;
   const int64_t L = int64_t(hn::Lanes(di32));
   hn::Vec<DF> acc[T];
   for (int k = 0; k < T; ++k) acc[k] = hn::LoadU(df, acc_mem + k * L);
-  for (int64_t b = 0; b < nblk; ++b, q += 8 * g, d += g, sa += g, sb += g) {
+  for (int64_t b = 0; b < nblk; ++b, q += 8 * g, d += g, sa += g, sb += g, sum += g) {
     const uint8_t* w = reinterpret_cast<const uint8_t*>(p.u.data() + 8 * b * L);
     const auto ws = hn::LoadU(df, p.sa.data() + b * L);
     hn::Vec<DI32> ia[T];
@@ -714,7 +714,7 @@ HWY_INLINE void PanelTile(const Panel& p, int64_t nblk, const int32_t* q, int64_
             hn::MulAdd(wo, hn::Set(df, sa[k]),
                        hn::MulAdd(hn::LoadU(df, p.ob.data() + b * L), hn::Set(df, sb[k]), acc[k]));
       } else {
-        acc[k] = hn::MulAdd(wo, hn::Set(df, sa[k] + sb[k]), acc[k]);
+        acc[k] = hn::MulAdd(wo, hn::Set(df, sum[k]), acc[k]);
       }
     }
   }
@@ -732,12 +732,14 @@ HWY_INLINE void PanelTimesTokens(const Panel& p, int64_t nblk, const QuantizedAc
     const int64_t g = std::min(kTokenGroup, a.n - t);
     const int32_t* q = a.gq.data() + t * a.stride / 4 + 8 * cb * g;
     const int64_t s = t * a.stride / 32 + cb * g;
-    const float *d = a.gd.data() + s, *sa = a.gsa.data() + s, *sb = a.gsb.data() + s;
+    const float *d = a.gd.data() + s, *sa = a.gsa.data() + s, *sb = a.gsb.data() + s,
+                *sum = a.gsum.data() + s;
     int64_t k = 0;
     auto tile = [&](auto tokens) {
       constexpr int T = decltype(tokens)::value;
       for (; k + T <= g; k += T)
-        PanelTile<T, kWide, kHalves>(p, nblk, q + k, g, d + k, sa + k, sb + k, acc + (t + k) * L);
+        PanelTile<T, kWide, kHalves>(p, nblk, q + k, g, d + k, sa + k, sb + k, sum + k,
+                                     acc + (t + k) * L);
     };
     tile(std::integral_constant<int, kPanelTokens>());
     if constexpr (kPanelTokens > 4) tile(std::integral_constant<int, 4>());

@@ -29,9 +29,10 @@ struct QuantizedActs {
   // The panel kernel's layout (group_tokens): tokens in groups of kTokenGroup (the last group
   // smaller); in a group of g from token t, quad j of block b of token t + k at
   // t * stride / 4 + (8 b + j) g + k, and the block's d and two half sums at
-  // t * stride / 32 + b g + k, so a tile of tokens reads each step at fixed offsets.
+  // t * stride / 32 + b g + k, so a tile of tokens reads each step at fixed offsets; gsum the
+  // two half sums added (one broadcast operand for all types but Q6_K).
   std::vector<int32_t> gq;
-  std::vector<float> gd, gsa, gsb;
+  std::vector<float> gd, gsa, gsb, gsum;
 };
 
 constexpr int64_t kTokenGroup = 8;
@@ -57,7 +58,7 @@ struct Panel {
   std::vector<int32_t> u;
   std::vector<float> sa, sb, oa, ob;
   std::vector<float> acc;  // tokens x lanes: sums over the column chunks
-  std::vector<float> sm;   // Q4_K: a super-block's scales and offsets, row by row
+  std::vector<float> sm;   // Q6_K: a super-block's scales, row by row
 };
 
 // What one worker of dot_rows_int reuses: a row for the few-token kernel, a panel for the

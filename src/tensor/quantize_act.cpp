@@ -79,7 +79,7 @@ void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out) 
 void group_tokens(QuantizedActs& a) {
   const int64_t words = a.stride / 4, blocks = a.stride / 32;
   a.gq.resize(size_t(a.n * words));  // every element is written below
-  for (auto* v : {&a.gd, &a.gsa, &a.gsb}) v->resize(size_t(a.n * blocks));
+  for (auto* v : {&a.gd, &a.gsa, &a.gsb, &a.gsum}) v->resize(size_t(a.n * blocks));
   const auto* q = reinterpret_cast<const uint8_t*>(a.q.data());
   for (int64_t t0 = 0; t0 < a.n; t0 += kTokenGroup) {
     const int64_t g = std::min(kTokenGroup, a.n - t0);
@@ -92,6 +92,7 @@ void group_tokens(QuantizedActs& a) {
         a.gd[at] = a.block_d[size_t(t * blocks + b)];
         a.gsa[at] = a.scaled_sum16[size_t(t * blocks * 2 + 2 * b)];
         a.gsb[at] = a.scaled_sum16[size_t(t * blocks * 2 + 2 * b + 1)];
+        a.gsum[at] = a.gsa[at] + a.gsb[at];
       }
     }
   }
