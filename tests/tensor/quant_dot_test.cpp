@@ -171,15 +171,15 @@ TEST(QuantDot, EveryTargetExactOnDyadicData) {
     hwy::SetSupportedTargetsForTest(target);
     ASSERT_EQ(std::string(detail::int_target_name()), hwy::TargetName(target));
     for (TT type : kTypes) {
-      // 18 or 24 blocks: full 16-block groups plus 4-block tail groups on AVX-512 (8 on AVX2);
-      // 32 blocks: whole groups only (Q4_K's rows are then regrouped as they are unpacked).
+      // 576 or 768 columns: a 512-column panel chunk and a shorter one; 1024: two whole
+      // chunks. 5 rows: a partial panel (16 rows on AVX-512, 8 on AVX2, 4 on SSE).
       for (const int64_t cols : {gguf::block_elements(type) == 32 ? 576 : 768, 1024}) {
         const int64_t rows = 5;
         const auto bytes = dyadic_weights(type, rows, cols, 11);
         std::vector<float> w(size_t(rows * cols));
         gguf::dequantize(type, bytes.data(), w.data(), rows * cols);
         const Weights wt{type, bytes.data(), rows, cols};
-        for (int64_t n : {1, 6}) {  // one token; a group of 4 plus a tail
+        for (int64_t n : {1, 6}) {  // one token (few-token kernel); tiles of 4 and 2 tokens
           const auto x = dyadic_acts(n, cols, 12);
           const RefActs a = ref_quantize(x.data(), n, cols);
           const auto ref = ref_int_matmul(w, rows, cols, a, n);
