@@ -108,8 +108,7 @@ void int_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, 
               Threads th) {
   detail::QuantizedActs own;
   detail::QuantizedActs& qa = th.ints ? th.ints[0].acts : own;
-  detail::quantize_acts(x, n, w.cols, qa);
-  if (n >= detail::kPanelMinTokens) detail::group_tokens(qa);
+  detail::quantize_acts(x, n, w.cols, qa, th, n >= detail::kPanelMinTokens);
   // Whole panels of 16 rows per piece of work (the many-token kernel's unit).
   const int64_t grain = (std::max<int64_t>(16, k / (4 * std::max(th.n, 1))) + 15) / 16 * 16;
   detail::parallel_for(k, grain, th, [&](int64_t b, int64_t e, int worker) {

@@ -678,8 +678,9 @@ HWY_INLINE hn::Vec<DI32> DotQuadBroadcast(hn::Vec<DU8> u, const int32_t* q, hn::
 }
 
 // T tokens of a group of g times the panel's nblk blocks, added to acc (per token, L sums in
-// lane order). q, d, sa, sb, sum: the first token's values in group_tokens' layout from the chunk's
-// first block, so every activation is read at a fixed offset from one pointer per step.
+// lane order). q, d, sa, sb, sum: the first token's values in the grouped layout
+// (QuantizedActs::gq) from the chunk's first block, so every activation is read at a fixed offset
+// from one pointer per step.
 template <int T, bool kWide, bool kHalves>
 HWY_INLINE void PanelTile(const Panel& p, int64_t nblk, const int32_t* q, int64_t g, const float* d,
                           const float* sa, const float* sb, const float* sum, float* acc_mem) {

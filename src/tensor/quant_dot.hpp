@@ -26,11 +26,11 @@ struct QuantizedActs {
   std::vector<float> lane_scale;    // n * stride / 4: d of the value's block, one per 4 values
   std::vector<float> scaled_sum16;  // n * stride / 16: d * (sum of the 16 q's)
   std::vector<float> block_d;       // n * stride / 32: d of each block
-  // The panel kernel's layout (group_tokens): tokens in groups of kTokenGroup (the last group
-  // smaller); in a group of g from token t, quad j of block b of token t + k at
-  // t * stride / 4 + (8 b + j) g + k, and the block's d and two half sums at
-  // t * stride / 32 + b g + k, so a tile of tokens reads each step at fixed offsets; gsum the
-  // two half sums added (one broadcast operand for all types but Q6_K).
+  // The panel kernel's layout (quantize_acts with grouped): tokens in groups of kTokenGroup (the
+  // last group smaller); in a group of g from token t, quad j of block b of token t + k at t *
+  // stride / 4 + (8 b + j) g + k, and the block's d and two half sums at t * stride / 32 + b g + k,
+  // so a tile of tokens reads each step at fixed offsets; gsum the two half sums added (one
+  // broadcast operand for all types but Q6_K).
   std::vector<int32_t> gq;
   std::vector<float> gd, gsa, gsb, gsum;
 };
@@ -83,11 +83,10 @@ inline int64_t quant_stride(int64_t cols) {
   return (cols + 63) / 64 * 64;
 }
 
-// Quantizes x [n, cols] (cols a multiple of 32) into out, reusing its storage.
-void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out);
-
-// Adds group_tokens' layout to a (quantize_acts first); the panel kernel reads it.
-void group_tokens(QuantizedActs& a);
+// Quantizes x [n, cols] (cols a multiple of 32) into out, reusing its storage, on th's
+// workers; grouped: also in the panel kernel's layout (gq, gd, gsa, gsb, gsum).
+void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out,
+                   Threads th = Threads{}, bool grouped = false);
 
 // Whether dot_rows_int reads this weight type.
 bool int_dot_supported(gguf::TensorType t);

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "tensor/parallel.hpp"
 #include "tensor/quant_dot.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -59,43 +60,62 @@ namespace meadow::tensor::detail {
 
 HWY_EXPORT(QuantizeRow);
 
-void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out) {
+namespace {
+
+// Tokens [t0, t0 + g) of a into group_tokens' layout (their rows already quantized).
+void group(QuantizedActs& a, int64_t t0, int64_t g) {
+  const int64_t words = a.stride / 4, blocks = a.stride / 32;
+  const auto* q = reinterpret_cast<const uint8_t*>(a.q.data());
+  for (int64_t k = 0; k < g; ++k) {
+    const int64_t t = t0 + k;
+    int32_t* gq = a.gq.data() + t0 * words + k;
+    for (int64_t i = 0; i < words; ++i) std::memcpy(gq + i * g, q + (t * words + i) * 4, 4);
+    for (int64_t b = 0; b < blocks; ++b) {
+      const size_t at = size_t(t0 * blocks + b * g + k);
+      a.gd[at] = a.block_d[size_t(t * blocks + b)];
+      a.gsa[at] = a.scaled_sum16[size_t(t * blocks * 2 + 2 * b)];
+      a.gsb[at] = a.scaled_sum16[size_t(t * blocks * 2 + 2 * b + 1)];
+      a.gsum[at] = a.gsa[at] + a.gsb[at];
+    }
+  }
+}
+
+}  // namespace
+
+void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out, Threads th,
+                   bool grouped) {
   const int64_t stride = quant_stride(cols);
   out.n = n;
   out.cols = cols;
   out.stride = stride;
-  // assign, not resize: the padding after each row must be zero, whatever was there before.
-  out.q.assign(size_t(n * stride), 0);
-  out.lane_scale.assign(size_t(n * stride / 4), 0.0f);
-  out.scaled_sum16.assign(size_t(n * stride / 16), 0.0f);
-  out.block_d.assign(size_t(n * stride / 32), 0.0f);
-  for (int64_t t = 0; t < n; ++t) {
-    HWY_DYNAMIC_DISPATCH(QuantizeRow)
-    (x + t * cols, cols, out.q.data() + t * stride, out.lane_scale.data() + t * stride / 4,
-     out.scaled_sum16.data() + t * stride / 16, out.block_d.data() + t * stride / 32);
+  // resize keeps the capacity (a warm call allocates nothing); each token's padding after
+  // `cols` is zeroed with its row below, by whichever worker quantizes it.
+  out.q.resize(size_t(n * stride));
+  out.lane_scale.resize(size_t(n * stride / 4));
+  out.scaled_sum16.resize(size_t(n * stride / 16));
+  out.block_d.resize(size_t(n * stride / 32));
+  if (grouped) {
+    out.gq.resize(size_t(n * stride / 4));  // every element is written by group()
+    for (auto* v : {&out.gd, &out.gsa, &out.gsb, &out.gsum}) v->resize(size_t(n * stride / 32));
   }
-}
-
-void group_tokens(QuantizedActs& a) {
-  const int64_t words = a.stride / 4, blocks = a.stride / 32;
-  a.gq.resize(size_t(a.n * words));  // every element is written below
-  for (auto* v : {&a.gd, &a.gsa, &a.gsb, &a.gsum}) v->resize(size_t(a.n * blocks));
-  const auto* q = reinterpret_cast<const uint8_t*>(a.q.data());
-  for (int64_t t0 = 0; t0 < a.n; t0 += kTokenGroup) {
-    const int64_t g = std::min(kTokenGroup, a.n - t0);
-    for (int64_t k = 0; k < g; ++k) {
-      const int64_t t = t0 + k;
-      int32_t* gq = a.gq.data() + t0 * words + k;
-      for (int64_t i = 0; i < words; ++i) std::memcpy(gq + i * g, q + (t * words + i) * 4, 4);
-      for (int64_t b = 0; b < blocks; ++b) {
-        const size_t at = size_t(t0 * blocks + b * g + k);
-        a.gd[at] = a.block_d[size_t(t * blocks + b)];
-        a.gsa[at] = a.scaled_sum16[size_t(t * blocks * 2 + 2 * b)];
-        a.gsb[at] = a.scaled_sum16[size_t(t * blocks * 2 + 2 * b + 1)];
-        a.gsum[at] = a.gsa[at] + a.gsb[at];
+  // One group of tokens per task: the workers quantize and regroup disjoint tokens.
+  parallel_for((n + kTokenGroup - 1) / kTokenGroup, 1, th, [&](int64_t b, int64_t e, int) {
+    for (int64_t gi = b; gi < e; ++gi) {
+      const int64_t t0 = gi * kTokenGroup, g = std::min(kTokenGroup, n - t0);
+      for (int64_t t = t0; t < t0 + g; ++t) {
+        int8_t* q = out.q.data() + t * stride;
+        float* ls = out.lane_scale.data() + t * stride / 4;
+        float* s16 = out.scaled_sum16.data() + t * stride / 16;
+        float* bd = out.block_d.data() + t * stride / 32;
+        std::fill(q + cols, q + stride, int8_t{0});
+        std::fill(ls + cols / 4, ls + stride / 4, 0.0f);
+        std::fill(s16 + cols / 16, s16 + stride / 16, 0.0f);
+        std::fill(bd + cols / 32, bd + stride / 32, 0.0f);
+        HWY_DYNAMIC_DISPATCH(QuantizeRow)(x + t * cols, cols, q, ls, s16, bd);
       }
+      if (grouped) group(out, t0, g);
     }
-  }
+  });
 }
 
 }  // namespace meadow::tensor::detail
