@@ -17,6 +17,8 @@ struct Exit {
 CLI::Option* add_model_option(CLI::App* app, std::string& model, bool required = false);
 // --lora FILE beside --model: a LoRA adapter GGUF applied on top of the model (meadow/model.hpp).
 CLI::Option* add_lora_option(CLI::App* app, std::string& lora);
+// --float-recheck M: models on the integer kernels decide again in float under this margin.
+CLI::Option* add_float_recheck_option(CLI::App* app, double& margin);
 
 void add_model_commands(CLI::App& app);   // model info, model list, tokenize, logits
 void add_env_commands(CLI::App& app);     // env list, env run, env play

@@ -108,11 +108,7 @@ void add_mind_commands(CLI::App& app) {
                 "early exit: stop at the first layer whose letter margin reaches this (0: off; "
                 "costs accuracy, see docs/measurements.md)")
       ->check(CLI::Range(0.0, 1.0));
-  d->add_option("--float-recheck", args->float_recheck,
-                "models whose passes use the integer kernels (quantized, 512+ wide): decide "
-                "again in float when the letter margin is under this (0: never; 1: always)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
+  add_float_recheck_option(d, args->float_recheck);
   d->callback([args] { run_decide(*args); });
 
   auto* p = app.add_subcommand("ai-prompt", "print a guide for a code agent wiring a new game");

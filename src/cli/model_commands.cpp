@@ -283,6 +283,15 @@ CLI::Option* add_lora_option(CLI::App* app, std::string& lora) {
   return o;
 }
 
+CLI::Option* add_float_recheck_option(CLI::App* app, double& margin) {
+  return app
+      ->add_option("--float-recheck", margin,
+                   "models whose passes use the integer kernels (quantized, 512+ wide): decide "
+                   "again in float when the letter margin is under this (0: never; 1: always)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+}
+
 void add_model_commands(CLI::App& app) {
   auto* model = app.add_subcommand("model", "Inspect GGUF models");
   model->require_subcommand(1);

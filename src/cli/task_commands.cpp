@@ -43,6 +43,7 @@ struct PlayArgs {
   std::string trace;
   std::string memory;  // "", "on" or "off"
   bool no_gif = false;
+  double float_recheck = MindOptions{}.float_recheck;
 };
 
 std::string seed_list(const std::vector<uint64_t>& seeds) {
@@ -300,9 +301,10 @@ void add_task_commands(CLI::App& app) {
   c->add_option("TASK", ca->task, "a built-in task (see list)")->required();
   add_model_option(c, ca->model);
   add_lora_option(c, ca->lora);
+  add_float_recheck_option(c, ca->float_recheck);
   c->callback([ca] {
     BuiltinTask bt = builtin_task(ca->task);
-    Mind mind(ca->model, MindOptions{.lora = ca->lora});
+    Mind mind(ca->model, MindOptions{.float_recheck = ca->float_recheck, .lora = ca->lora});
     if (!run_exam(mind, bt.task)) throw Exit{1};
   });
 

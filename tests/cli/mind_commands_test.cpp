@@ -87,6 +87,19 @@ TEST(DecideCommand, FloatRecheckReachesTheDecision) {
   EXPECT_TRUE(rounding_showed) << "the integer kernels should round differently somewhere";
 }
 
+// check takes the same option: with 1 its exam listing is the float path's to the digit.
+TEST(CheckCommand, FloatRecheckReachesTheExam) {
+  const std::string args =
+      "check cartpole --model " + shell_quote(meadow::mind_test::wide_q8_fixture("cli"));
+  const Result f = run(args + " --float-recheck 0", "env -u MEADOW_MIND_MODEL MEADOW_MATMUL=float");
+  const Result always = run(args + " --float-recheck 1");
+  const Result never = run(args + " --float-recheck 0");
+  ASSERT_FALSE(f.out.empty()) << f.err;
+  EXPECT_EQ(always.out, f.out);
+  EXPECT_EQ(always.code, f.code);
+  EXPECT_NE(never.out, f.out) << "the integer kernels should round differently somewhere";
+}
+
 TEST(DecideCommand, BadInputExitsTwoWithOneLine) {
   const std::string model = " --model " + shell_quote(meadow::mind_test::train_fixture());
   struct Bad {

@@ -131,7 +131,8 @@ TEST_F(TaskCli, BadInputExitsTwoWithOneLine) {
         {"play", "cartpole", "--memory", "maybe"},
         {"play", "cartpole", "--memory", "on", "--model", random_model()},
         {"play", "cartpole", "--model", file("missing.gguf")},
-        {"bench", "--threads", "-1"}}) {
+        {"bench", "--threads", "-1"},
+        {"check", "cartpole", "--float-recheck", "2"}}) {
     const Result r = run(args);
     EXPECT_EQ(r.code, 2) << args[0] << " " << args[1] << ": " << r.err;
     EXPECT_FALSE(r.err.empty());
