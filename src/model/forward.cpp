@@ -64,19 +64,23 @@ void feed_forward(const Config& c, const LayerWeights& lw, float* x, int64_t n, 
                   tensor::Threads th) {
   const int64_t e = c.n_embd;
   tensor::rmsnorm(x, lw.ffn_norm.data(), b.h.data(), n, e, c.norm_eps);
-  project(lw.gate, lw.lora[kGate], b.h.data(), n, b.gate.data(), th, b.lora);
-  project(lw.up, lw.lora[kUp], b.h.data(), n, b.up.data(), th, b.lora);
+  const Projection gate_up[] = {{&lw.gate, &lw.lora[kGate], b.gate.data()},
+                                {&lw.up, &lw.lora[kUp], b.up.data()}};
+  project_shared(gate_up, b.h.data(), n, th, b.lora);
   tensor::swiglu(b.gate.data(), b.up.data(), b.gate.data(), n * c.n_ff);
   project(lw.down, lw.lora[kDown], b.gate.data(), n, b.h.data(), th, b.lora);
   for (size_t i = 0; i < size_t(n * e); ++i) x[i] += b.h[i];
 }
 
-// Every row's keys and values for layer l from the normed rows b.h (roped, kept when asked).
+// Every row's keys and values for layer l from the normed rows b.h (roped, kept when asked);
+// with_q: the same rows' queries into b.q too, from the same pass over b.h (not roped here).
 void keys_values(const Config& c, const PassSpec& spec, int64_t l, const LayerWeights& lw,
-                 int64_t n, WorkspaceBuffers& b, tensor::RopeStyle style) {
+                 int64_t n, WorkspaceBuffers& b, tensor::RopeStyle style, bool with_q) {
   const int64_t kvd = c.n_head_kv * c.head_dim;
-  project(lw.wk, lw.lora[kK], b.h.data(), n, b.k.data(), spec.threads, b.lora);
-  project(lw.wv, lw.lora[kV], b.h.data(), n, b.v.data(), spec.threads, b.lora);
+  const Projection kvq[] = {{&lw.wk, &lw.lora[kK], b.k.data()},
+                            {&lw.wv, &lw.lora[kV], b.v.data()},
+                            {&lw.wq, &lw.lora[kQ], b.q.data()}};
+  project_shared({kvq, with_q ? 3u : 2u}, b.h.data(), n, spec.threads, b.lora);
   if (c.qkv_bias) {
     tensor::add_bias(b.k.data(), lw.bk.data(), n, kvd);
     tensor::add_bias(b.v.data(), lw.bv.data(), n, kvd);
@@ -97,7 +101,7 @@ void last_layer_rows(const Config& c, const PassSpec& spec, int64_t l, const Lay
   const int64_t e = c.n_embd, qd = c.n_head * c.head_dim, kvd = c.n_head_kv * c.head_dim;
   const tensor::Threads th = spec.threads;
   tensor::rmsnorm(b.x.data(), lw.attn_norm.data(), b.h.data(), n, e, c.norm_eps);
-  keys_values(c, spec, l, lw, n, b, style);
+  keys_values(c, spec, l, lw, n, b, style, false);
   const int64_t m = int64_t(b.keep.size());
   if (m == 0) return;
   for (int64_t i = 0; i < m; ++i) {
@@ -194,10 +198,9 @@ const std::vector<float>& run_layers(const Config& c, const ModelWeights& w,
     }
     // Attention block.
     tensor::rmsnorm(b.x.data(), lw.attn_norm.data(), b.h.data(), n, e, c.norm_eps);
-    project(lw.wq, lw.lora[kQ], b.h.data(), n, b.q.data(), th, b.lora);
+    keys_values(c, spec, l, lw, n, b, style, true);
     if (c.qkv_bias) tensor::add_bias(b.q.data(), lw.bq.data(), n, qd);
     tensor::rope(b.q.data(), n, c.n_head, c.head_dim, b.pos.data(), c.rope_base, style);
-    keys_values(c, spec, l, lw, n, b, style);
     for (const Segment& s : segs)
       attend(c, spec, l, b.q.data() + s.start * qd, 0, s.len, b.k.data() + s.start * kvd,
              b.v.data() + s.start * kvd, s.len, b.att.data() + s.start * qd);

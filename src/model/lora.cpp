@@ -1,5 +1,6 @@
 #include "model/lora.hpp"
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -159,12 +160,32 @@ void attach_lora(const gguf::File& ad, const Config& cfg, const gguf::File& base
   }
 }
 
-void project(const tensor::Weights& w, const LowRank& lr, const float* x, int64_t n, float* y,
-             tensor::Threads th, std::vector<float>& scratch) {
-  tensor::matmul(w, x, n, y, th);
+namespace {
+
+void add_pair(const tensor::Weights& w, const LowRank& lr, const float* x, int64_t n, float* y,
+              std::vector<float>& scratch) {
   if (lr.rank == 0 || n <= 0) return;
   scratch.resize(size_t(n * lr.rank));
   tensor::add_low_rank(lr.a.data(), lr.b.data(), lr.rank, w.rows, w.cols, x, n, y, scratch.data());
+}
+
+}  // namespace
+
+void project(const tensor::Weights& w, const LowRank& lr, const float* x, int64_t n, float* y,
+             tensor::Threads th, std::vector<float>& scratch) {
+  tensor::matmul(w, x, n, y, th);
+  add_pair(w, lr, x, n, y, scratch);
+}
+
+void project_shared(std::span<const Projection> ps, const float* x, int64_t n, tensor::Threads th,
+                    std::vector<float>& scratch) {
+  constexpr size_t kMax = 4;
+  if (ps.size() > kMax) throw Error("project_shared: at most 4 projections");
+  std::array<const tensor::Weights*, kMax> ws{};
+  std::array<float*, kMax> ys{};
+  for (size_t i = 0; i < ps.size(); ++i) ws[i] = ps[i].w, ys[i] = ps[i].y;
+  tensor::matmul_shared({ws.data(), ps.size()}, x, n, {ys.data(), ps.size()}, th);
+  for (const Projection& p : ps) add_pair(*p.w, *p.lr, x, n, p.y, scratch);
 }
 
 }  // namespace meadow::model

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "meadow/gguf.hpp"
@@ -37,5 +38,15 @@ void attach_lora(const gguf::File& adapter, const Config& cfg, const gguf::File&
 // reused between calls.
 void project(const tensor::Weights& w, const LowRank& lr, const float* x, int64_t n, float* y,
              tensor::Threads th, std::vector<float>& scratch);
+
+// The same for several weights that read one x (q, k, v; gate, up): their products in one
+// tensor::matmul_shared, then each LoRA pair. Equal to project() on each, to the bit.
+struct Projection {
+  const tensor::Weights* w;
+  const LowRank* lr;
+  float* y;
+};
+void project_shared(std::span<const Projection> ps, const float* x, int64_t n, tensor::Threads th,
+                    std::vector<float>& scratch);
 
 }  // namespace meadow::model

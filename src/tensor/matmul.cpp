@@ -8,6 +8,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -102,6 +103,17 @@ void gemm_path(const Weights& w, const int32_t* rows, int64_t k, const float* x,
   });
 }
 
+// Every worker's integer buffers grown for this call, by the calling thread.
+void reserve_workers(Threads th, int64_t n, int64_t cols) {
+  if (!th.ints) return;
+  for (int w = 0; w < std::max(th.n, 1); ++w) detail::reserve_rows(th.ints[w].rows, n, cols);
+}
+
+// Rows per piece of work on the integer path: whole panels of 16, about 4 pieces per thread.
+int64_t int_grain(int64_t k, Threads th) {
+  return (std::max<int64_t>(16, k / (4 * std::max(th.n, 1))) + 15) / 16 * 16;
+}
+
 // Activations quantized once, then rows split over threads; each task unpacks its rows one at
 // a time and multiplies each with all n tokens.
 void int_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n, float* y,
@@ -109,9 +121,8 @@ void int_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, 
   detail::QuantizedActs own;
   detail::QuantizedActs& qa = th.ints ? th.ints[0].acts : own;
   detail::quantize_acts(x, n, w.cols, qa, th, n >= detail::kPanelMinTokens);
-  // Whole panels of 16 rows per piece of work (the many-token kernel's unit).
-  const int64_t grain = (std::max<int64_t>(16, k / (4 * std::max(th.n, 1))) + 15) / 16 * 16;
-  detail::parallel_for(k, grain, th, [&](int64_t b, int64_t e, int worker) {
+  reserve_workers(th, n, w.cols);
+  detail::parallel_for(k, int_grain(k, th), th, [&](int64_t b, int64_t e, int worker) {
     detail::dot_rows_int(w, rows, b, e, qa, y, k, th.ints ? &th.ints[worker].rows : nullptr);
   });
 }
@@ -163,6 +174,53 @@ void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th) {
 
 void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th, MatmulPath path) {
   product(w, nullptr, w.rows, x, n, y, th, path);
+}
+
+void matmul_shared(std::span<const Weights* const> ws, const float* x, int64_t n,
+                   std::span<float* const> ys, Threads th) {
+  if (ws.size() != ys.size()) throw Error("matmul_shared: as many outputs as weights");
+  bool together = ws.size() > 1 && n > 0;
+  for (const Weights* w : ws) {
+    check_weights(*w);
+    if (w->cols != ws[0]->cols) throw Error("matmul_shared: the weights' widths differ");
+    together &= takes_integer(*w, n, th.matmul);
+  }
+  // A piece: rows [b, e) of matrix m. Fixed storage: the hot path allocates nothing.
+  struct Piece {
+    int m;
+    int64_t b, e;
+  };
+  constexpr size_t kMaxPieces = 96;
+  std::array<Piece, kMaxPieces> pieces;
+  size_t np = 0;
+  for (size_t m = 0; m < ws.size() && together; ++m) {
+    const int64_t k = ws[m]->rows;
+    int64_t grain = int_grain(k, th);
+    grain = std::max(grain, (k / int64_t(kMaxPieces / ws.size()) + 16) / 16 * 16);
+    for (int64_t b = 0; b < k; b += grain) {
+      if (np == kMaxPieces) {  // not reached for a few matrices; stays correct if it were
+        together = false;
+        break;
+      }
+      pieces[np++] = {int(m), b, std::min(k, b + grain)};
+    }
+  }
+  if (!together) {
+    for (size_t m = 0; m < ws.size(); ++m) matmul(*ws[m], x, n, ys[m], th);
+    return;
+  }
+  detail::QuantizedActs own;
+  detail::QuantizedActs& qa = th.ints ? th.ints[0].acts : own;
+  detail::quantize_acts(x, n, ws[0]->cols, qa, th, n >= detail::kPanelMinTokens);
+  reserve_workers(th, n, ws[0]->cols);
+  detail::parallel_for(int64_t(np), 1, th, [&](int64_t b, int64_t e, int worker) {
+    for (int64_t i = b; i < e; ++i) {
+      const Piece& p = pieces[size_t(i)];
+      const Weights& w = *ws[size_t(p.m)];
+      detail::dot_rows_int(w, nullptr, p.b, p.e, qa, ys[size_t(p.m)], w.rows,
+                           th.ints ? &th.ints[worker].rows : nullptr);
+    }
+  });
 }
 
 void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,

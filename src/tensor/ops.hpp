@@ -76,6 +76,12 @@ bool takes_integer(const Weights& w, int64_t n, MatmulPath path);
 // th. Integer: rows split over th, each unpacked once and multiplied with every token.
 void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th);  // Auto
 void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th, MatmulPath path);
+// ys[i] = x · ws[i]ᵀ for weights that read the same input (q, k and v; gate and up), each y as
+// matmul writes it (Auto path). When all take the integer kernels, x is quantized once and
+// one parallel region covers every matrix's rows; otherwise one matmul each. Same results
+// either way, to the bit.
+void matmul_shared(std::span<const Weights* const> ws, const float* x, int64_t n,
+                   std::span<float* const> ys, Threads th);
 // Only the listed weight rows (e.g. the option letters' vocab rows): y is [n, k].
 void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n,
                  float* y, Threads th);  // Auto

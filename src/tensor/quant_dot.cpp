@@ -749,9 +749,6 @@ HWY_INLINE void PanelTimesTokens(const Panel& p, int64_t nblk, const QuantizedAc
   }
 }
 
-// Columns prepared at once: a chunk of the panel and of the tokens' values stay in L1.
-constexpr int64_t kPanelCols = 512;
-
 // Rows [j, j + nr) (nr <= L) of w times every token into y.
 HWY_INLINE void PanelRows(const Weights& w, const int32_t* rows, int64_t j, int64_t nr,
                           const QuantizedActs& a, float* y, int64_t ldy, Panel& p) {
@@ -870,6 +867,19 @@ namespace meadow::tensor::detail {
 HWY_EXPORT(DotRowsIntImpl);
 
 HWY_EXPORT(IntTargetName);
+
+void reserve_rows(RowScratch& rs, int64_t n, int64_t cols) {
+  const size_t stride = size_t(quant_stride(cols)), blocks = size_t(kPanelCols / 32);
+  const size_t lanes = size_t(kPanelMaxLanes);
+  rs.plain.u.reserve(stride / 4);
+  rs.plain.scale.reserve(stride / 4);
+  rs.plain.offset.reserve(stride / 16);
+  Panel& p = rs.panel;
+  p.u.reserve(blocks * 8 * lanes);
+  for (auto* v : {&p.sa, &p.sb, &p.oa, &p.ob}) v->reserve(blocks * lanes);
+  p.acc.reserve(size_t(n) * lanes);
+  p.sm.reserve(16 * lanes);
+}
 
 bool int_dot_supported(gguf::TensorType t) {
   using TT = gguf::TensorType;

@@ -68,6 +68,15 @@ struct RowScratch {
   Panel panel;
 };
 
+// Columns of a panel prepared at once: a chunk of the panel and of the tokens' values stay in L1.
+constexpr int64_t kPanelCols = 512;
+constexpr int64_t kPanelMaxLanes = 16;
+
+// Grows a worker's buffers for n tokens of cols columns. The calling thread does it for every
+// worker before a parallel region, so which worker happens to take which rows (handed out
+// dynamically) never decides whether a warm call allocates.
+void reserve_rows(RowScratch& rs, int64_t n, int64_t cols);
+
 // What the integer path of a pass reuses across its matmuls (Threads::ints): the activations
 // (quantized by the calling thread) and one RowScratch per worker.
 struct IntScratch {

@@ -12,6 +12,7 @@
 #include "meadow/gguf.hpp"
 #include "reference.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/thread_pool.hpp"
 
 namespace meadow::tensor {
 namespace {
@@ -150,6 +151,48 @@ TEST(Matmul, WideRowsAccumulateOverColumnChunks) {
       ASSERT_NEAR(ys[t * 2 + j], ref[t * rows + pick[j]], tol);
     }
   }
+}
+
+// Weights reading one input, multiplied together (one quantization, one parallel region), give
+// each matmul's result to the bit: q/k/v-like shapes of mixed types on the integer path, a set
+// with a float32 matrix (one matmul each), on a pool of 1 and 2 with reused integer buffers.
+TEST(Matmul, SharedInputEqualsSeparateProducts) {
+  const int64_t cols = 512;
+  auto q = make_weights(TensorType::Q4_K, 512, cols, 51);
+  auto k = make_weights(TensorType::Q6_K, 128, cols, 52);
+  auto v = make_weights(TensorType::Q8_0, 80, cols, 53);  // 80: a partial panel
+  auto f = make_weights(TensorType::F32, 64, cols, 54);
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    const IntScratchArray ints = make_int_scratch(threads);
+    const Threads th{threads, &pool, {}, MatmulPath::Auto, ints.get()};
+    for (int64_t n : {1, 3, 4, 13, 40}) {
+      const auto x = random_floats(n * cols, 55 + uint32_t(n));
+      for (const bool with_float : {false, true}) {
+        const Weights* ws[] = {&q.w, &k.w, with_float ? &f.w : &v.w};
+        std::vector<std::vector<float>> sep(3), shared(3);
+        float* ys[3];
+        for (int i = 0; i < 3; ++i) {
+          sep[size_t(i)].assign(size_t(n * ws[i]->rows), NAN);
+          shared[size_t(i)].assign(size_t(n * ws[i]->rows), NAN);
+          matmul(*ws[i], x.data(), n, sep[size_t(i)].data(), th);
+          ys[i] = shared[size_t(i)].data();
+        }
+        matmul_shared(ws, x.data(), n, ys, th);
+        for (int i = 0; i < 3; ++i)
+          for (size_t j = 0; j < sep[size_t(i)].size(); ++j)
+            ASSERT_EQ(shared[size_t(i)][j], sep[size_t(i)][j])
+                << "threads " << threads << " n " << n << " matrix " << i << " at " << j;
+      }
+    }
+  }
+  std::vector<float> x(512), y(512);
+  auto narrow = make_weights(TensorType::Q8_0, 4, 256, 56);
+  const Weights* mixed[] = {&q.w, &narrow.w};
+  float* two[] = {y.data(), y.data()};
+  float* one[] = {y.data()};
+  EXPECT_THROW(matmul_shared(mixed, x.data(), 1, two, Threads{1}), Error);  // widths differ
+  EXPECT_THROW(matmul_shared(mixed, x.data(), 1, one, Threads{1}), Error);  // outputs missing
 }
 
 TEST(Matmul, RejectsBadShapesAndRows) {
