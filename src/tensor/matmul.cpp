@@ -140,14 +140,16 @@ MatmulPath env_override() {
   return p;
 }
 
-// Measured (docs/measurements.md): from 4 tokens the panel kernel runs 1.5-3.9x the float path
-// on 7B shapes and 2.6-3.6x on SmolLM2's 576-wide ones, on every type; at 1 token Q4_0, Q6_K
-// and Q4_K gain (Q4_K through its direct kernel on AVX-512; the float loops read the other
-// types' blocks in place as fast). Narrower weights stay in float.
+// Measured (docs/measurements.md): from 4 tokens the panel kernel runs 1.5-4.4x the float path
+// on 7B shapes and 2.6-3.9x on SmolLM2's 576-wide ones, on every type. At 1-3 tokens the
+// AVX-512 direct kernels win for Q4_0 (1.7-2.7x), Q4_1 and Q8_0 (1.1-1.5x) and Q4_K (1.3-2.3x);
+// without them Q4_0 and Q6_K still gain (their float loops decode through a buffer), the
+// others do not. Narrower weights stay in float.
 bool integer_wins_at(const Weights& w, int64_t n) {
-  if (n >= detail::kPanelMinTokens) return true;
-  return w.type == gguf::TensorType::Q4_0 || w.type == gguf::TensorType::Q6_K ||
-         (w.type == gguf::TensorType::Q4_K && detail::q4_k_direct());
+  using TT = gguf::TensorType;
+  if (n >= detail::kPanelMinTokens || w.type == TT::Q4_0 || w.type == TT::Q6_K) return true;
+  return detail::direct_few_tokens() &&
+         (w.type == TT::Q4_1 || w.type == TT::Q4_K || w.type == TT::Q8_0);
 }
 
 bool integer_wins(const Weights& w, int64_t n) {

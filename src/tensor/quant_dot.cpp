@@ -413,6 +413,75 @@ HWY_INLINE float DotQ4_KDirect(const BlockQ4_K* b, int64_t nb, const int8_t* q,
   }
   return _mm512_reduce_add_ps(_mm512_add_ps(acc, acc_min));
 }
+
+// Two 32-value blocks' bytes in one vector: 128-bit units lo0 hi0 lo1 hi1 (values 0-15 and
+// 16-31 of block 0, then of block 1), as the token's 64 int8 values lie.
+HWY_INLINE __m512i BlockPair(__m256i lo, __m256i hi) {
+  const __m512i u = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);  // lo0 lo1 hi0 hi1
+  return _mm512_shuffle_i64x2(u, u, _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+// T tokens times one Q4_0 (kMin false), Q4_1 or Q8_0 row, read straight from its blocks, two
+// blocks per instruction: each lane's int32 sum (4 products of one block) is scaled in float
+// by its block's weight and activation scales, so no sum crosses lanes until the end; the
+// offsets (-8 d, m, -128 d) meet the blocks' activation sums. q, d, s16: token 0's values;
+// stride: between tokens.
+template <TT kType, int T>
+HWY_INLINE void DotBlocksDirect(const uint8_t* row, int64_t nb, const int8_t* q, int64_t stride,
+                                const float* d, const float* s16, float* out) {
+  constexpr int64_t kBytes = kType == TT::Q8_0   ? int64_t(sizeof(BlockQ8_0))
+                             : kType == TT::Q4_1 ? int64_t(sizeof(BlockQ4_1))
+                                                 : int64_t(sizeof(BlockQ4_0));
+  const DI8 di8;
+  const DI32 di32;
+  __m512 acc[T];
+  float off[T];
+  for (int k = 0; k < T; ++k) acc[k] = _mm512_setzero_ps(), off[k] = 0.0f;
+  const __m256i mask = _mm256_set1_epi8(0x0f), flip = _mm256_set1_epi8(char(0x80));
+  for (int64_t b = 0; b < nb; b += 2) {
+    const bool pair = b + 1 < nb;  // the token's row is zero padded past the last block
+    const uint8_t* b0 = row + b * kBytes;
+    const uint8_t* b1 = pair ? b0 + kBytes : b0;
+    float wd[2], wo[2];
+    __m512i u;
+    for (int i = 0; i < 2; ++i) {
+      const uint8_t* blk = i ? b1 : b0;
+      uint16_t h[2];
+      std::memcpy(h, blk, sizeof h);
+      wd[i] = (i && !pair) ? 0.0f : _cvtsh_ss(h[0]);
+      wo[i] = kType == TT::Q4_1 ? _cvtsh_ss(h[1]) : (kType == TT::Q8_0 ? -128.0f : -8.0f) * wd[i];
+      if (i && !pair) wo[i] = 0.0f;
+    }
+    if constexpr (kType == TT::Q8_0) {
+      const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b0 + 2));
+      const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b1 + 2));
+      u = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_xor_si256(x0, flip)),
+                             _mm256_xor_si256(x1, flip), 1);
+    } else {
+      constexpr int64_t kQs = kType == TT::Q4_1 ? 4 : 2;
+      const __m256i x = _mm256_inserti128_si256(
+          _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b0 + kQs))),
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(b1 + kQs)), 1);
+      u = BlockPair(_mm256_and_si256(x, mask), _mm256_and_si256(_mm256_srli_epi16(x, 4), mask));
+    }
+    for (int k = 0; k < T; ++k) {
+      const int8_t* qk = q + k * stride + 32 * b;
+      const float* dk = d + k * stride / 32 + b;
+      const float* sk = s16 + k * stride / 16 + 2 * b;
+      hn::Vec<DI32> sum;
+      if constexpr (kType == TT::Q8_0) {  // q + 128 reaches 255
+        sum = DotQuadAny(hn::Vec<DU8>{u}, hn::LoadU(di8, qk), hn::Zero(di32));
+      } else {
+        sum = DotQuadSmall(hn::Vec<DU8>{u}, hn::LoadU(di8, qk), hn::Zero(di32));
+      }
+      const float s0 = wd[0] * dk[0], s1 = pair ? wd[1] * dk[1] : 0.0f;
+      const __m512 sc = _mm512_insertf32x8(_mm512_set1_ps(s0), _mm256_set1_ps(s1), 1);
+      acc[k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum.raw), sc, acc[k]);
+      off[k] += wo[0] * (sk[0] + sk[1]) + (pair ? wo[1] * (sk[2] + sk[3]) : 0.0f);
+    }
+  }
+  for (int k = 0; k < T; ++k) out[k] = _mm512_reduce_add_ps(acc[k]) + off[k];
+}
 #endif  // HWY_TARGET <= HWY_AVX3
 #endif  // HWY_TARGET == HWY_SCALAR
 
@@ -826,6 +895,37 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
   }
 #endif
 #if HWY_TARGET <= HWY_AVX3
+  if (w.type == TT::Q4_0 || w.type == TT::Q4_1 || w.type == TT::Q8_0) {
+    for (int64_t j = j0; j < j1; ++j) {
+      const uint8_t* row = base + (rows ? rows[j] : j) * rb;
+      float out[3];
+      const auto one = [&](auto type, auto tokens) {
+        DotBlocksDirect<decltype(type)::value, decltype(tokens)::value>(
+            row, w.cols / 32, a.q.data(), a.stride, a.block_d.data(), a.scaled_sum16.data(), out);
+      };
+      using T0 = std::integral_constant<TT, TT::Q4_0>;
+      using T1 = std::integral_constant<TT, TT::Q4_1>;
+      using T8 = std::integral_constant<TT, TT::Q8_0>;
+      const auto tokens = [&](auto type) {
+        switch (a.n) {
+          case 1:
+            return one(type, std::integral_constant<int, 1>());
+          case 2:
+            return one(type, std::integral_constant<int, 2>());
+          default:
+            return one(type, std::integral_constant<int, 3>());
+        }
+      };
+      if (w.type == TT::Q4_0)
+        tokens(T0());
+      else if (w.type == TT::Q4_1)
+        tokens(T1());
+      else
+        tokens(T8());
+      for (int64_t t = 0; t < a.n; ++t) y[t * ldy + j] = out[t];
+    }
+    return;
+  }
   if (w.type == TT::Q4_K) {
     for (int64_t j = j0; j < j1; ++j) {
       const auto* row = reinterpret_cast<const BlockQ4_K*>(base + (rows ? rows[j] : j) * rb);
@@ -853,7 +953,7 @@ const char* IntTargetName() {
   return hwy::TargetName(HWY_TARGET);
 }
 
-bool Q4_KDirect() {
+bool DirectFewTokens() {
   return HWY_TARGET <= HWY_AVX3;
 }
 
@@ -896,10 +996,10 @@ const char* int_target_name() {
   return HWY_DYNAMIC_DISPATCH(IntTargetName)();
 }
 
-HWY_EXPORT(Q4_KDirect);
+HWY_EXPORT(DirectFewTokens);
 
-bool q4_k_direct() {
-  return HWY_DYNAMIC_DISPATCH(Q4_KDirect)();
+bool direct_few_tokens() {
+  return HWY_DYNAMIC_DISPATCH(DirectFewTokens)();
 }
 
 }  // namespace meadow::tensor::detail

@@ -105,9 +105,10 @@ bool int_dot_supported(gguf::TensorType t);
 void dot_rows_int(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1,
                   const QuantizedActs& a, float* y, int64_t ldy, RowScratch* scratch = nullptr);
 
-// Whether one token times Q4_K weights runs the direct kernel (AVX-512 targets), which beats
-// the float path there; elsewhere a Q4_K row is unpacked first and one token does not pay.
-bool q4_k_direct();
+// Whether 1-3 tokens times Q4_0, Q4_1, Q4_K or Q8_0 weights run the direct kernels (AVX-512
+// targets: blocks read in place, no unpacking), which beat the float path there; elsewhere a
+// row is unpacked first and so few tokens do not pay.
+bool direct_few_tokens();
 
 // Name of the Highway target the integer kernels dispatch to (AVX3_DL when VNNI is present).
 const char* int_target_name();

@@ -272,7 +272,8 @@ TEST(QuantDot, AutoTakesIntegersOnlyOnWideWeights) {
     }
     auto wide = testing::make_weights(type, 4, kIntegerMinCols, 53);
     const bool small_batch_gains =
-        type == TT::Q4_0 || type == TT::Q6_K || (type == TT::Q4_K && detail::q4_k_direct());
+        type == TT::Q4_0 || type == TT::Q6_K ||
+        (detail::direct_few_tokens() && (type == TT::Q4_1 || type == TT::Q4_K || type == TT::Q8_0));
     EXPECT_EQ(takes_integer(wide.w, 1, MatmulPath::Auto), small_batch_gains)
         << gguf::type_name(type);
     EXPECT_TRUE(takes_integer(wide.w, 4, MatmulPath::Auto)) << gguf::type_name(type);
