@@ -482,6 +482,27 @@ HWY_INLINE void DotBlocksDirect(const uint8_t* row, int64_t nb, const int8_t* q,
   }
   for (int k = 0; k < T; ++k) out[k] = _mm512_reduce_add_ps(acc[k]) + off[k];
 }
+
+// Rows [j0, j1) (or rows[j0..j1)) of a Q4_0, Q4_1 or Q8_0 matrix times a's 1-3 tokens.
+template <TT kType>
+HWY_INLINE void RowsDirect(const uint8_t* base, const int32_t* rows, int64_t rb, int64_t j0,
+                           int64_t j1, int64_t cols, const QuantizedActs& a, float* y,
+                           int64_t ldy) {
+  for (int64_t j = j0; j < j1; ++j) {
+    const uint8_t* row = base + (rows ? rows[j] : j) * rb;
+    float out[3];
+    const int8_t* q = a.q.data();
+    const float *d = a.block_d.data(), *s16 = a.scaled_sum16.data();
+    if (a.n == 1) {
+      DotBlocksDirect<kType, 1>(row, cols / 32, q, a.stride, d, s16, out);
+    } else if (a.n == 2) {
+      DotBlocksDirect<kType, 2>(row, cols / 32, q, a.stride, d, s16, out);
+    } else {
+      DotBlocksDirect<kType, 3>(row, cols / 32, q, a.stride, d, s16, out);
+    }
+    for (int64_t t = 0; t < a.n; ++t) y[t * ldy + j] = out[t];
+  }
+}
 #endif  // HWY_TARGET <= HWY_AVX3
 #endif  // HWY_TARGET == HWY_SCALAR
 
@@ -895,37 +916,9 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
   }
 #endif
 #if HWY_TARGET <= HWY_AVX3
-  if (w.type == TT::Q4_0 || w.type == TT::Q4_1 || w.type == TT::Q8_0) {
-    for (int64_t j = j0; j < j1; ++j) {
-      const uint8_t* row = base + (rows ? rows[j] : j) * rb;
-      float out[3];
-      const auto one = [&](auto type, auto tokens) {
-        DotBlocksDirect<decltype(type)::value, decltype(tokens)::value>(
-            row, w.cols / 32, a.q.data(), a.stride, a.block_d.data(), a.scaled_sum16.data(), out);
-      };
-      using T0 = std::integral_constant<TT, TT::Q4_0>;
-      using T1 = std::integral_constant<TT, TT::Q4_1>;
-      using T8 = std::integral_constant<TT, TT::Q8_0>;
-      const auto tokens = [&](auto type) {
-        switch (a.n) {
-          case 1:
-            return one(type, std::integral_constant<int, 1>());
-          case 2:
-            return one(type, std::integral_constant<int, 2>());
-          default:
-            return one(type, std::integral_constant<int, 3>());
-        }
-      };
-      if (w.type == TT::Q4_0)
-        tokens(T0());
-      else if (w.type == TT::Q4_1)
-        tokens(T1());
-      else
-        tokens(T8());
-      for (int64_t t = 0; t < a.n; ++t) y[t * ldy + j] = out[t];
-    }
-    return;
-  }
+  if (w.type == TT::Q4_0) return RowsDirect<TT::Q4_0>(base, rows, rb, j0, j1, w.cols, a, y, ldy);
+  if (w.type == TT::Q4_1) return RowsDirect<TT::Q4_1>(base, rows, rb, j0, j1, w.cols, a, y, ldy);
+  if (w.type == TT::Q8_0) return RowsDirect<TT::Q8_0>(base, rows, rb, j0, j1, w.cols, a, y, ldy);
   if (w.type == TT::Q4_K) {
     for (int64_t j = j0; j < j1; ++j) {
       const auto* row = reinterpret_cast<const BlockQ4_K*>(base + (rows ? rows[j] : j) * rb);
