@@ -11,8 +11,9 @@
 //
 // Two kernels. From kPanelMinTokens tokens the panel kernel: 16 rows (one per int32 lane) are
 // brought side by side, a chunk of columns at a time, and every token's 4-value groups are
-// broadcast against them. Below that, rows are unpacked one at a time and each is dotted with
-// the few tokens directly (and AVX-512 reads Q4_K blocks in place for them).
+// broadcast against them. Below that, AVX-512 reads Q4_0, Q4_1, Q4_K and Q8_0 blocks in place
+// (the direct kernels); other targets and types unpack rows one at a time and dot each with the
+// few tokens.
 //
 // The installed Highway (1.0) has no u8 x i8 dot-product op, so the one instruction pattern
 // that matters is written per x86 target here: vpdpbusd on AVX-512 VNNI, vpmaddubsw + vpmaddwd

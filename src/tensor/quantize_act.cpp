@@ -62,7 +62,7 @@ HWY_EXPORT(QuantizeRow);
 
 namespace {
 
-// Tokens [t0, t0 + g) of a into group_tokens' layout (their rows already quantized).
+// Tokens [t0, t0 + g) of a into the grouped layout (their rows already quantized).
 void group(QuantizedActs& a, int64_t t0, int64_t g) {
   const int64_t words = a.stride / 4, blocks = a.stride / 32;
   const auto* q = reinterpret_cast<const uint8_t*>(a.q.data());
