@@ -103,10 +103,15 @@ void gemm_path(const Weights& w, const int32_t* rows, int64_t k, const float* x,
   });
 }
 
-// Every worker's integer buffers grown for this call, by the calling thread.
-void reserve_workers(Threads th, int64_t n, int64_t cols) {
-  if (!th.ints) return;
-  for (int w = 0; w < std::max(th.n, 1); ++w) detail::reserve_rows(th.ints[w].rows, n, cols);
+// x quantized for the integer kernels (into th's reused buffers, else into own), and every
+// worker's row buffers grown for this call by the calling thread.
+const detail::QuantizedActs& quantized_input(const float* x, int64_t n, int64_t cols, Threads th,
+                                             detail::QuantizedActs& own) {
+  detail::QuantizedActs& qa = th.ints ? th.ints[0].acts : own;
+  detail::quantize_acts(x, n, cols, qa, th, n >= detail::kPanelMinTokens);
+  if (th.ints)
+    for (int w = 0; w < std::max(th.n, 1); ++w) detail::reserve_rows(th.ints[w].rows, n, cols);
+  return qa;
 }
 
 // Rows per piece of work on the integer path: whole panels of 16, about 4 pieces per thread.
@@ -119,9 +124,7 @@ int64_t int_grain(int64_t k, Threads th) {
 void int_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n, float* y,
               Threads th) {
   detail::QuantizedActs own;
-  detail::QuantizedActs& qa = th.ints ? th.ints[0].acts : own;
-  detail::quantize_acts(x, n, w.cols, qa, th, n >= detail::kPanelMinTokens);
-  reserve_workers(th, n, w.cols);
+  const detail::QuantizedActs& qa = quantized_input(x, n, w.cols, th, own);
   detail::parallel_for(k, int_grain(k, th), th, [&](int64_t b, int64_t e, int worker) {
     detail::dot_rows_int(w, rows, b, e, qa, y, k, th.ints ? &th.ints[worker].rows : nullptr);
   });
@@ -181,40 +184,33 @@ void matmul(const Weights& w, const float* x, int64_t n, float* y, Threads th, M
 void matmul_shared(std::span<const Weights* const> ws, const float* x, int64_t n,
                    std::span<float* const> ys, Threads th) {
   if (ws.size() != ys.size()) throw Error("matmul_shared: as many outputs as weights");
-  bool together = ws.size() > 1 && n > 0;
+  // A piece: rows [b, e) of matrix m. Fixed storage (the hot path allocates nothing): at most
+  // kMaxMatrices matrices of at most kMaxPieces / kMaxMatrices pieces each.
+  struct Piece {
+    int m;
+    int64_t b, e;
+  };
+  constexpr size_t kMaxMatrices = 8, kMaxPieces = 96;
+  bool together = ws.size() > 1 && ws.size() <= kMaxMatrices && n > 0;
   for (const Weights* w : ws) {
     check_weights(*w);
     if (w->cols != ws[0]->cols) throw Error("matmul_shared: the weights' widths differ");
     together &= takes_integer(*w, n, th.matmul);
   }
-  // A piece: rows [b, e) of matrix m. Fixed storage: the hot path allocates nothing.
-  struct Piece {
-    int m;
-    int64_t b, e;
-  };
-  constexpr size_t kMaxPieces = 96;
-  std::array<Piece, kMaxPieces> pieces;
-  size_t np = 0;
-  for (size_t m = 0; m < ws.size() && together; ++m) {
-    const int64_t k = ws[m]->rows;
-    int64_t grain = int_grain(k, th);
-    grain = std::max(grain, (k / int64_t(kMaxPieces / ws.size()) + 16) / 16 * 16);
-    for (int64_t b = 0; b < k; b += grain) {
-      if (np == kMaxPieces) {  // not reached for a few matrices; stays correct if it were
-        together = false;
-        break;
-      }
-      pieces[np++] = {int(m), b, std::min(k, b + grain)};
-    }
-  }
   if (!together) {
     for (size_t m = 0; m < ws.size(); ++m) matmul(*ws[m], x, n, ys[m], th);
     return;
   }
+  std::array<Piece, kMaxPieces> pieces;
+  size_t np = 0;
+  for (size_t m = 0; m < ws.size(); ++m) {
+    const int64_t k = ws[m]->rows;
+    const int64_t per = int64_t(kMaxPieces / kMaxMatrices);
+    const int64_t grain = std::max(int_grain(k, th), ((k + per - 1) / per + 15) / 16 * 16);
+    for (int64_t b = 0; b < k; b += grain) pieces[np++] = {int(m), b, std::min(k, b + grain)};
+  }
   detail::QuantizedActs own;
-  detail::QuantizedActs& qa = th.ints ? th.ints[0].acts : own;
-  detail::quantize_acts(x, n, ws[0]->cols, qa, th, n >= detail::kPanelMinTokens);
-  reserve_workers(th, n, ws[0]->cols);
+  const detail::QuantizedActs& qa = quantized_input(x, n, ws[0]->cols, th, own);
   detail::parallel_for(int64_t(np), 1, th, [&](int64_t b, int64_t e, int worker) {
     for (int64_t i = b; i < e; ++i) {
       const Piece& p = pieces[size_t(i)];

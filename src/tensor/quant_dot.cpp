@@ -443,16 +443,14 @@ HWY_INLINE void DotBlocksDirect(const uint8_t* row, int64_t nb, const int8_t* q,
     const bool pair = b + 1 < nb;  // the token's row is zero padded past the last block
     const uint8_t* b0 = row + b * kBytes;
     const uint8_t* b1 = pair ? b0 + kBytes : b0;
-    float wd[2], wo[2];
-    __m512i u;
-    for (int i = 0; i < 2; ++i) {
-      const uint8_t* blk = i ? b1 : b0;
+    float wd[2] = {0.0f, 0.0f}, wo[2] = {0.0f, 0.0f};  // a missing second block weighs 0
+    for (int i = 0; i < (pair ? 2 : 1); ++i) {
       uint16_t h[2];
-      std::memcpy(h, blk, sizeof h);
-      wd[i] = (i && !pair) ? 0.0f : _cvtsh_ss(h[0]);
+      std::memcpy(h, i ? b1 : b0, sizeof h);
+      wd[i] = _cvtsh_ss(h[0]);
       wo[i] = kType == TT::Q4_1 ? _cvtsh_ss(h[1]) : (kType == TT::Q8_0 ? -128.0f : -8.0f) * wd[i];
-      if (i && !pair) wo[i] = 0.0f;
     }
+    __m512i u;
     if constexpr (kType == TT::Q8_0) {
       const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b0 + 2));
       const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b1 + 2));
@@ -475,10 +473,11 @@ HWY_INLINE void DotBlocksDirect(const uint8_t* row, int64_t nb, const int8_t* q,
       } else {
         sum = DotQuadSmall(hn::Vec<DU8>{u}, hn::LoadU(di8, qk), hn::Zero(di32));
       }
-      const float s0 = wd[0] * dk[0], s1 = pair ? wd[1] * dk[1] : 0.0f;
-      const __m512 sc = _mm512_insertf32x8(_mm512_set1_ps(s0), _mm256_set1_ps(s1), 1);
+      // Past an odd last block the token's scales and sums are the row's zero padding.
+      const __m512 sc =
+          _mm512_insertf32x8(_mm512_set1_ps(wd[0] * dk[0]), _mm256_set1_ps(wd[1] * dk[1]), 1);
       acc[k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum.raw), sc, acc[k]);
-      off[k] += wo[0] * (sk[0] + sk[1]) + (pair ? wo[1] * (sk[2] + sk[3]) : 0.0f);
+      off[k] += wo[0] * (sk[0] + sk[1]) + wo[1] * (sk[2] + sk[3]);
     }
   }
   for (int k = 0; k < T; ++k) out[k] = _mm512_reduce_add_ps(acc[k]) + off[k];
