@@ -109,10 +109,11 @@ int main(int argc, char** argv) {
                               TensorType::Q6_K, TensorType::Q8_0};
   const int n_shapes = with_output ? 5 : 4;
   std::vector<float> y;
-  std::printf("%-20s %-5s %9s %9s %9s %7s | %11s %11s %7s\n", "shape", "type", "sgemm", "float",
-              "int", "int/fl", "1 tok float", "1 tok int", "int/fl");
-  std::printf("%-20s %-5s %9s %9s %9s %7s | %11s %11s %7s\n", "", "", "GFLOP/s", "GFLOP/s",
-              "GFLOP/s", "", "ms", "ms", "");
+  std::printf("%-20s %-5s %9s %9s %9s %9s %7s %7s | %11s %11s %7s %9s\n", "shape", "type", "sgemm",
+              "float", "int", "packed", "int/fl", "pk/int", "1 tok float", "1 tok int", "int/fl",
+              "1 tok pk");
+  std::printf("%-20s %-5s %9s %9s %9s %9s %7s %7s | %11s %11s %7s %9s\n", "", "", "GFLOP/s",
+              "GFLOP/s", "GFLOP/s", "GFLOP/s", "", "", "ms", "ms", "", "ms");
   for (int si = 0; si < n_shapes; ++si) {
     const Shape& s = shapes[si];
     const auto x = random_floats(n * s.cols, 7);
@@ -136,14 +137,21 @@ int main(int argc, char** argv) {
         continue;  // Q4_K/Q6_K: 256
       const auto w = make_weights(type, s.rows, s.cols);
       const Weights wt{type, w.data(), s.rows, s.cols};
-      auto run = [&](MatmulPath p, int64_t tokens, int r) {
-        return sec(best_of(r, threads, [&] { matmul(wt, x.data(), tokens, y.data(), th, p); }));
+      const auto packed = meadow::tensor::pack_weights(wt);  // null: not packed (Q6_K)
+      Weights wp = wt;
+      wp.packed = packed.get();
+      auto run = [&](const Weights& m, MatmulPath p, int64_t tokens, int r) {
+        return sec(best_of(r, threads, [&] { matmul(m, x.data(), tokens, y.data(), th, p); }));
       };
-      const double tf = run(MatmulPath::Float, n, reps), ti = run(MatmulPath::Integer, n, reps);
-      const double t1f = run(MatmulPath::Float, 1, 3), t1i = run(MatmulPath::Integer, 1, 3);
-      std::printf("%-20s %-5s %9.1f %9.1f %9.1f %6.2fx | %11.2f %11.2f %6.2fx\n", s.name,
-                  meadow::gguf::type_name(type), flops / sec(sg) * 1e-9, flops / tf * 1e-9,
-                  flops / ti * 1e-9, tf / ti, t1f * 1e3, t1i * 1e3, t1f / t1i);
+      const double tf = run(wt, MatmulPath::Float, n, reps);
+      const double ti = run(wt, MatmulPath::Integer, n, reps);
+      const double tp = run(wp, MatmulPath::Integer, n, reps);
+      const double t1f = run(wt, MatmulPath::Float, 1, 3), t1i = run(wt, MatmulPath::Integer, 1, 3);
+      const double t1p = run(wp, MatmulPath::Integer, 1, 3);
+      std::printf("%-20s %-5s %9.1f %9.1f %9.1f %9.1f %6.2fx %6.2fx | %11.2f %11.2f %6.2fx %9.2f\n",
+                  s.name, meadow::gguf::type_name(type), flops / sec(sg) * 1e-9, flops / tf * 1e-9,
+                  flops / ti * 1e-9, flops / tp * 1e-9, tf / ti, ti / tp, t1f * 1e3, t1i * 1e3,
+                  t1f / t1i, t1p * 1e3);
       std::fflush(stdout);
     }
   }

@@ -137,6 +137,10 @@ class File {
   const TensorInfo* find_tensor(std::string_view name) const;  // nullptr if absent
   const TensorInfo& tensor(std::string_view name) const;       // throws if absent
 
+  // Drops the whole pages of [data, data + bytes) (a range of the mapping) from this process's
+  // memory, for data a copy now serves; read again, they come back from the file.
+  void release(const void* data, uint64_t bytes) const;
+
  private:
   File() = default;
   std::string path_;

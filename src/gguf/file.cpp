@@ -93,6 +93,16 @@ File File::open(const std::string& path) {
   return f;
 }
 
+void File::release(const void* data, uint64_t bytes) const {
+  const auto page = uint64_t(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(data), end = begin + bytes;
+  const auto base = reinterpret_cast<uintptr_t>(map_);
+  if (!map_ || begin < base || end > base + size_) throw Error(path_ + ": release outside the map");
+  const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
+  // Advice only: on failure the pages merely stay resident.
+  if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 File::File(File&& o) noexcept {
   *this = std::move(o);
 }

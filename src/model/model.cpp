@@ -1,7 +1,9 @@
 // Model: loading, request validation, and the three entry points (run, encode_prefix,
 // run_cached) over the shared layer pass.
+#include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "meadow/error.hpp"
 #include "meadow/model.hpp"
@@ -165,7 +167,11 @@ Model Model::load(const std::string& path, const std::string& lora_path) {
 Model::Model(gguf::File file)
     : file_(std::make_unique<gguf::File>(std::move(file))),
       cfg_(read_config(*file_)),
-      w_(std::make_unique<ModelWeights>(bind_weights(*file_, cfg_))) {}
+      w_(std::make_unique<ModelWeights>(bind_weights(*file_, cfg_))) {
+  // MEADOW_PACK=0: the file's layout only (A/B runs of the packed panels).
+  const char* pack = std::getenv("MEADOW_PACK");
+  if (!pack || std::string_view(pack) != "0") pack_layers(*file_, *w_);
+}
 
 // The pairs are copied out of the adapter (as float32), so its mapping ends here.
 Model::Model(gguf::File file, const gguf::File& adapter) : Model(std::move(file)) {

@@ -66,4 +66,18 @@ ModelWeights bind_weights(const gguf::File& f, const Config& c) {
   return w;
 }
 
+void pack_layers(const gguf::File& f, ModelWeights& w) {
+  // One tensor at a time, its file pages released at once, so the peak stays near one copy.
+  // (Two threads packing were slower than one: the time goes to page faults.)
+  for (LayerWeights& l : w.layers) {
+    for (tensor::Weights* x : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) {
+      tensor::PackedPages buf = tensor::pack_weights(*x);
+      if (!buf) continue;
+      x->packed = buf.get();
+      f.release(x->data, gguf::row_bytes(x->type, uint64_t(x->cols)) * uint64_t(x->rows));
+      w.packed.push_back(std::move(buf));
+    }
+  }
+}
+
 }  // namespace meadow::model

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "meadow/model.hpp"
@@ -34,7 +35,15 @@ struct ModelWeights {
   tensor::Weights output;  // token_embd when tied
   std::vector<float> output_norm;
   std::vector<LayerWeights> layers;
+  // The layers' packed panels (tensor/quant_dot.hpp), which their Weights point into; empty
+  // when the types or this machine have none.
+  std::vector<tensor::PackedPages> packed;
 };
+
+// Packs every layer projection the integer kernels can read in panels, and releases the
+// file's pages of each one packed: from then on every path reads the packed copy, so the
+// weights stay in memory once.
+void pack_layers(const gguf::File& f, ModelWeights& w);
 
 // Throws meadow::Error "PATH: problem" for a missing tensor or a wrong shape.
 ModelWeights bind_weights(const gguf::File& file, const Config& cfg);

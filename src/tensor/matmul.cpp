@@ -6,10 +6,12 @@
 // And, for block-quantized weights, an integer path (tensor/quant_dot.hpp): x quantized to
 // int8 per 32-value block once per call, then integer dot products over rows split by thread.
 #include <cblas.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -106,9 +108,9 @@ void gemm_path(const Weights& w, const int32_t* rows, int64_t k, const float* x,
 // x quantized for the integer kernels (into th's reused buffers, else into own), and every
 // worker's row buffers grown for this call by the calling thread.
 const detail::QuantizedActs& quantized_input(const float* x, int64_t n, int64_t cols, Threads th,
-                                             detail::QuantizedActs& own) {
+                                             detail::QuantizedActs& own, bool packed) {
   detail::QuantizedActs& qa = th.ints ? th.ints[0].acts : own;
-  detail::quantize_acts(x, n, cols, qa, th, n >= detail::kPanelMinTokens);
+  detail::quantize_acts(x, n, cols, qa, th, n >= detail::kPanelMinTokens || packed);
   if (th.ints)
     for (int w = 0; w < std::max(th.n, 1); ++w) detail::reserve_rows(th.ints[w].rows, n, cols);
   return qa;
@@ -124,7 +126,7 @@ int64_t int_grain(int64_t k, Threads th) {
 void int_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n, float* y,
               Threads th) {
   detail::QuantizedActs own;
-  const detail::QuantizedActs& qa = quantized_input(x, n, w.cols, th, own);
+  const detail::QuantizedActs& qa = quantized_input(x, n, w.cols, th, own, w.packed != nullptr);
   detail::parallel_for(k, int_grain(k, th), th, [&](int64_t b, int64_t e, int worker) {
     detail::dot_rows_int(w, rows, b, e, qa, y, k, th.ints ? &th.ints[worker].rows : nullptr);
   });
@@ -165,7 +167,8 @@ void product(const Weights& w, const int32_t* rows, int64_t k, const float* x, i
   check_weights(w);
   if (n <= 0 || k <= 0) return;
   if (takes_integer(w, n, path)) return int_path(w, rows, k, x, n, y, th);
-  if (n < kGemmMinTokens) return dot_path(w, rows, k, x, n, y, th);
+  // Packed weights are decoded from the packed copy (their file pages are released).
+  if (n < kGemmMinTokens && !(w.packed && !rows)) return dot_path(w, rows, k, x, n, y, th);
   if (w.type == gguf::TensorType::F32 && !rows && n <= kTileMaxTokens)
     return tile_path(w, k, x, n, y, th);
   gemm_path(w, rows, k, x, n, y, th);
@@ -210,7 +213,8 @@ void matmul_shared(std::span<const Weights* const> ws, const float* x, int64_t n
     for (int64_t b = 0; b < k; b += grain) pieces[np++] = {int(m), b, std::min(k, b + grain)};
   }
   detail::QuantizedActs own;
-  const detail::QuantizedActs& qa = quantized_input(x, n, ws[0]->cols, th, own);
+  const detail::QuantizedActs& qa =
+      quantized_input(x, n, ws[0]->cols, th, own, ws[0]->packed != nullptr);
   detail::parallel_for(int64_t(np), 1, th, [&](int64_t b, int64_t e, int worker) {
     for (int64_t i = b; i < e; ++i) {
       const Piece& p = pieces[size_t(i)];
@@ -258,6 +262,23 @@ void matmul_rows(const Weights& w, const int32_t* rows, int64_t k, const float* 
     }
   }
   product(w, rows, k, x, n, y, th, path);
+}
+
+void PagesDeleter::operator()(uint8_t* p) const {
+  ::munmap(p, bytes);
+}
+
+PackedPages pack_weights(const Weights& w) {
+  check_weights(w);
+  const auto bytes = size_t(detail::packed_bytes(w));
+  if (bytes == 0) return nullptr;
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    throw Error("pack_weights: out of memory for " + std::to_string(bytes) + " bytes");
+  PackedPages out(static_cast<uint8_t*>(p), PagesDeleter{bytes});
+  ::madvise(p, bytes, MADV_HUGEPAGE);  // advice: without it, 4 KiB pages
+  detail::pack_rows(w, 0, w.rows, out.get());
+  return out;
 }
 
 void dequantize_row(const Weights& w, int64_t row, float* out) {

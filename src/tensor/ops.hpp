@@ -20,9 +20,24 @@ struct Weights {
   const void* data = nullptr;
   int64_t rows = 0;
   int64_t cols = 0;
+  // The same weights in the integer kernel's panel order (tensor::pack_weights), or null. Owned
+  // by whoever packed them; only the many-token integer path reads it.
+  const void* packed = nullptr;
 };
 
 Weights weights_of(const gguf::TensorInfo& t);  // checks the tensor is 2-D (or 1-D: rows=1)
+
+// A copy of w in the integer kernel's panel order, about the file's size (packed panels,
+// tensor/quant_dot.hpp), or null where w's type or this machine's kernels have none. Made once
+// at load: with it, a many-token integer matmul skips gathering and transposing w's rows.
+// Point w.packed at it while it lives. Its own pages (huge pages where the system gives them:
+// fresh memory costs its page faults, a large part of packing a 7B file).
+struct PagesDeleter {
+  size_t bytes = 0;
+  void operator()(uint8_t* p) const;
+};
+using PackedPages = std::unique_ptr<uint8_t[], PagesDeleter>;
+PackedPages pack_weights(const Weights& w);
 
 class ThreadPool;  // tensor/thread_pool.hpp
 namespace detail {

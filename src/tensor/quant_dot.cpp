@@ -32,6 +32,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 #include "tensor/quant_blocks.hpp"
 #include "tensor/quant_dot.hpp"
@@ -748,6 +749,83 @@ HWY_INLINE void PanelQ6_K(const uint8_t* const* rows, int64_t nblk, Panel& p) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Packed panels (quant_dot.hpp: pack_rows): the panel kernel's layout made once at load, so a
+// call reads its weights in place instead of gathering L rows (transposes and scalar scale
+// loads). Per group of L rows, blocks in column order, each as the 4 transposed quad vectors
+// exactly as TransposeQuads yields them (nibbles still paired: the tile splits them), then d
+// (Q4_1: d and m) as L fp16 in lane order: the file's size. Q4_0 and Q4_1 only: packed Q4_K
+// and Q8_0 measured no faster on 7B shapes, and Q8_0 slower at one token.
+
+// The fp16 bits at byte off of each row, in lane order, to out.
+HWY_INLINE uint8_t* PackHalves(const uint8_t* const* rows, int64_t off, uint8_t* out) {
+  const int L = int(hn::Lanes(DI32()));
+  for (int l = 0; l < L; ++l) std::memcpy(out + 2 * l, rows[PanelRowOfLane(l, L)] + off, 2);
+  return out + 2 * L;
+}
+
+HWY_INLINE uint8_t* PackQuads(const hn::Vec<DI32> (&v)[4], uint8_t* out) {
+  const DI32 di32;
+  const int64_t L = int64_t(hn::Lanes(di32));
+  for (int j = 0; j < 4; ++j) hn::StoreU(v[j], di32, reinterpret_cast<int32_t*>(out) + j * L);
+  return out + 16 * L;
+}
+
+HWY_INLINE hn::Vec<DF> LoadHalves(const uint8_t* in) {
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  return hn::PromoteTo(DF(), hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(in)));
+}
+
+HWY_INLINE void LoadQuads(const uint8_t* in, hn::Vec<DI32> (&v)[4]) {
+  const DI32 di32;
+  const int64_t L = int64_t(hn::Lanes(di32));
+  for (int j = 0; j < 4; ++j) v[j] = hn::LoadU(di32, reinterpret_cast<const int32_t*>(in) + j * L);
+}
+
+// Bytes of one packed block (Q4_K: super-block) for L lanes.
+HWY_INLINE int64_t PackedUnitBytes(TT t, int64_t L) {
+  switch (t) {
+    case TT::Q4_0:
+      return 18 * L;
+    case TT::Q4_1:
+      return 20 * L;
+    default:
+      return 0;
+  }
+}
+
+// Blocks [0, nblk) of rows (pointers to the first block) packed to out.
+HWY_INLINE void PackChunk(TT t, const uint8_t* const* rows, int64_t nblk, uint8_t* out) {
+  const bool min = t == TT::Q4_1;
+  const int64_t bytes = min ? sizeof(BlockQ4_1) : sizeof(BlockQ4_0);
+  const int64_t qs = min ? offsetof(BlockQ4_1, qs) : offsetof(BlockQ4_0, qs);
+  for (int64_t b = 0; b < nblk; ++b) {
+    hn::Vec<DI32> v[4];
+    TransposeQuads(rows, b * bytes + qs, v);
+    out = PackHalves(rows, b * bytes, PackQuads(v, out));
+    if (min) out = PackHalves(rows, b * bytes + 2, out);
+  }
+}
+
+// The packed blocks [0, nblk) at in as PanelQ4 prepares them: bytes to u_out (unless null:
+// the tile reads them in place), scales and offsets to sa and oa.
+HWY_INLINE void UnpackChunk(TT t, const uint8_t* in, int64_t nblk, int32_t* u_out, float* sa,
+                            float* oa) {
+  const DF df;
+  const int64_t L = int64_t(hn::Lanes(df));
+  const bool min = t == TT::Q4_1;
+  for (int64_t b = 0; b < nblk; ++b, in += PackedUnitBytes(t, L)) {
+    if (u_out) {
+      hn::Vec<DI32> v[4];
+      LoadQuads(in, v);
+      StoreNibbles(v, 0, u_out + 8 * b * L, u_out + (8 * b + 4) * L);
+    }
+    const auto d = LoadHalves(in + 16 * L);
+    hn::StoreU(d, df, sa + b * L);
+    hn::StoreU(min ? LoadHalves(in + 18 * L) : hn::Mul(d, hn::Set(df, -8.0f)), df, oa + b * L);
+  }
+}
+
 // acc + u . (the 4 int8 values at q, in every lane). On VNNI the broadcast is the instruction's
 // memory operand: no register and no separate load for it.
 template <bool kWide>
@@ -771,22 +849,40 @@ HWY_INLINE hn::Vec<DI32> DotQuadBroadcast(hn::Vec<DU8> u, const int32_t* q, hn::
 // lane order). q, d, sa, sb, sum: the first token's values in the grouped layout
 // (QuantizedActs::gq) from the chunk's first block, so every activation is read at a fixed offset
 // from one pointer per step.
-template <int T, bool kWide, bool kHalves>
-HWY_INLINE void PanelTile(const Panel& p, int64_t nblk, const int32_t* q, int64_t g, const float* d,
-                          const float* sa, const float* sb, const float* sum, float* acc_mem) {
+// Where a tile reads the weights' bytes: the panel's u (prepared from the file), or the packed
+// panels in place, whose nibbles are split here (low nibbles: vectors 0-3, high: 4-7).
+enum class Quads { kPanel, kPacked };
+
+// Vector j of block b's bytes. src: the panel's u, or the chunk's first packed block.
+template <Quads S>
+HWY_INLINE hn::Vec<DU8> QuadVector(const uint8_t* src, int64_t unit, int64_t b, int j) {
   const DU8 du8;
+  const int64_t L = int64_t(hn::Lanes(DI32()));
+  if constexpr (S == Quads::kPanel) {
+    return hn::LoadU(du8, src + (8 * b + j) * 4 * L);
+  } else {
+    const auto m4 = hn::Set(du8, uint8_t(0x0f));
+    const auto v = hn::LoadU(du8, src + b * unit + 4 * (j % 4) * L);
+    return j < 4 ? hn::And(v, m4)
+                 : hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(DI32(), v))), m4);
+  }
+}
+
+template <int T, bool kWide, bool kHalves, Quads S>
+HWY_INLINE void PanelTile(const Panel& p, const uint8_t* src, int64_t unit, int64_t nblk,
+                          const int32_t* q, int64_t g, const float* d, const float* sa,
+                          const float* sb, const float* sum, float* acc_mem) {
   const DI32 di32;
   const DF df;
   const int64_t L = int64_t(hn::Lanes(di32));
   hn::Vec<DF> acc[T];
   for (int k = 0; k < T; ++k) acc[k] = hn::LoadU(df, acc_mem + k * L);
   for (int64_t b = 0; b < nblk; ++b, q += 8 * g, d += g, sa += g, sb += g, sum += g) {
-    const uint8_t* w = reinterpret_cast<const uint8_t*>(p.u.data() + 8 * b * L);
     const auto ws = hn::LoadU(df, p.sa.data() + b * L);
     hn::Vec<DI32> ia[T];
     for (int k = 0; k < T; ++k) ia[k] = hn::Zero(di32);
     for (int j = 0; j < 8; ++j) {
-      const auto u = hn::LoadU(du8, w + 4 * j * L);
+      const auto u = QuadVector<S>(src, unit, b, j);
       const int32_t* qj = q + j * g;
       for (int k = 0; k < T; ++k) ia[k] = DotQuadBroadcast<kWide>(u, qj + k, ia[k]);
       if (kHalves && j == 3) {  // Q6_K: the first 16 values have their own scale
@@ -815,9 +911,9 @@ HWY_INLINE void PanelTile(const Panel& p, int64_t nblk, const int32_t* q, int64_
 // Tokens per tile: T int32 sums and T float sums stay in registers.
 constexpr int kPanelTokens = HWY_TARGET <= HWY_AVX3 ? 8 : 4;
 
-template <bool kWide, bool kHalves>
-HWY_INLINE void PanelTimesTokens(const Panel& p, int64_t nblk, const QuantizedActs& a, int64_t cb,
-                                 float* acc) {
+template <bool kWide, bool kHalves, Quads S>
+HWY_INLINE void PanelTimesTokens(const Panel& p, const uint8_t* src, int64_t unit, int64_t nblk,
+                                 const QuantizedActs& a, int64_t cb, float* acc) {
   const int64_t L = int64_t(hn::Lanes(DI32()));
   for (int64_t t = 0; t < a.n; t += kTokenGroup) {
     const int64_t g = std::min(kTokenGroup, a.n - t);
@@ -829,8 +925,8 @@ HWY_INLINE void PanelTimesTokens(const Panel& p, int64_t nblk, const QuantizedAc
     auto tile = [&](auto tokens) {
       constexpr int T = decltype(tokens)::value;
       for (; k + T <= g; k += T)
-        PanelTile<T, kWide, kHalves>(p, nblk, q + k, g, d + k, sa + k, sb + k, sum + k,
-                                     acc + (t + k) * L);
+        PanelTile<T, kWide, kHalves, S>(p, src, unit, nblk, q + k, g, d + k, sa + k, sb + k,
+                                        sum + k, acc + (t + k) * L);
     };
     tile(std::integral_constant<int, kPanelTokens>());
     if constexpr (kPanelTokens > 4) tile(std::integral_constant<int, 4>());
@@ -857,32 +953,45 @@ HWY_INLINE void PanelRows(const Weights& w, const int32_t* rows, int64_t j, int6
   const int64_t chunk_blocks = kPanelCols / 32;
   Fit(p.u, size_t(chunk_blocks * 8 * L));
   for (auto* v : {&p.sa, &p.sb, &p.oa, &p.ob}) Fit(*v, size_t(chunk_blocks * L));
+  const uint8_t* packed = nullptr;  // this group's packed panels, if the weights have them
+  if (w.packed && !rows && j % L == 0)
+    packed = static_cast<const uint8_t*>(w.packed) +
+             j / L * (w.cols / g.elems) * PackedUnitBytes(w.type, L);
   for (int64_t c0 = 0; c0 < w.cols; c0 += kPanelCols) {
     const int64_t cols = std::min(kPanelCols, w.cols - c0), nblk = cols / 32;
     const uint8_t* at[16];
     for (int r = 0; r < L; ++r) at[r] = row[r] + c0 / g.elems * g.bytes;
-    switch (w.type) {
-      case TT::Q4_0:
-        PanelQ4<false>(at, nblk, p);
-        break;
-      case TT::Q4_1:
-        PanelQ4<true>(at, nblk, p);
-        break;
-      case TT::Q4_K:
-        PanelQ4_K(at, nblk, p);
-        break;
-      case TT::Q8_0:
-        PanelQ8_0(at, nblk, p);
-        break;
-      default:  // Q6_K: int_dot_supported() keeps other types away
-        PanelQ6_K(at, nblk, p);
-    }
-    if (w.type == TT::Q8_0) {
-      PanelTimesTokens<true, false>(p, nblk, a, c0 / 32, p.acc.data());
-    } else if (w.type == TT::Q6_K) {
-      PanelTimesTokens<false, true>(p, nblk, a, c0 / 32, p.acc.data());
+    if (packed) {
+      const int64_t unit = PackedUnitBytes(w.type, L);
+      const uint8_t* src = packed + c0 / g.elems * unit;
+      UnpackChunk(w.type, src, nblk, nullptr, p.sa.data(), p.oa.data());
+      PanelTimesTokens<false, false, Quads::kPacked>(p, src, unit, nblk, a, c0 / 32, p.acc.data());
+      continue;
     } else {
-      PanelTimesTokens<false, false>(p, nblk, a, c0 / 32, p.acc.data());
+      switch (w.type) {
+        case TT::Q4_0:
+          PanelQ4<false>(at, nblk, p);
+          break;
+        case TT::Q4_1:
+          PanelQ4<true>(at, nblk, p);
+          break;
+        case TT::Q4_K:
+          PanelQ4_K(at, nblk, p);
+          break;
+        case TT::Q8_0:
+          PanelQ8_0(at, nblk, p);
+          break;
+        default:  // Q6_K: int_dot_supported() keeps other types away
+          PanelQ6_K(at, nblk, p);
+      }
+    }
+    const auto* u = reinterpret_cast<const uint8_t*>(p.u.data());
+    if (w.type == TT::Q8_0) {
+      PanelTimesTokens<true, false, Quads::kPanel>(p, u, 0, nblk, a, c0 / 32, p.acc.data());
+    } else if (w.type == TT::Q6_K) {
+      PanelTimesTokens<false, true, Quads::kPanel>(p, u, 0, nblk, a, c0 / 32, p.acc.data());
+    } else {
+      PanelTimesTokens<false, false, Quads::kPanel>(p, u, 0, nblk, a, c0 / 32, p.acc.data());
     }
   }
   HWY_ALIGN int32_t lane[16];  // row r's lane
@@ -908,7 +1017,7 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
   const auto* base = static_cast<const uint8_t*>(w.data);
   const bool wide = w.type == TT::Q8_0;  // q + 128 reaches 255
 #if HWY_TARGET != HWY_SCALAR
-  if (a.n >= kPanelMinTokens) {
+  if (a.n >= kPanelMinTokens || (w.packed && !rows && j0 % int64_t(hn::Lanes(DI32())) == 0)) {
     const int64_t L = int64_t(hn::Lanes(DI32()));
     for (int64_t j = j0; j < j1; j += L)
       PanelRows(w, rows, j, std::min(L, j1 - j), a, y, ldy, rs.panel);
@@ -940,6 +1049,81 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
       RowTimesAll<false>(r, a, y + j, ldy);
     }
   }
+}
+
+int64_t PanelLanes() {
+#if HWY_TARGET == HWY_SCALAR
+  return 0;
+#else
+  return int64_t(hn::Lanes(DI32()));
+#endif
+}
+
+int64_t PackedGroupBytes(const Weights& w) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)w;
+  return 0;
+#else
+  const BlockGeometry g = block_geometry(w.type);
+  return g.elems ? w.cols / g.elems * PackedUnitBytes(w.type, int64_t(hn::Lanes(DI32()))) : 0;
+#endif
+}
+
+void PackGroups(const Weights& w, int64_t g0, int64_t g1, uint8_t* out) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)w, (void)g0, (void)g1, (void)out;
+#else
+  const int64_t L = int64_t(hn::Lanes(DI32()));
+  const BlockGeometry g = block_geometry(w.type);
+  const int64_t rb = w.cols / g.elems * g.bytes, unit = PackedUnitBytes(w.type, L);
+  const auto* base = static_cast<const uint8_t*>(w.data);
+  for (int64_t grp = g0; grp < g1; ++grp) {
+    const uint8_t* row[16];  // missing rows repeat the last one, as in PanelRows
+    for (int r = 0; r < L; ++r) row[r] = base + std::min(grp * L + r, w.rows - 1) * rb;
+    PackChunk(w.type, row, w.cols / 32, out + (grp - g0) * (w.cols / g.elems) * unit);
+  }
+#endif
+}
+
+// Rows [r0, r0 + nr), columns [c0, c0 + nc) (whole blocks) of packed weights to float, nc per
+// row: the file's values to the bit, since d * u + offset is exact in float (15 significant
+// bits at most).
+void DecodePacked(const Weights& w, int64_t r0, int64_t nr, int64_t c0, int64_t nc, float* out) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)w, (void)r0, (void)nr, (void)c0, (void)nc, (void)out;  // never packed (PanelLanes)
+#else
+  const DI32 di32;
+  const DF df;
+  const int64_t L = int64_t(hn::Lanes(di32));
+  const int64_t unit = PackedUnitBytes(w.type, L), group = w.cols / 32 * unit;
+  HWY_ALIGN int32_t u[8 * 16];
+  HWY_ALIGN float sa[16], oa[16], col[32 * 16], row[16 * 16];
+  const auto byte = hn::Set(di32, 0xff);
+  for (int64_t grp = r0 / L; grp * L < r0 + nr; ++grp) {
+    const uint8_t* base = static_cast<const uint8_t*>(w.packed) + grp * group;
+    for (int64_t c = c0; c < c0 + nc; c += 32) {
+      UnpackChunk(w.type, base + c / 32 * unit, 1, u, sa, oa);
+      const auto s = hn::Load(df, sa), o = hn::Load(df, oa);
+      for (int j = 0; j < 8; ++j) {  // col[k * L + lane]: value k of the block in lane's row
+        const auto v = hn::Load(di32, u + j * L);
+        for (int i = 0; i < 4; ++i) {
+          const auto x = hn::ConvertTo(df, hn::And(hn::ShiftRightSame(v, 8 * i), byte));
+          hn::Store(hn::MulAdd(x, s, o), df, col + (4 * j + i) * L);
+        }
+      }
+      for (int64_t k0 = 0; k0 < 32; k0 += L) {  // L values of every row at once
+        const uint8_t* src[16];                 // value k0 + l comes out in lane l
+        for (int l = 0; l < L; ++l)
+          src[PanelRowOfLane(l, L)] = reinterpret_cast<const uint8_t*>(col + (k0 + l) * L);
+        TransposeRows(src, 4 * L, row);  // vector i: the row of lane i
+        for (int i = 0; i < L; ++i) {
+          const int64_t r = grp * L + PanelRowOfLane(i, L) - r0;
+          if (r >= 0 && r < nr) std::memcpy(out + r * nc + (c - c0) + k0, row + i * L, 4 * L);
+        }
+      }
+    }
+  }
+#endif
 }
 
 const char* IntTargetName() {
@@ -990,6 +1174,34 @@ const char* int_target_name() {
 }
 
 HWY_EXPORT(DirectFewTokens);
+HWY_EXPORT(PackedGroupBytes);
+HWY_EXPORT(PackGroups);
+HWY_EXPORT(PanelLanes);
+HWY_EXPORT(DecodePacked);
+
+void decode_packed(const Weights& w, int64_t r0, int64_t nr, int64_t c0, int64_t nc, float* out) {
+  HWY_DYNAMIC_DISPATCH(DecodePacked)(w, r0, nr, c0, nc, out);
+}
+
+int64_t packed_bytes(const Weights& w) {
+  using TT = gguf::TensorType;
+  const bool type = w.type == TT::Q4_0 || w.type == TT::Q4_1;
+  const int64_t lanes = HWY_DYNAMIC_DISPATCH(PanelLanes)();
+  if (!type || lanes == 0 || w.rows <= 0) return 0;
+  return (w.rows + lanes - 1) / lanes * HWY_DYNAMIC_DISPATCH(PackedGroupBytes)(w);
+}
+
+void pack_rows(const Weights& w, int64_t r0, int64_t r1, void* out) {
+  const int64_t lanes = HWY_DYNAMIC_DISPATCH(PanelLanes)();
+  if (lanes == 0 || r0 % lanes != 0) throw Error("pack_rows: rows must start a panel");
+  const int64_t g0 = r0 / lanes, g1 = (r1 + lanes - 1) / lanes;
+  HWY_DYNAMIC_DISPATCH(PackGroups)
+  (w, g0, g1, static_cast<uint8_t*>(out) + g0 * HWY_DYNAMIC_DISPATCH(PackedGroupBytes)(w));
+}
+
+int64_t packed_group_rows() {
+  return HWY_DYNAMIC_DISPATCH(PanelLanes)();
+}
 
 bool direct_few_tokens() {
   return HWY_DYNAMIC_DISPATCH(DirectFewTokens)();

@@ -110,6 +110,20 @@ void dot_rows_int(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1,
 // row is unpacked first and so few tokens do not pay.
 bool direct_few_tokens();
 
+// Packed panels: weights copied once, at load, into the panel kernel's layout (rows side by
+// side in groups of packed_group_rows()), so that a call no longer gathers and transposes rows;
+// the file's size. Q4_0 and Q4_1 on SIMD targets (quant_dot.cpp says why not others).
+// packed_bytes: the copy's size, 0 where there is none. pack_rows: rows [r0, r1) (r0 a multiple
+// of packed_group_rows(); the last group repeats the last row) into out, the whole copy's start,
+// so disjoint ranges can be packed in parallel. The weights' `packed` then points to it, and
+// every integer product reads it: the panel kernel serves 1-3 tokens too.
+int64_t packed_bytes(const Weights& w);
+int64_t packed_group_rows();
+void pack_rows(const Weights& w, int64_t r0, int64_t r1, void* out);
+// Rows [r0, r0 + nr), columns [c0, c0 + nc) (whole blocks) of w.packed to float, nc per row:
+// the file's values to the bit (the float path reads packed weights through it).
+void decode_packed(const Weights& w, int64_t r0, int64_t nr, int64_t c0, int64_t nc, float* out);
+
 // Name of the Highway target the integer kernels dispatch to (AVX3_DL when VNNI is present).
 const char* int_target_name();
 

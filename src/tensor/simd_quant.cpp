@@ -10,6 +10,7 @@
 
 #include "meadow/gguf.hpp"
 #include "tensor/quant_blocks.hpp"
+#include "tensor/quant_dot.hpp"
 #include "tensor/simd_kernels.hpp"
 #include "tensor/small_buffer.hpp"
 
@@ -369,6 +370,7 @@ HWY_EXPORT(TargetName);
 
 void decode_rows(const Weights& w, const int32_t* rows, int64_t r0, int64_t nr, int64_t c0,
                  int64_t nc, float* out) {
+  if (w.packed && !rows) return decode_packed(w, r0, nr, c0, nc, out);
   HWY_DYNAMIC_DISPATCH(DecodeRowsImpl)(w, rows, r0, nr, c0, nc, out);
 }
 void dot_rows(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1, const float* x,

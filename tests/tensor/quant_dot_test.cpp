@@ -7,6 +7,7 @@
 #endif
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
+#include <array>
 
 #include <cmath>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include "reference.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/quant_dot.hpp"
+#include "tensor/simd_kernels.hpp"
 
 namespace meadow::tensor {
 namespace {
@@ -237,6 +239,89 @@ TEST(QuantDot, EveryTargetWithinActivationBound) {
       EXPECT_GT(worst, 0.0) << "integer path gave float-exact results: was it used?";
       if (target == targets.front()) {
         std::printf("%s: largest |int - exact| / bound = %.3f\n", gguf::type_name(type), worst);
+      }
+    }
+  }
+}
+
+// Packed panels hold the same numbers in another order: products equal the unpacked panel
+// kernel's to the bit, on every target, for partial row groups and partial column chunks.
+TEST(QuantDot, PackedPanelsEqualUnpacked) {
+  RestoreTargets restore;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (TT type : kTypes) {
+      for (const int64_t cols : {gguf::block_elements(type) == 32 ? 576 : 768, 1280}) {
+        const int64_t rows = 37;  // 2 whole groups of 16 and a partial one; on AVX2 of 8
+        auto q = testing::make_weights(type, rows, cols, 51);
+        const auto packed = pack_weights(q.w);
+        const int64_t group = detail::packed_group_rows();
+        if (group == 0 || (type != TT::Q4_0 && type != TT::Q4_1)) {  // not packed
+          EXPECT_EQ(packed, nullptr) << hwy::TargetName(target) << " " << gguf::type_name(type);
+          continue;
+        }
+        ASSERT_NE(packed, nullptr) << hwy::TargetName(target);
+        const int64_t padded = (rows + group - 1) / group * group;
+        EXPECT_EQ(detail::packed_bytes(q.w), padded * cols / 32 * gguf::block_bytes(type));
+        Weights wp = q.w;
+        wp.packed = packed.get();
+        for (int64_t n : {1, 2, 3, 4, 9, 17}) {  // packed weights serve few tokens too
+          const auto x = testing::random_floats(n * cols, 52, 1.5f);
+          std::vector<float> y(size_t(n * rows), NAN), yp(size_t(n * rows), NAN);
+          matmul(q.w, x.data(), n, y.data(), Threads{2}, MatmulPath::Integer);
+          matmul(wp, x.data(), n, yp.data(), Threads{2}, MatmulPath::Integer);
+          if (n >= detail::kPanelMinTokens) {  // the same kernel: the same sums
+            EXPECT_EQ(yp, y) << hwy::TargetName(target) << " " << gguf::type_name(type)
+                             << " cols=" << cols << " n=" << n;
+          }
+          for (size_t i = 0; i < y.size(); ++i) {  // few tokens: another summation order
+            ASSERT_NEAR(yp[i], y[i],
+                        testing::dot_tolerance(q.dequant, int64_t(i) % rows, cols,
+                                               x.data() + int64_t(i) / rows * cols))
+                << gguf::type_name(type) << " n=" << n;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The float path reads packed weights through decode_packed: the file's values to the bit,
+// for any row range (whole groups or not) and column range.
+TEST(QuantDot, PackedDecodeEqualsFileDecode) {
+  RestoreTargets restore;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    if (detail::packed_group_rows() == 0) continue;
+    for (TT type : {TT::Q4_0, TT::Q4_1}) {
+      const int64_t cols = 1280, rows = 37, e = 32;
+      auto q = testing::make_weights(type, rows, cols, 61);
+      const auto packed = pack_weights(q.w);
+      Weights wp = q.w;
+      wp.packed = packed.get();
+      for (const auto [r0, nr, c0, nc] : {std::array<int64_t, 4>{0, rows, 0, cols},
+                                          {3, 20, e, cols - 2 * e},
+                                          {36, 1, 2 * e, e}}) {
+        std::vector<float> a(size_t(nr * nc), NAN), b(size_t(nr * nc), NAN);
+        detail::decode_rows(q.w, nullptr, r0, nr, c0, nc, a.data());
+        detail::decode_rows(wp, nullptr, r0, nr, c0, nc, b.data());
+        EXPECT_EQ(b, a) << hwy::TargetName(target) << " " << gguf::type_name(type) << " rows " << r0
+                        << "+" << nr << " cols " << c0 << "+" << nc;
+      }
+      for (int64_t n : {2, 9}) {  // the float path: sgemm on decoded tiles, for few tokens too
+        const auto x = testing::random_floats(n * cols, 62);
+        std::vector<float> y(size_t(n * rows)), yp(size_t(n * rows));
+        matmul(q.w, x.data(), n, y.data(), Threads{2}, MatmulPath::Float);
+        matmul(wp, x.data(), n, yp.data(), Threads{2}, MatmulPath::Float);
+        for (size_t i = 0; i < y.size(); ++i) {
+          ASSERT_NEAR(yp[i], y[i],
+                      testing::dot_tolerance(q.dequant, int64_t(i) % rows, cols,
+                                             x.data() + int64_t(i) / rows * cols))
+              << gguf::type_name(type) << " n=" << n;
+        }
+        if (n >= 8) {
+          EXPECT_EQ(yp, y);  // both decode the same values for sgemm
+        }
       }
     }
   }
