@@ -85,7 +85,7 @@ void keys_values(const Config& c, const PassSpec& spec, int64_t l, const LayerWe
     tensor::add_bias(b.k.data(), lw.bk.data(), n, kvd);
     tensor::add_bias(b.v.data(), lw.bv.data(), n, kvd);
   }
-  tensor::rope(b.k.data(), n, c.n_head_kv, c.head_dim, b.pos.data(), c.rope_base, style);
+  tensor::rope(b.k.data(), n, c.n_head_kv, c.head_dim, b.rope_cos.data(), b.rope_sin.data(), style);
   if (spec.capture) {
     spec.capture->k[size_t(l)].assign(b.k.begin(), b.k.begin() + n * kvd);
     spec.capture->v[size_t(l)].assign(b.v.begin(), b.v.begin() + n * kvd);
@@ -108,11 +108,15 @@ void last_layer_rows(const Config& c, const PassSpec& spec, int64_t l, const Lay
     const int64_t r = b.keep[size_t(i)];
     std::copy_n(b.x.data() + r * e, e, b.xr.data() + i * e);
     std::copy_n(b.h.data() + r * e, e, b.hr.data() + i * e);
-    b.posr[size_t(i)] = b.pos[size_t(r)];
   }
   project(lw.wq, lw.lora[kQ], b.hr.data(), m, b.q.data(), th, b.lora);
   if (c.qkv_bias) tensor::add_bias(b.q.data(), lw.bq.data(), m, qd);
-  tensor::rope(b.q.data(), m, c.n_head, c.head_dim, b.posr.data(), c.rope_base, style);
+  const int64_t half = c.head_dim / 2;
+  for (int64_t i = 0; i < m; ++i) {  // kept row i is row keep[i] of the angles
+    const int64_t r = b.keep[size_t(i)];
+    tensor::rope(b.q.data() + i * qd, 1, c.n_head, c.head_dim, b.rope_cos.data() + r * half,
+                 b.rope_sin.data() + r * half, style);
+  }
   // Runs of consecutive kept rows within one segment attend together.
   size_t s = 0;
   for (int64_t i = 0; i < m;) {
@@ -169,6 +173,10 @@ const std::vector<float>& run_layers(const Config& c, const ModelWeights& w,
   const int64_t pos0 = spec.prefix ? spec.prefix->size() : 0;
   for (const Segment& s : segs)
     for (int64_t i = 0; i < s.len; ++i) b.pos[size_t(s.start + i)] = int32_t(pos0 + i);
+  grow(b.rope_cos, n * c.head_dim / 2);
+  grow(b.rope_sin, n * c.head_dim / 2);
+  tensor::rope_angles(b.pos.data(), n, c.head_dim, c.rope_base, b.rope_cos.data(),
+                      b.rope_sin.data());
   for (int64_t t = 0; t < n; ++t)
     tensor::dequantize_row(w.token_embd, tokens[size_t(t)], b.x.data() + t * e);
   if (spec.capture) {
@@ -186,7 +194,6 @@ const std::vector<float>& run_layers(const Config& c, const ModelWeights& w,
     if (m > 0 && (b.keep.front() < 0 || b.keep.back() >= n)) throw Error("read row out of range");
     grow(b.xr, int64_t(m) * e);
     grow(b.hr, int64_t(m) * e);
-    grow(b.posr, int64_t(m));
   }
 
   for (int64_t l = 0; l < c.n_layer; ++l) {
@@ -200,7 +207,7 @@ const std::vector<float>& run_layers(const Config& c, const ModelWeights& w,
     tensor::rmsnorm(b.x.data(), lw.attn_norm.data(), b.h.data(), n, e, c.norm_eps);
     keys_values(c, spec, l, lw, n, b, style, true);
     if (c.qkv_bias) tensor::add_bias(b.q.data(), lw.bq.data(), n, qd);
-    tensor::rope(b.q.data(), n, c.n_head, c.head_dim, b.pos.data(), c.rope_base, style);
+    tensor::rope(b.q.data(), n, c.n_head, c.head_dim, b.rope_cos.data(), b.rope_sin.data(), style);
     for (const Segment& s : segs)
       attend(c, spec, l, b.q.data() + s.start * qd, 0, s.len, b.k.data() + s.start * kvd,
              b.v.data() + s.start * kvd, s.len, b.att.data() + s.start * qd);

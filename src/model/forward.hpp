@@ -28,10 +28,10 @@ struct WorkspaceBuffers {
   std::vector<float> x, h, q, k, v, att, gate, up;
   std::vector<float> lora;  // the low-rank products of an adapter (model/lora.hpp)
   std::vector<int32_t> pos;
-  // The last layer on the rows read alone: which rows, their residual and normed rows, positions
+  std::vector<float> rope_cos, rope_sin;  // the tokens' rope_angles, for every layer
+  // The last layer on the rows read alone: which rows, their residual and normed rows
   std::vector<int64_t> keep;
   std::vector<float> xr, hr;
-  std::vector<int32_t> posr;
   // run_batch: the batch laid end to end, the rows read, their normed hidden states and logits
   std::vector<int32_t> tokens;
   std::vector<Segment> segs;

@@ -121,9 +121,13 @@ enum class RopeStyle {
   Normal,  // pairs (2i, 2i+1) — llama / llada
   Neox,    // pairs (i, i + d/2) — qwen2 / dream
 };
-// Rotates x [n_tokens, n_heads, head_dim] in place; pos[t] is token t's position.
-void rope(float* x, int64_t n_tokens, int64_t n_heads, int64_t head_dim, const int32_t* pos,
-          float base, RopeStyle style);
+// The rotation of each token's position, cos and sin [n_tokens, head_dim / 2] each, for rope. A
+// pass computes them once for all its layers (they were 2-3 % of a SmolLM2 decision per layer).
+void rope_angles(const int32_t* pos, int64_t n_tokens, int64_t head_dim, float base, float* cos,
+                 float* sin);
+// Rotates x [n_tokens, n_heads, head_dim] in place by its tokens' rows of rope_angles.
+void rope(float* x, int64_t n_tokens, int64_t n_heads, int64_t head_dim, const float* cos,
+          const float* sin, RopeStyle style);
 
 // Which keys each query may see. Query t (global position q0 + t) sees key j when
 //   Full:   j < n_kv

@@ -871,12 +871,12 @@ HWY_INLINE hn::Vec<DU8> QuadVector(const uint8_t* src, int64_t unit, int64_t b, 
 template <int T, bool kWide, bool kHalves, Quads S>
 HWY_INLINE void PanelTile(const Panel& p, const uint8_t* src, int64_t unit, int64_t nblk,
                           const int32_t* q, int64_t g, const float* d, const float* sa,
-                          const float* sb, const float* sum, float* acc_mem) {
+                          const float* sb, const float* sum, float* acc_mem, bool first) {
   const DI32 di32;
   const DF df;
   const int64_t L = int64_t(hn::Lanes(di32));
   hn::Vec<DF> acc[T];
-  for (int k = 0; k < T; ++k) acc[k] = hn::LoadU(df, acc_mem + k * L);
+  for (int k = 0; k < T; ++k) acc[k] = first ? hn::Zero(df) : hn::LoadU(df, acc_mem + k * L);
   for (int64_t b = 0; b < nblk; ++b, q += 8 * g, d += g, sa += g, sb += g, sum += g) {
     const auto ws = hn::LoadU(df, p.sa.data() + b * L);
     hn::Vec<DI32> ia[T];
@@ -926,7 +926,7 @@ HWY_INLINE void PanelTimesTokens(const Panel& p, const uint8_t* src, int64_t uni
       constexpr int T = decltype(tokens)::value;
       for (; k + T <= g; k += T)
         PanelTile<T, kWide, kHalves, S>(p, src, unit, nblk, q + k, g, d + k, sa + k, sb + k,
-                                        sum + k, acc + (t + k) * L);
+                                        sum + k, acc + (t + k) * L, cb == 0);
     };
     tile(std::integral_constant<int, kPanelTokens>());
     if constexpr (kPanelTokens > 4) tile(std::integral_constant<int, 4>());
@@ -948,8 +948,7 @@ HWY_INLINE void PanelRows(const Weights& w, const int32_t* rows, int64_t j, int6
     const int64_t i = j + std::min<int64_t>(r, nr - 1);
     row[r] = base + (rows ? rows[i] : i) * rb;
   }
-  Fit(p.acc, size_t(a.n * L));
-  std::fill_n(p.acc.data(), a.n * L, 0.0f);
+  Fit(p.acc, size_t(a.n * L));  // the first chunk's tiles start it from zero
   const int64_t chunk_blocks = kPanelCols / 32;
   Fit(p.u, size_t(chunk_blocks * 8 * L));
   for (auto* v : {&p.sa, &p.sb, &p.oa, &p.ob}) Fit(*v, size_t(chunk_blocks * L));

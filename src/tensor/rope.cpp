@@ -8,32 +8,41 @@
 
 namespace meadow::tensor {
 
-void rope(float* x, int64_t n_tokens, int64_t n_heads, int64_t head_dim, const int32_t* pos,
-          float base, RopeStyle style) {
+void rope_angles(const int32_t* pos, int64_t n_tokens, int64_t head_dim, float base, float* cos,
+                 float* sin) {
   if (head_dim % 2 != 0) throw Error("rope: head_dim must be even");
   const int64_t half = head_dim / 2;
   detail::SmallBuffer<double, 256> inv_freq{static_cast<size_t>(half)};
   for (int64_t i = 0; i < half; ++i) {
     inv_freq[size_t(i)] = std::pow(double(base), -2.0 * double(i) / double(head_dim));
   }
-  detail::SmallBuffer<float, 256> cs{static_cast<size_t>(half)}, sn{static_cast<size_t>(half)};
   for (int64_t t = 0; t < n_tokens; ++t) {
     for (int64_t i = 0; i < half; ++i) {
       const double a = double(pos[t]) * inv_freq[size_t(i)];
-      cs[size_t(i)] = float(std::cos(a));
-      sn[size_t(i)] = float(std::sin(a));
+      cos[t * half + i] = float(std::cos(a));
+      sin[t * half + i] = float(std::sin(a));
     }
+  }
+}
+
+void rope(float* x, int64_t n_tokens, int64_t n_heads, int64_t head_dim, const float* cos,
+          const float* sin, RopeStyle style) {
+  if (head_dim % 2 != 0) throw Error("rope: head_dim must be even");
+  const int64_t half = head_dim / 2;
+  // Normal rotates (2i, 2i+1); Neox rotates (i, i + half).
+  const int64_t stride = style == RopeStyle::Normal ? 2 : 1;
+  const int64_t other = style == RopeStyle::Normal ? 1 : half;
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    const float* cs = cos + t * half;
+    const float* sn = sin + t * half;
     for (int64_t h = 0; h < n_heads; ++h) {
       float* v = x + (t * n_heads + h) * head_dim;
-      // Normal rotates (2i, 2i+1); Neox rotates (i, i + half).
-      const int64_t stride = style == RopeStyle::Normal ? 2 : 1;
-      const int64_t other = style == RopeStyle::Normal ? 1 : half;
       for (int64_t i = 0; i < half; ++i) {
         float& a = v[i * stride];
         float& b = v[i * stride + other];
         const float a0 = a, b0 = b;
-        a = a0 * cs[size_t(i)] - b0 * sn[size_t(i)];
-        b = a0 * sn[size_t(i)] + b0 * cs[size_t(i)];
+        a = a0 * cs[i] - b0 * sn[i];
+        b = a0 * sn[i] + b0 * cs[i];
       }
     }
   }
