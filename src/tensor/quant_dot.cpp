@@ -13,7 +13,8 @@
 // brought side by side, a chunk of columns at a time, and every token's 4-value groups are
 // broadcast against them. Below that, AVX-512 reads Q4_0, Q4_1, Q4_K and Q8_0 blocks in place
 // (the direct kernels); other targets and types unpack rows one at a time and dot each with the
-// few tokens.
+// few tokens. Weights packed at load (Q4_0, Q4_1: the packed panels below) take the panel
+// kernel at any token count, reading the panels in place.
 //
 // The installed Highway (1.0) has no u8 x i8 dot-product op, so the one instruction pattern
 // that matters is written per x86 target here: vpdpbusd on AVX-512 VNNI, vpmaddubsw + vpmaddwd
@@ -958,31 +959,30 @@ HWY_INLINE void PanelRows(const Weights& w, const int32_t* rows, int64_t j, int6
              j / L * (w.cols / g.elems) * PackedUnitBytes(w.type, L);
   for (int64_t c0 = 0; c0 < w.cols; c0 += kPanelCols) {
     const int64_t cols = std::min(kPanelCols, w.cols - c0), nblk = cols / 32;
-    const uint8_t* at[16];
-    for (int r = 0; r < L; ++r) at[r] = row[r] + c0 / g.elems * g.bytes;
-    if (packed) {
+    if (packed) {  // scales into the panel; the tile reads the weight bytes in place
       const int64_t unit = PackedUnitBytes(w.type, L);
       const uint8_t* src = packed + c0 / g.elems * unit;
       UnpackChunk(w.type, src, nblk, nullptr, p.sa.data(), p.oa.data());
       PanelTimesTokens<false, false, Quads::kPacked>(p, src, unit, nblk, a, c0 / 32, p.acc.data());
       continue;
-    } else {
-      switch (w.type) {
-        case TT::Q4_0:
-          PanelQ4<false>(at, nblk, p);
-          break;
-        case TT::Q4_1:
-          PanelQ4<true>(at, nblk, p);
-          break;
-        case TT::Q4_K:
-          PanelQ4_K(at, nblk, p);
-          break;
-        case TT::Q8_0:
-          PanelQ8_0(at, nblk, p);
-          break;
-        default:  // Q6_K: int_dot_supported() keeps other types away
-          PanelQ6_K(at, nblk, p);
-      }
+    }
+    const uint8_t* at[16];
+    for (int r = 0; r < L; ++r) at[r] = row[r] + c0 / g.elems * g.bytes;
+    switch (w.type) {
+      case TT::Q4_0:
+        PanelQ4<false>(at, nblk, p);
+        break;
+      case TT::Q4_1:
+        PanelQ4<true>(at, nblk, p);
+        break;
+      case TT::Q4_K:
+        PanelQ4_K(at, nblk, p);
+        break;
+      case TT::Q8_0:
+        PanelQ8_0(at, nblk, p);
+        break;
+      default:  // Q6_K: int_dot_supported() keeps other types away
+        PanelQ6_K(at, nblk, p);
     }
     const auto* u = reinterpret_cast<const uint8_t*>(p.u.data());
     if (w.type == TT::Q8_0) {
