@@ -110,5 +110,23 @@ TEST(GgufTensorTable, MoveKeepsTheMappingValid) {
   EXPECT_EQ(h.tensor("a").data, p);
 }
 
+// Releasing a tensor's pages (a packed copy serves it) only drops them from memory: read again,
+// the bytes are the file's. A range outside the mapping is an error, not a stray madvise.
+TEST(GgufTensorTable, ReleasedPagesReadBackTheSame) {
+  const std::vector<float> a = ramp(4096, 0.5f);  // 16 KiB: whole pages inside
+  Writer w;
+  w.add_tensor_f32("a", TensorType::F32, {4096}, a.data());
+  TempFile tmp;
+  w.write(tmp.path);
+  const File f = File::open(tmp.path);
+  const TensorInfo& t = f.tensor("a");
+  f.release(t.data, t.nbytes);
+  std::vector<float> back(a.size());
+  std::memcpy(back.data(), t.data, t.nbytes);
+  EXPECT_EQ(back, a);
+  EXPECT_THROW(f.release(t.data, f.file_size()), meadow::Error);
+  EXPECT_THROW(f.release(a.data(), 16), meadow::Error);
+}
+
 }  // namespace
 }  // namespace meadow::gguf
