@@ -71,7 +71,12 @@ void pack_layers(const gguf::File& f, ModelWeights& w) {
   // (Two threads packing were slower than one: the time goes to page faults.)
   for (LayerWeights& l : w.layers) {
     for (tensor::Weights* x : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) {
-      tensor::PackedPages buf = tensor::pack_weights(*x);
+      tensor::PackedPages buf;
+      try {
+        buf = tensor::pack_weights(*x);
+      } catch (const Error& e) {  // the one-line "PATH: problem" every load error gives
+        throw Error(f.path() + ": " + e.what());
+      }
       if (!buf) continue;
       x->packed = buf.get();
       f.release(x->data, gguf::row_bytes(x->type, uint64_t(x->cols)) * uint64_t(x->rows));
