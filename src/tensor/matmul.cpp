@@ -92,15 +92,22 @@ void gemm_path(const Weights& w, const int32_t* rows, int64_t k, const float* x,
       const int64_t nc = std::min(chunk, w.cols - c0);
       const float* panel = static_cast<const float*>(w.data) + b * w.cols;
       int64_t ld = w.cols;
+      bool transposed = false;  // packed weights decode as sgemm's B: [nc, e - b]
       if (!f32) {
         auto& buf = scratch[size_t(worker)];
         if (buf.size() < size_t(tile * chunk)) buf.resize(size_t(tile * chunk));
-        detail::decode_rows(w, rows ? rows + b : nullptr, b, e - b, c0, nc, buf.data());
+        transposed = w.packed && !rows;
+        if (transposed) {
+          detail::decode_packed(w, b, e - b, c0, nc, buf.data(), e - b);
+        } else {
+          detail::decode_rows(w, rows ? rows + b : nullptr, b, e - b, c0, nc, buf.data());
+        }
         panel = buf.data();
-        ld = nc;
+        ld = transposed ? e - b : nc;
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(n), int(e - b), int(nc), 1.0f,
-                  x + c0, int(w.cols), panel, int(ld), c0 == 0 ? 0.0f : 1.0f, y + b, int(k));
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, transposed ? CblasNoTrans : CblasTrans, int(n),
+                  int(e - b), int(nc), 1.0f, x + c0, int(w.cols), panel, int(ld),
+                  c0 == 0 ? 0.0f : 1.0f, y + b, int(k));
     }
   });
 }

@@ -1084,40 +1084,43 @@ void PackGroups(const Weights& w, int64_t g0, int64_t g1, uint8_t* out) {
 #endif
 }
 
-// Rows [r0, r0 + nr), columns [c0, c0 + nc) (whole blocks) of packed weights to float, nc per
-// row: the file's values to the bit, since d * u + offset is exact in float (15 significant
-// bits at most).
-void DecodePacked(const Weights& w, int64_t r0, int64_t nr, int64_t c0, int64_t nc, float* out) {
+// Rows [r0, r0 + nr), columns [c0, c0 + nc) (whole blocks) of packed weights to float,
+// transposed: out[c * ld + r] is row r0 + r at column c0 + c, which sgemm takes as is. The file's
+// values to the bit, since d * u + offset is exact in float (15 significant bits at most).
+// A panel's lane holds a row, so each value of a block comes out as one vector of L rows.
+void DecodePacked(const Weights& w, int64_t r0, int64_t nr, int64_t c0, int64_t nc, float* out,
+                  int64_t ld) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)w, (void)r0, (void)nr, (void)c0, (void)nc, (void)out;  // never packed (PanelLanes)
+  (void)w, (void)r0, (void)nr, (void)c0, (void)nc, (void)out, (void)ld;  // never packed
 #else
   const DI32 di32;
   const DF df;
   const int64_t L = int64_t(hn::Lanes(di32));
   const int64_t unit = PackedUnitBytes(w.type, L), group = w.cols / 32 * unit;
-  HWY_ALIGN int32_t u[8 * 16];
-  HWY_ALIGN float sa[16], oa[16], col[32 * 16], row[16 * 16];
+  HWY_ALIGN int32_t u[8 * 16], lane[16];
+  HWY_ALIGN float sa[16], oa[16], tmp[16];
+  for (int l = 0; l < L; ++l) lane[PanelRowOfLane(l, L)] = l;
+  const auto order = hn::SetTableIndices(df, lane);  // lanes into row order
   const auto byte = hn::Set(di32, 0xff);
   for (int64_t grp = r0 / L; grp * L < r0 + nr; ++grp) {
     const uint8_t* base = static_cast<const uint8_t*>(w.packed) + grp * group;
+    const int64_t first = std::max(r0, grp * L), last = std::min(r0 + nr, grp * L + L);
+    const bool whole = first == grp * L && last == grp * L + L;
     for (int64_t c = c0; c < c0 + nc; c += 32) {
       UnpackChunk(w.type, base + c / 32 * unit, 1, u, sa, oa);
       const auto s = hn::Load(df, sa), o = hn::Load(df, oa);
-      for (int j = 0; j < 8; ++j) {  // col[k * L + lane]: value k of the block in lane's row
+      for (int j = 0; j < 8; ++j) {
         const auto v = hn::Load(di32, u + j * L);
         for (int i = 0; i < 4; ++i) {
           const auto x = hn::ConvertTo(df, hn::And(hn::ShiftRightSame(v, 8 * i), byte));
-          hn::Store(hn::MulAdd(x, s, o), df, col + (4 * j + i) * L);
-        }
-      }
-      for (int64_t k0 = 0; k0 < 32; k0 += L) {  // L values of every row at once
-        const uint8_t* src[16];                 // value k0 + l comes out in lane l
-        for (int l = 0; l < L; ++l)
-          src[PanelRowOfLane(l, L)] = reinterpret_cast<const uint8_t*>(col + (k0 + l) * L);
-        TransposeRows(src, 4 * L, row);  // vector i: the row of lane i
-        for (int i = 0; i < L; ++i) {
-          const int64_t r = grp * L + PanelRowOfLane(i, L) - r0;
-          if (r >= 0 && r < nr) std::memcpy(out + r * nc + (c - c0) + k0, row + i * L, 4 * L);
+          const auto rows = hn::TableLookupLanes(hn::MulAdd(x, s, o), order);
+          float* dst = out + (c - c0 + 4 * j + i) * ld + (first - r0);
+          if (whole) {
+            hn::StoreU(rows, df, dst);
+          } else {
+            hn::Store(rows, df, tmp);
+            std::copy_n(tmp + (first - grp * L), last - first, dst);
+          }
         }
       }
     }
@@ -1178,8 +1181,9 @@ HWY_EXPORT(PackGroups);
 HWY_EXPORT(PanelLanes);
 HWY_EXPORT(DecodePacked);
 
-void decode_packed(const Weights& w, int64_t r0, int64_t nr, int64_t c0, int64_t nc, float* out) {
-  HWY_DYNAMIC_DISPATCH(DecodePacked)(w, r0, nr, c0, nc, out);
+void decode_packed(const Weights& w, int64_t r0, int64_t nr, int64_t c0, int64_t nc, float* out,
+                   int64_t ld) {
+  HWY_DYNAMIC_DISPATCH(DecodePacked)(w, r0, nr, c0, nc, out, ld);
 }
 
 int64_t packed_bytes(const Weights& w) {

@@ -120,9 +120,11 @@ bool direct_few_tokens();
 int64_t packed_bytes(const Weights& w);
 int64_t packed_group_rows();
 void pack_rows(const Weights& w, int64_t r0, int64_t r1, void* out);
-// Rows [r0, r0 + nr), columns [c0, c0 + nc) (whole blocks) of w.packed to float, nc per row:
-// the file's values to the bit (the float path reads packed weights through it).
-void decode_packed(const Weights& w, int64_t r0, int64_t nr, int64_t c0, int64_t nc, float* out);
+// Rows [r0, r0 + nr), columns [c0, c0 + nc) (whole blocks) of w.packed to float, transposed:
+// out[c * ld + r] is row r0 + r at column c0 + c. The file's values to the bit (the float path
+// reads packed weights through it, and sgemm takes the transposed tile as is).
+void decode_packed(const Weights& w, int64_t r0, int64_t nr, int64_t c0, int64_t nc, float* out,
+                   int64_t ld);
 
 // Name of the Highway target the integer kernels dispatch to (AVX3_DL when VNNI is present).
 const char* int_target_name();

@@ -370,7 +370,10 @@ HWY_EXPORT(TargetName);
 
 void decode_rows(const Weights& w, const int32_t* rows, int64_t r0, int64_t nr, int64_t c0,
                  int64_t nc, float* out) {
-  if (w.packed && !rows) return decode_packed(w, r0, nr, c0, nc, out);
+  if (w.packed && !rows) {  // row by row: a row of the transposed output is the row itself
+    for (int64_t i = 0; i < nr; ++i) decode_packed(w, r0 + i, 1, c0, nc, out + i * nc, 1);
+    return;
+  }
   HWY_DYNAMIC_DISPATCH(DecodeRowsImpl)(w, rows, r0, nr, c0, nc, out);
 }
 void dot_rows(const Weights& w, const int32_t* rows, int64_t j0, int64_t j1, const float* x,
