@@ -201,11 +201,12 @@ void matmul_shared(std::span<const Weights* const> ws, const float* x, int64_t n
     int64_t b, e;
   };
   constexpr size_t kMaxMatrices = 8, kMaxPieces = 96;
-  bool together = ws.size() > 1 && ws.size() <= kMaxMatrices && n > 0;
+  bool together = ws.size() > 1 && ws.size() <= kMaxMatrices && n > 0, packed = false;
   for (const Weights* w : ws) {
     check_weights(*w);
     if (w->cols != ws[0]->cols) throw Error("matmul_shared: the weights' widths differ");
     together &= takes_integer(*w, n, th.matmul);
+    packed |= w->packed != nullptr;  // any packed matrix reads the grouped layout
   }
   if (!together) {
     for (size_t m = 0; m < ws.size(); ++m) matmul(*ws[m], x, n, ys[m], th);
@@ -220,8 +221,7 @@ void matmul_shared(std::span<const Weights* const> ws, const float* x, int64_t n
     for (int64_t b = 0; b < k; b += grain) pieces[np++] = {int(m), b, std::min(k, b + grain)};
   }
   detail::QuantizedActs own;
-  const detail::QuantizedActs& qa =
-      quantized_input(x, n, ws[0]->cols, th, own, ws[0]->packed != nullptr);
+  const detail::QuantizedActs& qa = quantized_input(x, n, ws[0]->cols, th, own, packed);
   detail::parallel_for(int64_t(np), 1, th, [&](int64_t b, int64_t e, int worker) {
     for (int64_t i = b; i < e; ++i) {
       const Piece& p = pieces[size_t(i)];
@@ -284,7 +284,7 @@ PackedPages pack_weights(const Weights& w) {
     throw Error("pack_weights: out of memory for " + std::to_string(bytes) + " bytes");
   PackedPages out(static_cast<uint8_t*>(p), PagesDeleter{bytes});
   ::madvise(p, bytes, MADV_HUGEPAGE);  // advice: without it, 4 KiB pages
-  detail::pack_rows(w, 0, w.rows, out.get());
+  detail::pack_rows(w, out.get());
   return out;
 }
 

@@ -21,7 +21,7 @@ struct Weights {
   int64_t rows = 0;
   int64_t cols = 0;
   // The same weights in the integer kernel's panel order (tensor::pack_weights), or null. Owned
-  // by whoever packed them; only the many-token integer path reads it.
+  // by whoever packed them; every path then reads it instead of data (but gathers of rows).
   const void* packed = nullptr;
 };
 
@@ -29,7 +29,7 @@ Weights weights_of(const gguf::TensorInfo& t);  // checks the tensor is 2-D (or 
 
 // A copy of w in the integer kernel's panel order, about the file's size (packed panels,
 // tensor/quant_dot.hpp), or null where w's type or this machine's kernels have none. Made once
-// at load: with it, a many-token integer matmul skips gathering and transposing w's rows.
+// at load: with it, an integer matmul skips gathering and transposing w's rows.
 // Point w.packed at it while it lives. Its own pages (huge pages where the system gives them:
 // fresh memory costs its page faults, a large part of packing a 7B file).
 struct PagesDeleter {

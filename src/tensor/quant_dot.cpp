@@ -783,7 +783,7 @@ HWY_INLINE void LoadQuads(const uint8_t* in, hn::Vec<DI32> (&v)[4]) {
   for (int j = 0; j < 4; ++j) v[j] = hn::LoadU(di32, reinterpret_cast<const int32_t*>(in) + j * L);
 }
 
-// Bytes of one packed block (Q4_K: super-block) for L lanes.
+// Bytes of one packed block for L lanes.
 HWY_INLINE int64_t PackedUnitBytes(TT t, int64_t L) {
   switch (t) {
     case TT::Q4_0:
@@ -1016,7 +1016,9 @@ void DotRowsIntImpl(const Weights& w, const int32_t* rows, int64_t j0, int64_t j
   const auto* base = static_cast<const uint8_t*>(w.data);
   const bool wide = w.type == TT::Q8_0;  // q + 128 reaches 255
 #if HWY_TARGET != HWY_SCALAR
-  if (a.n >= kPanelMinTokens || (w.packed && !rows && j0 % int64_t(hn::Lanes(DI32())) == 0)) {
+  // Packed weights take the panel kernel at any count, given the grouped activations.
+  const bool packed = a.grouped && w.packed && !rows && j0 % int64_t(hn::Lanes(DI32())) == 0;
+  if (a.n >= kPanelMinTokens || packed) {
     const int64_t L = int64_t(hn::Lanes(DI32()));
     for (int64_t j = j0; j < j1; j += L)
       PanelRows(w, rows, j, std::min(L, j1 - j), a, y, ldy, rs.panel);
@@ -1068,18 +1070,18 @@ int64_t PackedGroupBytes(const Weights& w) {
 #endif
 }
 
-void PackGroups(const Weights& w, int64_t g0, int64_t g1, uint8_t* out) {
+void PackGroups(const Weights& w, int64_t groups, uint8_t* out) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)w, (void)g0, (void)g1, (void)out;
+  (void)w, (void)groups, (void)out;
 #else
   const int64_t L = int64_t(hn::Lanes(DI32()));
   const BlockGeometry g = block_geometry(w.type);
   const int64_t rb = w.cols / g.elems * g.bytes, unit = PackedUnitBytes(w.type, L);
   const auto* base = static_cast<const uint8_t*>(w.data);
-  for (int64_t grp = g0; grp < g1; ++grp) {
+  for (int64_t grp = 0; grp < groups; ++grp) {
     const uint8_t* row[16];  // missing rows repeat the last one, as in PanelRows
     for (int r = 0; r < L; ++r) row[r] = base + std::min(grp * L + r, w.rows - 1) * rb;
-    PackChunk(w.type, row, w.cols / 32, out + (grp - g0) * (w.cols / g.elems) * unit);
+    PackChunk(w.type, row, w.cols / 32, out + grp * (w.cols / g.elems) * unit);
   }
 #endif
 }
@@ -1194,12 +1196,10 @@ int64_t packed_bytes(const Weights& w) {
   return (w.rows + lanes - 1) / lanes * HWY_DYNAMIC_DISPATCH(PackedGroupBytes)(w);
 }
 
-void pack_rows(const Weights& w, int64_t r0, int64_t r1, void* out) {
+void pack_rows(const Weights& w, void* out) {
   const int64_t lanes = HWY_DYNAMIC_DISPATCH(PanelLanes)();
-  if (lanes == 0 || r0 % lanes != 0) throw Error("pack_rows: rows must start a panel");
-  const int64_t g0 = r0 / lanes, g1 = (r1 + lanes - 1) / lanes;
-  HWY_DYNAMIC_DISPATCH(PackGroups)
-  (w, g0, g1, static_cast<uint8_t*>(out) + g0 * HWY_DYNAMIC_DISPATCH(PackedGroupBytes)(w));
+  if (lanes == 0) throw Error("pack_rows: no packed panels on this machine");
+  HWY_DYNAMIC_DISPATCH(PackGroups)(w, (w.rows + lanes - 1) / lanes, static_cast<uint8_t*>(out));
 }
 
 int64_t packed_group_rows() {

@@ -33,6 +33,7 @@ struct QuantizedActs {
   // broadcast operand for all types but Q6_K).
   std::vector<int32_t> gq;
   std::vector<float> gd, gsa, gsb, gsum;
+  bool grouped = false;  // whether this call wrote the grouped layout
 };
 
 constexpr int64_t kTokenGroup = 8;
@@ -113,13 +114,12 @@ bool direct_few_tokens();
 // Packed panels: weights copied once, at load, into the panel kernel's layout (rows side by
 // side in groups of packed_group_rows()), so that a call no longer gathers and transposes rows;
 // the file's size. Q4_0 and Q4_1 on SIMD targets (quant_dot.cpp says why not others).
-// packed_bytes: the copy's size, 0 where there is none. pack_rows: rows [r0, r1) (r0 a multiple
-// of packed_group_rows(); the last group repeats the last row) into out, the whole copy's start,
-// so disjoint ranges can be packed in parallel. The weights' `packed` then points to it, and
-// every integer product reads it: the panel kernel serves 1-3 tokens too.
+// packed_bytes: the copy's size, 0 where there is none. pack_rows: every row into out (the last
+// group repeats the last row). The weights' `packed` then points to it, and every integer
+// product reads it: the panel kernel serves 1-3 tokens too.
 int64_t packed_bytes(const Weights& w);
 int64_t packed_group_rows();
-void pack_rows(const Weights& w, int64_t r0, int64_t r1, void* out);
+void pack_rows(const Weights& w, void* out);
 // Rows [r0, r0 + nr), columns [c0, c0 + nc) (whole blocks) of w.packed to float, transposed:
 // out[c * ld + r] is row r0 + r at column c0 + c. The file's values to the bit (the float path
 // reads packed weights through it, and sgemm takes the transposed tile as is).

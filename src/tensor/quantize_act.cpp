@@ -88,6 +88,7 @@ void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out, 
   out.n = n;
   out.cols = cols;
   out.stride = stride;
+  out.grouped = grouped;
   // resize keeps the capacity (a warm call allocates nothing); each token's padding after
   // `cols` is zeroed with its row below, by whichever worker quantizes it.
   out.q.resize(size_t(n * stride));

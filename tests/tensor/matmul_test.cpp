@@ -162,23 +162,31 @@ TEST(Matmul, SharedInputEqualsSeparateProducts) {
   auto k = make_weights(TensorType::Q6_K, 128, cols, 52);
   auto v = make_weights(TensorType::Q8_0, 80, cols, 53);  // 80: a partial panel
   auto f = make_weights(TensorType::F32, 64, cols, 54);
+  // Packed weights (where this machine packs) read grouped activations at any token count,
+  // also when the first matrix is not packed.
+  auto p = make_weights(TensorType::Q4_1, 48, cols, 57);
+  const PackedPages packed = pack_weights(p.w);
+  p.w.packed = packed.get();
   for (int threads : {1, 2}) {
     ThreadPool pool(threads);
     const IntScratchArray ints = make_int_scratch(threads);
     const Threads th{threads, &pool, {}, MatmulPath::Auto, ints.get()};
     for (int64_t n : {1, 3, 4, 13, 40}) {
       const auto x = random_floats(n * cols, 55 + uint32_t(n));
-      for (const bool with_float : {false, true}) {
-        const Weights* ws[] = {&q.w, &k.w, with_float ? &f.w : &v.w};
+      for (const Weights* third : {&v.w, &f.w, &p.w}) {
+        const Weights* ws[] = {&q.w, &k.w, third};
         std::vector<std::vector<float>> sep(3), shared(3);
         float* ys[3];
         for (int i = 0; i < 3; ++i) {
-          sep[size_t(i)].assign(size_t(n * ws[i]->rows), NAN);
           shared[size_t(i)].assign(size_t(n * ws[i]->rows), NAN);
-          matmul(*ws[i], x.data(), n, sep[size_t(i)].data(), th);
           ys[i] = shared[size_t(i)].data();
         }
+        // The shared product first: the separate ones leave their activations in th's buffers.
         matmul_shared(ws, x.data(), n, ys, th);
+        for (int i = 0; i < 3; ++i) {
+          sep[size_t(i)].assign(size_t(n * ws[i]->rows), NAN);
+          matmul(*ws[i], x.data(), n, sep[size_t(i)].data(), th);
+        }
         for (int i = 0; i < 3; ++i)
           for (size_t j = 0; j < sep[size_t(i)].size(); ++j)
             ASSERT_EQ(shared[size_t(i)][j], sep[size_t(i)][j])
