@@ -115,9 +115,10 @@ void gemm_path(const Weights& w, const int32_t* rows, int64_t k, const float* x,
 // x quantized for the integer kernels (into th's reused buffers, else into own), and every
 // worker's row buffers grown for this call by the calling thread.
 const detail::QuantizedActs& quantized_input(const float* x, int64_t n, int64_t cols, Threads th,
-                                             detail::QuantizedActs& own, bool packed) {
+                                             detail::QuantizedActs& own, bool packed,
+                                             int64_t span) {
   detail::QuantizedActs& qa = th.ints ? th.ints[0].acts : own;
-  detail::quantize_acts(x, n, cols, qa, th, n >= detail::kPanelMinTokens || packed);
+  detail::quantize_acts(x, n, cols, qa, th, n >= detail::kPanelMinTokens || packed, span);
   if (th.ints)
     for (int w = 0; w < std::max(th.n, 1); ++w) detail::reserve_rows(th.ints[w].rows, n, cols);
   return qa;
@@ -133,7 +134,8 @@ int64_t int_grain(int64_t k, Threads th) {
 void int_path(const Weights& w, const int32_t* rows, int64_t k, const float* x, int64_t n, float* y,
               Threads th) {
   detail::QuantizedActs own;
-  const detail::QuantizedActs& qa = quantized_input(x, n, w.cols, th, own, w.packed != nullptr);
+  const detail::QuantizedActs& qa =
+      quantized_input(x, n, w.cols, th, own, w.packed != nullptr, detail::act_span(w.type));
   detail::parallel_for(k, int_grain(k, th), th, [&](int64_t b, int64_t e, int worker) {
     detail::dot_rows_int(w, rows, b, e, qa, y, k, th.ints ? &th.ints[worker].rows : nullptr);
   });
@@ -206,6 +208,8 @@ void matmul_shared(std::span<const Weights* const> ws, const float* x, int64_t n
     check_weights(*w);
     if (w->cols != ws[0]->cols) throw Error("matmul_shared: the weights' widths differ");
     together &= takes_integer(*w, n, th.matmul);
+    // One quantization for all: their types must agree on its span (else each its own).
+    together &= detail::act_span(w->type) == detail::act_span(ws[0]->type);
     packed |= w->packed != nullptr;  // any packed matrix reads the grouped layout
   }
   if (!together) {
@@ -221,7 +225,8 @@ void matmul_shared(std::span<const Weights* const> ws, const float* x, int64_t n
     for (int64_t b = 0; b < k; b += grain) pieces[np++] = {int(m), b, std::min(k, b + grain)};
   }
   detail::QuantizedActs own;
-  const detail::QuantizedActs& qa = quantized_input(x, n, ws[0]->cols, th, own, packed);
+  const detail::QuantizedActs& qa =
+      quantized_input(x, n, ws[0]->cols, th, own, packed, detail::act_span(ws[0]->type));
   detail::parallel_for(int64_t(np), 1, th, [&](int64_t b, int64_t e, int worker) {
     for (int64_t i = b; i < e; ++i) {
       const Piece& p = pieces[size_t(i)];

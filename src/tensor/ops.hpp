@@ -46,10 +46,10 @@ struct IntScratch;  // tensor/quant_dot.hpp
 
 // The arithmetic of a matmul with quantized weights (Q4_0, Q4_1, Q4_K, Q6_K, Q8_0).
 //  Float:   weights decoded to float, fp32 products: x is used as given (exactness tests).
-//  Integer: x quantized to int8 per 32-value block (one float scale each, as Q8_0 does) and
-//           multiplied in integers; per row the result moves from the exact product by at
-//           most sum over blocks b of (max |x| in b) / 254 * sum_{i in b} |w_i|, plus float
-//           rounding (tensor/quant_dot.hpp).
+//  Integer: x quantized to int8 per 32-value block (one float scale each, as Q8_0 does; per
+//           256 values for Q4_K weights) and multiplied in integers; per row the result moves
+//           from the exact product by at most sum over blocks b of (max |x| in b) / 254 *
+//           sum_{i in b} |w_i|, plus float rounding (tensor/quant_dot.hpp).
 //  Auto:    Integer where it measured faster (docs/measurements.md): weights at least
 //           kIntegerMinCols wide (SmolLM2's 576 and up: 1.4x on its decision, 2-3x on 7B
 //           shapes) from 4 tokens, and Q4_0 / Q6_K (and Q4_K on AVX-512) at fewer; Float

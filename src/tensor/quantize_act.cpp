@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "meadow/error.hpp"
 #include "tensor/parallel.hpp"
 #include "tensor/quant_dot.hpp"
 
@@ -23,31 +24,34 @@ namespace hn = hwy::HWY_NAMESPACE;
 // At most 16 lanes: a vector never spans two of the 16-value sums.
 using DF = hn::CappedTag<float, 16>;
 
-void QuantizeRow(const float* x, int64_t cols, int8_t* q, float* lane_scale, float* sum16,
-                 float* block_d) {
+void QuantizeRow(const float* x, int64_t cols, int64_t span, int8_t* q, float* lane_scale,
+                 float* sum16, float* block_d) {
   const DF df;
   const hn::Rebind<int32_t, DF> di;
   const hn::Rebind<int8_t, DF> d8;
   const int64_t N = int64_t(hn::Lanes(df));
-  for (int64_t b = 0; b < cols / 32; ++b) {
-    const float* xb = x + 32 * b;
+  for (int64_t g0 = 0; g0 < cols; g0 += span) {  // one scale per span of whole blocks
+    const int64_t g1 = std::min(cols, g0 + span);
     auto amax = hn::Zero(df);
-    for (int64_t j = 0; j < 32; j += N) amax = hn::Max(amax, hn::Abs(hn::LoadU(df, xb + j)));
+    for (int64_t j = g0; j < g1; j += N) amax = hn::Max(amax, hn::Abs(hn::LoadU(df, x + j)));
     const float m = hn::GetLane(hn::MaxOfLanes(df, amax));
     const float d = m / 127.0f;
-    // Multiply by the inverse (one division per block); x * (127 / m) never exceeds 127.
+    // Multiply by the inverse (one division per span); x * (127 / m) never exceeds 127.
     const auto inv = hn::Set(df, m > 0.0f ? 127.0f / m : 0.0f);
-    for (int64_t h = 0; h < 2; ++h) {  // two halves of 16: one scaled sum each
-      auto acc = hn::Zero(di);
-      for (int64_t j = 16 * h; j < 16 * h + 16; j += N) {
-        const auto qi = hn::NearestInt(hn::Mul(hn::LoadU(df, xb + j), inv));
-        acc = hn::Add(acc, qi);
-        hn::StoreU(hn::DemoteTo(d8, qi), d8, q + 32 * b + j);
+    for (int64_t b = g0 / 32; b < g1 / 32; ++b) {
+      const float* xb = x + 32 * b;
+      for (int64_t h = 0; h < 2; ++h) {  // two halves of 16: one scaled sum each
+        auto acc = hn::Zero(di);
+        for (int64_t j = 16 * h; j < 16 * h + 16; j += N) {
+          const auto qi = hn::NearestInt(hn::Mul(hn::LoadU(df, xb + j), inv));
+          acc = hn::Add(acc, qi);
+          hn::StoreU(hn::DemoteTo(d8, qi), d8, q + 32 * b + j);
+        }
+        sum16[2 * b + h] = d * float(hn::GetLane(hn::SumOfLanes(di, acc)));
       }
-      sum16[2 * b + h] = d * float(hn::GetLane(hn::SumOfLanes(di, acc)));
+      std::fill_n(lane_scale + 8 * b, 8, d);
+      block_d[b] = d;
     }
-    std::fill_n(lane_scale + 8 * b, 8, d);
-    block_d[b] = d;
   }
 }
 
@@ -83,8 +87,10 @@ void group(QuantizedActs& a, int64_t t0, int64_t g) {
 }  // namespace
 
 void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out, Threads th,
-                   bool grouped) {
+                   bool grouped, int64_t span) {
+  if (span != 32 && span != 256) throw Error("quantize_acts: a span of 32 or 256 values");
   const int64_t stride = quant_stride(cols);
+  out.span = span;
   out.n = n;
   out.cols = cols;
   out.stride = stride;
@@ -112,7 +118,7 @@ void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out, 
         std::fill(ls + cols / 4, ls + stride / 4, 0.0f);
         std::fill(s16 + cols / 16, s16 + stride / 16, 0.0f);
         std::fill(bd + cols / 32, bd + stride / 32, 0.0f);
-        HWY_DYNAMIC_DISPATCH(QuantizeRow)(x + t * cols, cols, q, ls, s16, bd);
+        HWY_DYNAMIC_DISPATCH(QuantizeRow)(x + t * cols, cols, span, q, ls, s16, bd);
       }
       if (grouped) group(out, t0, g);
     }

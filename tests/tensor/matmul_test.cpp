@@ -2,7 +2,9 @@
 // gguf reference dequantization: the float path, exact up to float rounding. The integer
 // path's bound is tested in quant_dot_test.cpp.
 #include <gtest/gtest.h>
+
 #include <hwy/targets.h>
+#include <array>
 
 #include <cmath>
 #include <cstdio>
@@ -167,14 +169,19 @@ TEST(Matmul, SharedInputEqualsSeparateProducts) {
   auto p = make_weights(TensorType::Q4_1, 48, cols, 57);
   const PackedPages packed = pack_weights(p.w);
   p.w.packed = packed.get();
+  auto q2 = make_weights(TensorType::Q4_K, 80, cols, 58);
+  const std::array<const Weights*, 3> sets[] = {
+      {&q.w, &q2.w, &q.w},  // Q4_K alone: one quantization, one scale per 256 values
+      {&k.w, &v.w, &p.w},   // a packed matrix behind unpacked ones
+      {&q.w, &k.w, &v.w},   // their activation spans differ: each quantizes its own
+      {&q.w, &k.w, &f.w}};  // a float matrix among them
   for (int threads : {1, 2}) {
     ThreadPool pool(threads);
     const IntScratchArray ints = make_int_scratch(threads);
     const Threads th{threads, &pool, {}, MatmulPath::Auto, ints.get()};
     for (int64_t n : {1, 3, 4, 13, 40}) {
       const auto x = random_floats(n * cols, 55 + uint32_t(n));
-      for (const Weights* third : {&v.w, &f.w, &p.w}) {
-        const Weights* ws[] = {&q.w, &k.w, third};
+      for (const auto& ws : sets) {
         std::vector<std::vector<float>> sep(3), shared(3);
         float* ys[3];
         for (int i = 0; i < 3; ++i) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "meadow/error.hpp"
 #include "reference.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/quant_dot.hpp"
@@ -31,22 +32,23 @@ struct RestoreTargets {
   ~RestoreTargets() { hwy::SetSupportedTargetsForTest(0); }
 };
 
-// The activation quantizer, written plainly: per 32 values d = amax / 127, q = round(x / d)
-// (as x * (127 / amax), to nearest even).
+// The activation quantizer, written plainly: per `span` values (32, or 256 for Q4_K weights:
+// act_span) d = amax / 127, q = round(x / d) (as x * (127 / amax), to nearest even).
 struct RefActs {
   std::vector<int> q;
-  std::vector<float> d;  // per block
+  std::vector<float> d;  // per 32-value block (a span's blocks repeat its d)
 };
-RefActs ref_quantize(const float* x, int64_t n, int64_t cols) {
+RefActs ref_quantize(const float* x, int64_t n, int64_t cols, int64_t span = 32) {
   RefActs r;
   for (int64_t t = 0; t < n; ++t)
-    for (int64_t b = 0; b < cols / 32; ++b) {
-      const float* xb = x + t * cols + 32 * b;
+    for (int64_t g = 0; g < cols; g += span) {
+      const float* xg = x + t * cols + g;
+      const int64_t len = std::min(span, cols - g);
       float amax = 0;
-      for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(xb[i]));
+      for (int64_t i = 0; i < len; ++i) amax = std::max(amax, std::fabs(xg[i]));
       const float inv = amax > 0 ? 127.0f / amax : 0.0f;
-      r.d.push_back(amax / 127.0f);
-      for (int i = 0; i < 32; ++i) r.q.push_back(int(std::nearbyint(xb[i] * inv)));
+      for (int64_t b = 0; b < len / 32; ++b) r.d.push_back(amax / 127.0f);
+      for (int64_t i = 0; i < len; ++i) r.q.push_back(int(std::nearbyint(xg[i] * inv)));
     }
   return r;
 }
@@ -67,12 +69,13 @@ std::vector<double> ref_int_matmul(const std::vector<float>& w, int64_t rows, in
   return y;
 }
 
-// The bound of tensor/quant_dot.hpp for row r and token t.
-double act_error_bound(const std::vector<float>& w, int64_t r, int64_t cols, const float* x) {
+// The bound of tensor/quant_dot.hpp for row r and token t, blocks of `span` values.
+double act_error_bound(const std::vector<float>& w, int64_t r, int64_t cols, const float* x,
+                       int64_t span) {
   double bound = 0;
-  for (int64_t b = 0; b < cols / 32; ++b) {
+  for (int64_t g = 0; g < cols; g += span) {
     double amax = 0, wsum = 0;
-    for (int64_t i = 32 * b; i < 32 * b + 32; ++i) {
+    for (int64_t i = g; i < std::min(cols, g + span); ++i) {
       amax = std::max(amax, std::fabs(double(x[i])));
       wsum += std::fabs(double(w[size_t(r * cols + i)]));
     }
@@ -82,36 +85,45 @@ double act_error_bound(const std::vector<float>& w, int64_t r, int64_t cols, con
 }
 
 TEST(QuantDot, ActivationsMatchScalarQuantizer) {
-  const int64_t n = 3, cols = 96;  // 96: rows padded to the 64-byte stride
-  auto x = testing::random_floats(n * cols, 5, 2.0f);
-  for (int i = 32; i < 64; ++i) x[size_t(i)] = 0.0f;  // an all-zero block: d = 0, q = 0
-  x[70] = 1e-30f;                                     // a tiny amax
-  detail::QuantizedActs qa;
-  detail::quantize_acts(x.data(), n, cols, qa);
-  const RefActs ref = ref_quantize(x.data(), n, cols);
-  ASSERT_EQ(qa.stride, 128);
-  for (int64_t t = 0; t < n; ++t) {
-    for (int64_t c = 0; c < qa.stride; ++c) {
-      const int8_t got = qa.q[size_t(t * qa.stride + c)];
-      if (c >= cols) {
-        ASSERT_EQ(got, 0) << "padding";
-        ASSERT_EQ(qa.lane_scale[size_t((t * qa.stride + c) / 4)], 0.0f);
-        continue;
+  // 96: rows padded to the 64-byte stride; 576 in spans of 256: a last span of 64 values.
+  for (const auto [span, cols] : {std::array<int64_t, 2>{32, 96}, {256, 576}}) {
+    const int64_t n = 3;
+    auto x = testing::random_floats(n * cols, 5, 2.0f);
+    for (int i = 32; i < 64; ++i) x[size_t(i)] = 0.0f;  // an all-zero block: d = 0 (span 32)
+    if (span == 256)                                    // token 1's first span all zero
+      for (int64_t i = cols; i < cols + 256; ++i) x[size_t(i)] = 0.0f;
+    x[70] = 1e-30f;  // a tiny amax
+    detail::QuantizedActs qa;
+    detail::quantize_acts(x.data(), n, cols, qa, Threads{}, false, span);
+    const RefActs ref = ref_quantize(x.data(), n, cols, span);
+    ASSERT_EQ(qa.stride, (cols + 63) / 64 * 64);
+    ASSERT_EQ(qa.span, span);
+    for (int64_t t = 0; t < n; ++t) {
+      for (int64_t c = 0; c < qa.stride; ++c) {
+        const int8_t got = qa.q[size_t(t * qa.stride + c)];
+        if (c >= cols) {
+          ASSERT_EQ(got, 0) << "padding";
+          ASSERT_EQ(qa.lane_scale[size_t((t * qa.stride + c) / 4)], 0.0f);
+          continue;
+        }
+        const size_t i = size_t(t * cols + c);
+        ASSERT_EQ(int(got), ref.q[i]) << span << " " << t << " " << c;
+        ASSERT_LE(std::abs(ref.q[i]), 127);
+        ASSERT_EQ(qa.lane_scale[size_t((t * qa.stride + c) / 4)], ref.d[i / 32]);
+        // The rounding the bound rests on: |x - d q| <= d / 2 (plus one rounding of x * inv).
+        ASSERT_LE(std::fabs(x[i] - ref.d[i / 32] * ref.q[i]), ref.d[i / 32] * 0.5001f + 1e-45f);
       }
-      const size_t i = size_t(t * cols + c);
-      ASSERT_EQ(int(got), ref.q[i]) << t << " " << c;
-      ASSERT_LE(std::abs(ref.q[i]), 127);
-      ASSERT_EQ(qa.lane_scale[size_t((t * qa.stride + c) / 4)], ref.d[i / 32]);
-      // The rounding the bound rests on: |x - d q| <= d / 2 (plus one rounding of x * inv).
-      ASSERT_LE(std::fabs(x[i] - ref.d[i / 32] * ref.q[i]), ref.d[i / 32] * 0.5001f + 1e-45f);
-    }
-    for (int64_t k = 0; k < cols / 16; ++k) {
-      int sum = 0;
-      for (int64_t c = 16 * k; c < 16 * k + 16; ++c) sum += ref.q[size_t(t * cols + c)];
-      EXPECT_EQ(qa.scaled_sum16[size_t(t * qa.stride / 16 + k)],
-                ref.d[size_t((t * cols + 16 * k) / 32)] * float(sum));
+      for (int64_t k = 0; k < cols / 16; ++k) {
+        int sum = 0;
+        for (int64_t c = 16 * k; c < 16 * k + 16; ++c) sum += ref.q[size_t(t * cols + c)];
+        EXPECT_EQ(qa.scaled_sum16[size_t(t * qa.stride / 16 + k)],
+                  ref.d[size_t((t * cols + 16 * k) / 32)] * float(sum));
+      }
     }
   }
+  detail::QuantizedActs qa;
+  const std::vector<float> x(64, 1.0f);
+  EXPECT_THROW(detail::quantize_acts(x.data(), 1, 64, qa, Threads{}, false, 64), Error);
 }
 
 // fp16 bit patterns of small powers of two.
@@ -183,7 +195,7 @@ TEST(QuantDot, EveryTargetExactOnDyadicData) {
         const Weights wt{type, bytes.data(), rows, cols};
         for (int64_t n : {1, 6}) {  // one token (few-token kernel); tiles of 4 and 2 tokens
           const auto x = dyadic_acts(n, cols, 12);
-          const RefActs a = ref_quantize(x.data(), n, cols);
+          const RefActs a = ref_quantize(x.data(), n, cols, detail::act_span(type));
           const auto ref = ref_int_matmul(w, rows, cols, a, n);
           std::vector<float> y(size_t(n * rows), NAN);
           matmul(wt, x.data(), n, y.data(), Threads{1}, MatmulPath::Integer);
@@ -215,7 +227,8 @@ TEST(QuantDot, EveryTargetWithinActivationBound) {
       for (int64_t n : {1, 3, 8, 13}) {
         auto x = testing::random_floats(n * cols, 22, 1.5f);
         x[7] = 40.0f;  // an outlier: its block's scale grows, the others' do not
-        const RefActs a = ref_quantize(x.data(), n, cols);
+        const int64_t span = detail::act_span(type);
+        const RefActs a = ref_quantize(x.data(), n, cols, span);
         const auto exact = testing::ref_matmul(q.dequant, rows, cols, x.data(), n);
         const auto ref_int = ref_int_matmul(q.dequant, rows, cols, a, n);
         std::vector<float> yi(size_t(n * rows), NAN), yf(size_t(n * rows), NAN);
@@ -225,7 +238,7 @@ TEST(QuantDot, EveryTargetWithinActivationBound) {
           const int64_t r = i % rows, t = i / rows;
           const float* xt = x.data() + t * cols;
           const double round = testing::dot_tolerance(q.dequant, r, cols, xt);
-          const double bound = act_error_bound(q.dequant, r, cols, xt);
+          const double bound = act_error_bound(q.dequant, r, cols, xt, span);
           const std::string where = std::string(hwy::TargetName(target)) + " " +
                                     gguf::type_name(type) + " n=" + std::to_string(n);
           // The integer products themselves: float rounding away from the scalar reference.
