@@ -1,10 +1,12 @@
-// Scaled dot-product attention with grouped-query heads. Work is split over (head, block of
-// query rows); each block is single-threaded sgemm calls (scores = Q·Kᵀ, out = P·V, one pair per
-// key part) on strided views of the [tokens, heads, head_dim] layout, with a SIMD softmax in
-// between.
+// Scaled dot-product attention with grouped-query heads. Many query rows per K/V head go to the
+// lane kernel (simd_attention.cpp: a K/V head's query rows in the vector lanes). Otherwise work
+// is split over (head, block of query rows); each block is single-threaded sgemm calls (scores =
+// Q·Kᵀ, out = P·V, one pair per key part) on strided views of the [tokens, heads, head_dim]
+// layout, with a SIMD softmax in between.
 #include <cblas.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -15,6 +17,72 @@
 #include "tensor/simd_kernels.hpp"
 
 namespace meadow::tensor {
+namespace {
+
+// From this many query rows per K/V head (its query heads x the queries), the lane kernel
+// (simd_attention.cpp) runs instead of sgemm per head: a SmolLM2 decision's attention (30
+// queries x 3 heads per K/V head, 129 keys) takes 0.77-0.79x the time. One query of generation
+// stays with sgemm (3 rows would fill 3 of 16 lanes).
+constexpr int64_t kLaneMinRows = 16;
+constexpr size_t kLaneMaxParts = 4;
+
+// Tasks: a K/V head with its query heads over a block of queries, as many blocks as split the
+// tasks evenly over the workers (a decision's 3 K/V heads would leave one of 2 idle a third of
+// the time), each of at most 64 rows: the scores take no more memory than the sgemm path's.
+void attention_lanes(const float* q, int64_t n_q, int64_t q0, std::span<const KvPart> kv,
+                     int64_t n_kv, int64_t n_head, int64_t n_head_kv, int64_t hd, AttnMask mask,
+                     float* out, Threads th) {
+  const int64_t group = n_head / n_head_kv;
+  const float scale = 1.0f / std::sqrt(float(hd));
+  const int64_t q_stride = n_head * hd, kv_stride = n_head_kv * hd;
+  const int64_t most = std::max<int64_t>(1, 64 / group);
+  int64_t blocks = (n_q + most - 1) / most;
+  while (blocks < n_q && (n_head_kv * blocks < 2 * th.n || n_head_kv * blocks % th.n != 0))
+    ++blocks;
+  const int64_t q_block = (n_q + blocks - 1) / blocks;
+  blocks = (n_q + q_block - 1) / q_block;
+  auto visible = [&](int64_t t) {
+    return mask == AttnMask::Causal ? std::clamp<int64_t>(q0 + t + 1, 0, n_kv) : n_kv;
+  };
+  auto padded = [](int64_t rows) {
+    return (rows + detail::kAttnRowAlign - 1) / detail::kAttnRowAlign * detail::kAttnRowAlign;
+  };
+  // Per task: the transposed queries [hd, ld], what each row sees and 1 / its sum [ld each],
+  // the scores [keys, ld]. Grown now for the widest task: a reused scratch allocates nothing.
+  auto need = [&](int64_t ld, int64_t keys) { return size_t(ld * (hd + 2 + keys)); };
+  const size_t widest = need(padded(group * q_block), visible(n_q - 1));
+  for (std::vector<float>& buf : th.scratch.first(std::min(th.scratch.size(), size_t(th.n))))
+    if (buf.size() < widest) buf.resize(widest);
+  detail::parallel_for(n_head_kv * blocks, 1, th, [&](int64_t b, int64_t e, int worker) {
+    std::vector<float> own;  // only without the caller's scratch
+    std::vector<float>& p = size_t(worker) < th.scratch.size() ? th.scratch[size_t(worker)] : own;
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t g = task / blocks;
+      const int64_t t0 = (task % blocks) * q_block, t1 = std::min(n_q, t0 + q_block);
+      const int64_t rows = (t1 - t0) * group, ld = padded(rows);  // r: query r / group
+      float* o = out + t0 * q_stride + g * group * hd;
+      const int64_t kv_len = visible(t1 - 1);  // the widest row of the block
+      if (kv_len == 0) {
+        for (int64_t t = t0; t < t1; ++t) std::fill_n(o + (t - t0) * q_stride, group * hd, 0.0f);
+        continue;
+      }
+      if (p.size() < need(ld, kv_len)) p.resize(need(ld, kv_len));
+      float *qt = p.data(), *vis = qt + hd * ld, *inv = vis + ld, *scores = inv + ld;
+      for (int64_t r = 0; r < ld; ++r) {
+        const float* src = q + (t0 + r / group) * q_stride + (g * group + r % group) * hd;
+        for (int64_t d = 0; d < hd; ++d) qt[d * ld + r] = r < rows ? src[d] * scale : 0.0f;
+        vis[r] = float(r < rows ? visible(t0 + r / group) : kv_len);
+      }
+      std::array<detail::AttnKv, kLaneMaxParts> runs;
+      for (size_t i = 0; i < kv.size(); ++i)
+        runs[i] = {kv[i].k + g * hd, kv[i].v + g * hd, kv[i].n};
+      detail::attend_block_f32(qt, rows, ld, hd, runs.data(), int64_t(kv.size()), kv_stride, vis,
+                               kv_len, scores, inv, {o, group, q_stride, hd});
+    }
+  });
+}
+
+}  // namespace
 
 void attention(const float* q, int64_t n_q, int64_t q0, std::span<const KvPart> kv, int64_t n_head,
                int64_t n_head_kv, int64_t hd, AttnMask mask, float* out, Threads th) {
@@ -25,6 +93,9 @@ void attention(const float* q, int64_t n_q, int64_t q0, std::span<const KvPart> 
   int64_t n_kv = 0;
   for (const KvPart& part : kv) n_kv += part.n;
   const int64_t group = n_head / n_head_kv;
+  if (hd % 4 == 0 && group * std::min<int64_t>(n_q, 64) >= kLaneMinRows &&
+      kv.size() <= kLaneMaxParts)
+    return attention_lanes(q, n_q, q0, kv, n_kv, n_head, n_head_kv, hd, mask, out, th);
   const float scale = 1.0f / std::sqrt(float(hd));
   const int64_t q_stride = n_head * hd, kv_stride = n_head_kv * hd;
   const int64_t q_block = 64;

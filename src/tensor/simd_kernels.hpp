@@ -32,6 +32,27 @@ void swiglu_f32(const float* gate, const float* up, float* out, int64_t n);
 // In place x = exp(x - max x) / sum, over n values.
 void softmax_f32(float* x, int64_t n);
 
+// Attention of a block of query rows with the rows in the vector lanes (simd_attention.cpp).
+// qt: the rows' queries transposed and scaled, qt[d * ld + r] for d < hd, ld a multiple of
+// kAttnRowAlign, columns past `rows` zero. Keys and values come in runs (the prefix cache, the
+// pass's own), key j of a run at k + j * kv_stride; the first kv_len keys of the runs are read.
+// vis[r] (ld of them, as floats): the keys row r sees, a prefix, at least 1 (past `rows`: any).
+// Row r's output: out.at + (r / out.group) * out.row_stride + (r % out.group) * out.hd, hd of
+// them (hd a multiple of 4). p: kv_len * ld floats and inv: ld floats of scratch.
+constexpr int64_t kAttnRowAlign = 16;
+struct AttnKv {
+  const float* k;
+  const float* v;
+  int64_t n;
+};
+struct AttnOut {
+  float* at;
+  int64_t group, row_stride, hd;
+};
+void attend_block_f32(const float* qt, int64_t rows, int64_t ld, int64_t hd, const AttnKv* kv,
+                      int64_t n_runs, int64_t kv_stride, const float* vis, int64_t kv_len, float* p,
+                      float* inv, const AttnOut& out);
+
 // Name of the Highway target the dispatcher picked on this CPU (e.g. "AVX3", "AVX2").
 const char* simd_target_name();
 

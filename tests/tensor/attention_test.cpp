@@ -7,6 +7,7 @@
 
 #include "reference.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/thread_pool.hpp"
 
 namespace meadow::tensor {
 namespace {
@@ -68,11 +69,14 @@ TEST(Attention, MatchesReferenceForGqaAndMasks) {
 // causal query sees) and in any number of parts.
 TEST(Attention, KeysInPartsMatchTheConcatenatedKeys) {
   const Case cases[] = {
-      {3, 6, 9, 6, 2, 16, AttnMask::Full},
-      {3, 6, 9, 6, 2, 16, AttnMask::Causal},
-      {70, 30, 100, 4, 2, 16, AttnMask::Causal},
-      {70, 30, 100, 4, 2, 16, AttnMask::Full},
+      {3, 6, 9, 6, 2, 16, AttnMask::Full},       {3, 6, 9, 6, 2, 16, AttnMask::Causal},
+      {70, 30, 100, 4, 2, 16, AttnMask::Causal}, {70, 30, 100, 4, 2, 16, AttnMask::Full},
+      {30, 99, 129, 9, 3, 64, AttnMask::Causal},  // a SmolLM2 decision: the lane kernel
+      {30, 10, 40, 4, 2, 6, AttnMask::Causal},    // hd not a multiple of 4: sgemm per head
+      {2, 10, 12, 3, 3, 8, AttnMask::Full},       // 2 rows per K/V head: sgemm per head
   };
+  ThreadPool pool(2);
+  std::vector<std::vector<float>> scratch(2);
   for (const Case& c : cases) {
     const int64_t kvd = c.nkv * c.hd;
     const auto q = testing::random_floats(c.n_q * c.nh * c.hd, 7, 2.0f);
@@ -94,9 +98,16 @@ TEST(Attention, KeysInPartsMatchTheConcatenatedKeys) {
       }
       for (size_t i = 0; i < ks.size(); ++i)
         parts.push_back({ks[i].data(), vs[i].data(), int64_t(ks[i].size()) / kvd});
+      // Without a pool, and on 2 workers with scratch they reuse (a second call the same).
       std::vector<float> out(q.size(), NAN);
       attention(q.data(), c.n_q, c.q0, parts, c.nh, c.nkv, c.hd, c.mask, out.data(), Threads{2});
       for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], want[i], 1e-5) << "i=" << i;
+      for (int call = 0; call < 2; ++call) {
+        std::vector<float> again(q.size(), NAN);
+        attention(q.data(), c.n_q, c.q0, parts, c.nh, c.nkv, c.hd, c.mask, again.data(),
+                  Threads{2, &pool, scratch});
+        ASSERT_EQ(again, out) << "pool, call " << call;
+      }
     }
   }
 }
