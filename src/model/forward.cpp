@@ -67,7 +67,7 @@ void feed_forward(const Config& c, const LayerWeights& lw, float* x, int64_t n, 
   const Projection gate_up[] = {{&lw.gate, &lw.lora[kGate], b.gate.data()},
                                 {&lw.up, &lw.lora[kUp], b.up.data()}};
   project_shared(gate_up, b.h.data(), n, th, b.lora);
-  tensor::swiglu(b.gate.data(), b.up.data(), b.gate.data(), n * c.n_ff);
+  tensor::swiglu(b.gate.data(), b.up.data(), b.gate.data(), n * c.n_ff, th);
   project(lw.down, lw.lora[kDown], b.gate.data(), n, b.h.data(), th, b.lora);
   for (size_t i = 0; i < size_t(n * e); ++i) x[i] += b.h[i];
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "tensor/ops.hpp"
+#include "tensor/parallel.hpp"
 #include "tensor/simd_kernels.hpp"
 
 namespace meadow::tensor {
@@ -23,6 +24,17 @@ void add_bias(float* x, const float* b, int64_t n, int64_t d) {
 
 void swiglu(const float* gate, const float* up, float* out, int64_t n) {
   detail::swiglu_f32(gate, up, out, n);
+}
+
+void swiglu(const float* gate, const float* up, float* out, int64_t n, Threads th) {
+  constexpr int64_t kMinPiece = 8192;  // below this a piece costs about what handing it out does
+  if (th.n <= 1 || n < 2 * kMinPiece) return detail::swiglu_f32(gate, up, out, n);
+  // Pieces start on multiples of 64 values: each keeps the vector lanes of the whole call, so
+  // only the call's last values take the scalar tail, as without threads.
+  const int64_t piece = (std::max(kMinPiece, (n + th.n - 1) / th.n) + 63) / 64 * 64;
+  detail::parallel_for(n, piece, th, [&](int64_t b, int64_t e, int) {
+    detail::swiglu_f32(gate + b, up + b, out + b, e - b);
+  });
 }
 
 void softmax(float* x, int64_t n) {

@@ -114,8 +114,11 @@ void dequantize_row(const Weights& w, int64_t row, float* out);
 void rmsnorm(const float* x, const float* g, float* y, int64_t n, int64_t d, float eps);
 // x[t, i] += b[i]
 void add_bias(float* x, const float* b, int64_t n, int64_t d);
-// out = silu(gate) * up, elementwise over n values; out may be gate or up (in place).
+// out = silu(gate) * up, elementwise over n values; out may be gate or up (in place). With
+// threads, large n is split over them (a decision's 30 x 1536 values: 23 us on one core); the
+// same floats either way.
 void swiglu(const float* gate, const float* up, float* out, int64_t n);
+void swiglu(const float* gate, const float* up, float* out, int64_t n, Threads th);
 
 enum class RopeStyle {
   Normal,  // pairs (2i, 2i+1) — llama / llada

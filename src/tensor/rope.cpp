@@ -4,6 +4,7 @@
 
 #include "meadow/error.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/simd_kernels.hpp"
 #include "tensor/small_buffer.hpp"
 
 namespace meadow::tensor {
@@ -28,6 +29,8 @@ void rope_angles(const int32_t* pos, int64_t n_tokens, int64_t head_dim, float b
 void rope(float* x, int64_t n_tokens, int64_t n_heads, int64_t head_dim, const float* cos,
           const float* sin, RopeStyle style) {
   if (head_dim % 2 != 0) throw Error("rope: head_dim must be even");
+  if (head_dim <= detail::kRopeMaxHeadDim)
+    return detail::rope_f32(x, n_tokens, n_heads, head_dim, cos, sin, style == RopeStyle::Neox);
   const int64_t half = head_dim / 2;
   // Normal rotates (2i, 2i+1); Neox rotates (i, i + half).
   const int64_t stride = style == RopeStyle::Normal ? 2 : 1;

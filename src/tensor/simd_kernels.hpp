@@ -31,6 +31,11 @@ void scale_f32(float a, float* y, int64_t n);                 // y *= a
 void swiglu_f32(const float* gate, const float* up, float* out, int64_t n);
 // In place x = exp(x - max x) / sum, over n values.
 void softmax_f32(float* x, int64_t n);
+// tensor::rope's rotation (even head_dim <= kRopeMaxHeadDim); neox: pairs (i, i + head_dim / 2),
+// else (2i, 2i + 1). The scalar formula's floats exactly.
+constexpr int64_t kRopeMaxHeadDim = 512;
+void rope_f32(float* x, int64_t n_tokens, int64_t n_heads, int64_t head_dim, const float* cos,
+              const float* sin, bool neox);
 
 // Attention of a block of query rows with the rows in the vector lanes (simd_attention.cpp).
 // qt: the rows' queries transposed and scaled, qt[d * ld + r] for d < hd, ld a multiple of

@@ -7,6 +7,7 @@
 
 #include "reference.hpp"
 #include "tensor/ops.hpp"
+#include "tensor/thread_pool.hpp"
 
 namespace meadow::tensor {
 namespace {
@@ -38,6 +39,25 @@ TEST(Elementwise, AddBiasAddsToEveryRow) {
   add_bias(x.data(), b.data(), n, d);
   for (int64_t t = 0; t < n; ++t)
     for (int64_t i = 0; i < d; ++i) ASSERT_FLOAT_EQ(x[t * d + i], x0[t * d + i] + b[i]);
+}
+
+// Split over threads (a pool and without one; sizes with a scalar tail), in place too: the
+// same floats as one call.
+TEST(Elementwise, SwigluOnThreadsEqualsOneCall) {
+  ThreadPool pool(2);
+  for (const int64_t n : {int64_t{30 * 1536}, int64_t{40000 + 7}, int64_t{100}}) {
+    const auto gate = random_floats(n, 7, 4.0f);
+    const auto up = random_floats(n, 8);
+    std::vector<float> one(static_cast<size_t>(n)), two(static_cast<size_t>(n));
+    swiglu(gate.data(), up.data(), one.data(), n);
+    for (const Threads& th : {Threads{2}, Threads{2, &pool}, Threads{3, &pool}}) {
+      swiglu(gate.data(), up.data(), two.data(), n, th);
+      ASSERT_EQ(two, one) << n;
+      auto in_place = gate;
+      swiglu(in_place.data(), up.data(), in_place.data(), n, th);
+      ASSERT_EQ(in_place, one) << n;
+    }
+  }
 }
 
 TEST(Elementwise, SwigluMatchesDefinitionIncludingExtremes) {
