@@ -24,13 +24,100 @@ namespace hn = hwy::HWY_NAMESPACE;
 // At most 16 lanes: a vector never spans two of the 16-value sums.
 using DF = hn::CappedTag<float, 16>;
 
+#if HWY_TARGET <= HWY_AVX3
+// Lane i of the result: op over the 16 lanes of a[i]. Four rounds of pairing (shuffles and ops
+// on 15 vector pairs) instead of a 4-step reduction per vector; max and integer sums are exact in
+// any order, so the result equals one reduction per vector.
+template <class V, class Op>
+HWY_INLINE V Reduce16(const V (&a)[16], Op op) {
+  V l1[8], l2[4], l3[2];
+  auto f4 = [](V x, V y, int imm) {  // 128-bit units of x and y
+    const __m512 fx = _mm512_castsi512_ps(__m512i(x)), fy = _mm512_castsi512_ps(__m512i(y));
+    return V(_mm512_castps_si512(imm == 0x44   ? _mm512_shuffle_f32x4(fx, fy, 0x44)
+                                 : imm == 0xEE ? _mm512_shuffle_f32x4(fx, fy, 0xEE)
+                                 : imm == 0x88 ? _mm512_shuffle_f32x4(fx, fy, 0x88)
+                                               : _mm512_shuffle_f32x4(fx, fy, 0xDD)));
+  };
+  auto f1 = [](V x, V y, int imm) {  // lanes within each 128-bit unit
+    const __m512 fx = _mm512_castsi512_ps(__m512i(x)), fy = _mm512_castsi512_ps(__m512i(y));
+    return V(_mm512_castps_si512(imm == 0x44   ? _mm512_shuffle_ps(fx, fy, 0x44)
+                                 : imm == 0xEE ? _mm512_shuffle_ps(fx, fy, 0xEE)
+                                 : imm == 0x88 ? _mm512_shuffle_ps(fx, fy, 0x88)
+                                               : _mm512_shuffle_ps(fx, fy, 0xDD)));
+  };
+  for (int p = 0; p < 8; ++p)
+    l1[p] = op(f4(a[2 * p], a[2 * p + 1], 0x44), f4(a[2 * p], a[2 * p + 1], 0xEE));
+  for (int p = 0; p < 4; ++p)
+    l2[p] = op(f4(l1[2 * p], l1[2 * p + 1], 0x88), f4(l1[2 * p], l1[2 * p + 1], 0xDD));
+  for (int p = 0; p < 2; ++p)
+    l3[p] = op(f1(l2[2 * p], l2[2 * p + 1], 0x44), f1(l2[2 * p], l2[2 * p + 1], 0xEE));
+  const V r = op(f1(l3[0], l3[1], 0x88), f1(l3[0], l3[1], 0xDD));  // lane 4k + j: a[4j + k]
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  return V(_mm512_permutexvar_epi32(order, __m512i(r)));
+}
+
+// 16 blocks (512 values) with one scale per 32, as the loop below quantizes them.
+HWY_INLINE void Quantize16Blocks(const float* x, int8_t* q, float* lane_scale, float* sum16,
+                                 float* block_d) {
+  const __m512i abs_bits = _mm512_set1_epi32(0x7fffffff);
+  __m512i m[16];
+  for (int b = 0; b < 16; ++b) {
+    const __m512i a0 = _mm512_and_si512(_mm512_castps_si512(_mm512_loadu_ps(x + 32 * b)), abs_bits);
+    const __m512i a1 =
+        _mm512_and_si512(_mm512_castps_si512(_mm512_loadu_ps(x + 32 * b + 16)), abs_bits);
+    m[b] = _mm512_castps_si512(_mm512_max_ps(_mm512_castsi512_ps(a0), _mm512_castsi512_ps(a1)));
+  }
+  auto max = [](__m512i a, __m512i b) {
+    return _mm512_castps_si512(_mm512_max_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b)));
+  };
+  const __m512 amax = _mm512_castsi512_ps(Reduce16(m, max));
+  const __m512 d = _mm512_div_ps(amax, _mm512_set1_ps(127.0f));
+  const __mmask16 some = _mm512_cmp_ps_mask(amax, _mm512_setzero_ps(), _CMP_GT_OQ);
+  const __m512 inv = _mm512_maskz_div_ps(some, _mm512_set1_ps(127.0f), amax);
+  _mm512_storeu_ps(block_d, d);
+  for (int v = 0; v < 8; ++v) {  // lane_scale: each block's d for its 8 groups of 4 values
+    const __m512i at = _mm512_add_epi32(
+        _mm512_set1_epi32(2 * v),
+        _mm512_srli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                          3));
+    _mm512_storeu_ps(lane_scale + 16 * v, _mm512_permutexvar_ps(at, d));
+  }
+  __m512i sums[2][16];  // halves 0-15 (blocks 0-7), 16-31
+  for (int b = 0; b < 16; ++b) {
+    const __m512 ib = _mm512_permutexvar_ps(_mm512_set1_epi32(b), inv);
+    for (int h = 0; h < 2; ++h) {
+      const __m512i qi =
+          _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x + 32 * b + 16 * h), ib));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(q + 32 * b + 16 * h), _mm512_cvtsepi32_epi8(qi));
+      sums[(2 * b + h) / 16][(2 * b + h) % 16] = qi;
+    }
+  }
+  auto add = [](__m512i a, __m512i b) { return _mm512_add_epi32(a, b); };
+  for (int part = 0; part < 2; ++part) {  // half i of the part's 8 blocks: that block's d
+    const __m512i half_block = _mm512_add_epi32(
+        _mm512_set1_epi32(8 * part),
+        _mm512_srli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                          1));
+    const __m512 s = _mm512_cvtepi32_ps(Reduce16(sums[part], add));
+    _mm512_storeu_ps(sum16 + 16 * part, _mm512_mul_ps(_mm512_permutexvar_ps(half_block, d), s));
+  }
+}
+#endif
+
 void QuantizeRow(const float* x, int64_t cols, int64_t span, int8_t* q, float* lane_scale,
                  float* sum16, float* block_d) {
   const DF df;
   const hn::Rebind<int32_t, DF> di;
   const hn::Rebind<int8_t, DF> d8;
   const int64_t N = int64_t(hn::Lanes(df));
-  for (int64_t g0 = 0; g0 < cols; g0 += span) {  // one scale per span of whole blocks
+  int64_t done = 0;
+#if HWY_TARGET <= HWY_AVX3
+  if (span == 32)
+    for (; done + 512 <= cols; done += 512)
+      Quantize16Blocks(x + done, q + done, lane_scale + done / 4, sum16 + done / 16,
+                       block_d + done / 32);
+#endif
+  for (int64_t g0 = done; g0 < cols; g0 += span) {  // one scale per span of whole blocks
     const int64_t g1 = std::min(cols, g0 + span);
     auto amax = hn::Zero(df);
     for (int64_t j = g0; j < g1; j += N) amax = hn::Max(amax, hn::Abs(hn::LoadU(df, x + j)));
@@ -55,26 +142,82 @@ void QuantizeRow(const float* x, int64_t cols, int64_t span, int8_t* q, float* l
   }
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace meadow::tensor::detail
-HWY_AFTER_NAMESPACE();
-
-#if HWY_ONCE
-namespace meadow::tensor::detail {
-
-HWY_EXPORT(QuantizeRow);
-
-namespace {
-
 // Tokens [t0, t0 + g) of a into the grouped layout (their rows already quantized).
-void group(QuantizedActs& a, int64_t t0, int64_t g) {
+void GroupTokens(QuantizedActs& a, int64_t t0, int64_t g) {
   const int64_t words = a.stride / 4, blocks = a.stride / 32;
   const auto* q = reinterpret_cast<const uint8_t*>(a.q.data());
+  int64_t b0 = 0;           // scales of blocks before b0 are done
+  bool words_done = false;  // gq
+#if HWY_TARGET <= HWY_AVX2
+  {  // 8 x 8 transposes: a block's 8 words of 8 tokens, then 8 blocks' scales; a smaller last
+     // group repeats its last token in the missing rows and stores only its own lanes
+    auto transpose = [](__m256i(&r)[8]) {
+      __m256i t[8], u[8];
+      for (int i = 0; i < 4; ++i) {
+        t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+      }
+      for (int i = 0; i < 2; ++i)
+        for (int h = 0; h < 2; ++h) {
+          u[4 * i + 2 * h] = _mm256_unpacklo_epi64(t[4 * i + h], t[4 * i + 2 + h]);
+          u[4 * i + 2 * h + 1] = _mm256_unpackhi_epi64(t[4 * i + h], t[4 * i + 2 + h]);
+        }
+      for (int j = 0; j < 4; ++j) {
+        r[j] = _mm256_permute2x128_si256(u[j], u[4 + j], 0x20);
+        r[4 + j] = _mm256_permute2x128_si256(u[j], u[4 + j], 0x31);
+      }
+    };
+    const __m256i lanes =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(int(g)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    auto store = [&](void* at, __m256i v) {
+      if (g == 8) {
+        _mm256_storeu_si256(static_cast<__m256i*>(at), v);
+      } else {
+        _mm256_maskstore_epi32(static_cast<int*>(at), lanes, v);
+      }
+    };
+    int64_t row[8];  // the token of each row
+    for (int k = 0; k < 8; ++k) row[k] = t0 + std::min<int64_t>(k, g - 1);
+    int32_t* gq = a.gq.data() + t0 * words;
+    for (int64_t b = 0; b < blocks; ++b) {
+      __m256i r[8];
+      for (int k = 0; k < 8; ++k)
+        r[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + row[k] * a.stride + 32 * b));
+      transpose(r);
+      for (int j = 0; j < 8; ++j) store(gq + (8 * b + j) * g, r[j]);
+    }
+    words_done = true;
+    for (; b0 + 8 <= blocks; b0 += 8) {
+      __m256i d[8], lo[8], hi[8];
+      for (int k = 0; k < 8; ++k) {
+        d[k] = _mm256_castps_si256(_mm256_loadu_ps(a.block_d.data() + row[k] * blocks + b0));
+        const float* s16 = a.scaled_sum16.data() + row[k] * blocks * 2 + 2 * b0;
+        const __m256 x = _mm256_loadu_ps(s16), y = _mm256_loadu_ps(s16 + 8);
+        // Halves 0 and 1 of the 8 blocks, in block order (shuffle within lanes, then units).
+        lo[k] = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(x, y, 0x88)), 0xD8);
+        hi[k] = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(x, y, 0xDD)), 0xD8);
+      }
+      transpose(d);
+      transpose(lo);
+      transpose(hi);
+      const int64_t at = t0 * blocks + b0 * g;
+      for (int j = 0; j < 8; ++j) {
+        const __m256 sum = _mm256_add_ps(_mm256_castsi256_ps(lo[j]), _mm256_castsi256_ps(hi[j]));
+        store(a.gd.data() + at + g * j, d[j]);
+        store(a.gsa.data() + at + g * j, lo[j]);
+        store(a.gsb.data() + at + g * j, hi[j]);
+        store(a.gsum.data() + at + g * j, _mm256_castps_si256(sum));
+      }
+    }
+  }
+#endif
   for (int64_t k = 0; k < g; ++k) {
     const int64_t t = t0 + k;
-    int32_t* gq = a.gq.data() + t0 * words + k;
-    for (int64_t i = 0; i < words; ++i) std::memcpy(gq + i * g, q + (t * words + i) * 4, 4);
-    for (int64_t b = 0; b < blocks; ++b) {
+    if (!words_done) {
+      int32_t* gq = a.gq.data() + t0 * words + k;
+      for (int64_t i = 0; i < words; ++i) std::memcpy(gq + i * g, q + (t * words + i) * 4, 4);
+    }
+    for (int64_t b = b0; b < blocks; ++b) {
       const size_t at = size_t(t0 * blocks + b * g + k);
       a.gd[at] = a.block_d[size_t(t * blocks + b)];
       a.gsa[at] = a.scaled_sum16[size_t(t * blocks * 2 + 2 * b)];
@@ -84,7 +227,15 @@ void group(QuantizedActs& a, int64_t t0, int64_t g) {
   }
 }
 
-}  // namespace
+}  // namespace HWY_NAMESPACE
+}  // namespace meadow::tensor::detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace meadow::tensor::detail {
+
+HWY_EXPORT(QuantizeRow);
+HWY_EXPORT(GroupTokens);
 
 void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out, Threads th,
                    bool grouped, int64_t span) {
@@ -120,7 +271,7 @@ void quantize_acts(const float* x, int64_t n, int64_t cols, QuantizedActs& out, 
         std::fill(bd + cols / 32, bd + stride / 32, 0.0f);
         HWY_DYNAMIC_DISPATCH(QuantizeRow)(x + t * cols, cols, span, q, ls, s16, bd);
       }
-      if (grouped) group(out, t0, g);
+      if (grouped) HWY_DYNAMIC_DISPATCH(GroupTokens)(out, t0, g);
     }
   });
 }

@@ -85,8 +85,9 @@ double act_error_bound(const std::vector<float>& w, int64_t r, int64_t cols, con
 }
 
 TEST(QuantDot, ActivationsMatchScalarQuantizer) {
-  // 96: rows padded to the 64-byte stride; 576 in spans of 256: a last span of 64 values.
-  for (const auto [span, cols] : {std::array<int64_t, 2>{32, 96}, {256, 576}}) {
+  // 96: rows padded to the 64-byte stride; 1088: two chunks of 16 blocks (AVX-512 quantizes
+  // those together) and two blocks more; 576 in spans of 256: a last span of 64 values.
+  for (const auto [span, cols] : {std::array<int64_t, 2>{32, 96}, {32, 1088}, {256, 576}}) {
     const int64_t n = 3;
     auto x = testing::random_floats(n * cols, 5, 2.0f);
     for (int i = 32; i < 64; ++i) x[size_t(i)] = 0.0f;  // an all-zero block: d = 0 (span 32)
@@ -124,6 +125,42 @@ TEST(QuantDot, ActivationsMatchScalarQuantizer) {
   detail::QuantizedActs qa;
   const std::vector<float> x(64, 1.0f);
   EXPECT_THROW(detail::quantize_acts(x.data(), 1, 64, qa, Threads{}, false, 64), Error);
+}
+
+// The panel kernel's layout holds every token's row as quantize_acts documents it: whole groups
+// of 8 tokens (transposed 8 x 8 on AVX2 and up), a last smaller group, blocks past a multiple of
+// 8; on every target.
+TEST(QuantDot, GroupedLayoutHoldsTheRows) {
+  RestoreTargets restore;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (const int64_t cols : {96, 576, 1536})
+      for (const int64_t n : {5, 8, 16, 21}) {
+        const auto x = testing::random_floats(n * cols, 31, 3.0f);
+        detail::QuantizedActs a;
+        detail::quantize_acts(x.data(), n, cols, a, Threads{}, true);
+        const int64_t words = a.stride / 4, blocks = a.stride / 32;
+        for (int64_t t = 0; t < n; ++t) {
+          const int64_t t0 = t / detail::kTokenGroup * detail::kTokenGroup, k = t - t0;
+          const int64_t g = std::min(detail::kTokenGroup, n - t0);
+          for (int64_t i = 0; i < words; ++i) {
+            int32_t word;
+            std::memcpy(&word, a.q.data() + t * a.stride + 4 * i, 4);
+            ASSERT_EQ(a.gq[size_t(t0 * words + i * g + k)], word)
+                << hwy::TargetName(target) << " cols " << cols << " n " << n << " t " << t;
+          }
+          for (int64_t b = 0; b < blocks; ++b) {
+            const size_t at = size_t(t0 * blocks + b * g + k);
+            const float sa = a.scaled_sum16[size_t(t * blocks * 2 + 2 * b)];
+            const float sb = a.scaled_sum16[size_t(t * blocks * 2 + 2 * b + 1)];
+            ASSERT_EQ(a.gd[at], a.block_d[size_t(t * blocks + b)]) << t << " " << b;
+            ASSERT_EQ(a.gsa[at], sa);
+            ASSERT_EQ(a.gsb[at], sb);
+            ASSERT_EQ(a.gsum[at], sa + sb);
+          }
+        }
+      }
+  }
 }
 
 // fp16 bit patterns of small powers of two.
