@@ -149,8 +149,8 @@ void GroupTokens(QuantizedActs& a, int64_t t0, int64_t g) {
   int64_t b0 = 0;           // scales of blocks before b0 are done
   bool words_done = false;  // gq
 #if HWY_TARGET <= HWY_AVX2
-  {  // 8 x 8 transposes: a block's 8 words of 8 tokens, then 8 blocks' scales; a smaller last
-     // group repeats its last token in the missing rows and stores only its own lanes
+  if (g >= 4) {  // 8 x 8 transposes: a block's 8 words of 8 tokens, then 8 blocks' scales; a
+                 // smaller group repeats its last token's rows and stores only its own lanes
     auto transpose = [](__m256i(&r)[8]) {
       __m256i t[8], u[8];
       for (int i = 0; i < 4; ++i) {
@@ -215,7 +215,11 @@ void GroupTokens(QuantizedActs& a, int64_t t0, int64_t g) {
     const int64_t t = t0 + k;
     if (!words_done) {
       int32_t* gq = a.gq.data() + t0 * words + k;
-      for (int64_t i = 0; i < words; ++i) std::memcpy(gq + i * g, q + (t * words + i) * 4, 4);
+      if (g == 1) {  // one token's words lie as in its row
+        std::memcpy(gq, q + t * words * 4, size_t(words) * 4);
+      } else {
+        for (int64_t i = 0; i < words; ++i) std::memcpy(gq + i * g, q + (t * words + i) * 4, 4);
+      }
     }
     for (int64_t b = b0; b < blocks; ++b) {
       const size_t at = size_t(t0 * blocks + b * g + k);

@@ -135,7 +135,7 @@ TEST(QuantDot, GroupedLayoutHoldsTheRows) {
   for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(target);
     for (const int64_t cols : {96, 576, 1536})
-      for (const int64_t n : {5, 8, 16, 21}) {
+      for (const int64_t n : {1, 3, 5, 8, 16, 21}) {
         const auto x = testing::random_floats(n * cols, 31, 3.0f);
         detail::QuantizedActs a;
         detail::quantize_acts(x.data(), n, cols, a, Threads{}, true);
