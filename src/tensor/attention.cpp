@@ -26,6 +26,23 @@ namespace {
 constexpr int64_t kLaneMinRows = 16;
 constexpr size_t kLaneMaxParts = 4;
 
+// Keys query row t may see: [0, visible_keys(...)).
+int64_t visible_keys(AttnMask mask, int64_t q0, int64_t t, int64_t n_kv) {
+  return mask == AttnMask::Causal ? std::clamp<int64_t>(q0 + t + 1, 0, n_kv) : n_kv;
+}
+
+// Every worker's scratch grows to `floats` now, whichever tasks it gets: a caller that reuses
+// the scratch allocates nothing on the next pass of the same size.
+void grow_scratch(Threads th, size_t floats) {
+  for (std::vector<float>& buf : th.scratch.first(std::min(th.scratch.size(), size_t(th.n))))
+    if (buf.size() < floats) buf.resize(floats);
+}
+
+// A worker's scratch, or `own` without the caller's.
+std::vector<float>& scratch_of(Threads th, int worker, std::vector<float>& own) {
+  return size_t(worker) < th.scratch.size() ? th.scratch[size_t(worker)] : own;
+}
+
 // Tasks: a K/V head with its query heads over a block of queries, as many blocks as split the
 // tasks evenly over the workers (a decision's 3 K/V heads would leave one of 2 idle a third of
 // the time), each of at most 64 rows: the scores take no more memory than the sgemm path's.
@@ -41,21 +58,17 @@ void attention_lanes(const float* q, int64_t n_q, int64_t q0, std::span<const Kv
     ++blocks;
   const int64_t q_block = (n_q + blocks - 1) / blocks;
   blocks = (n_q + q_block - 1) / q_block;
-  auto visible = [&](int64_t t) {
-    return mask == AttnMask::Causal ? std::clamp<int64_t>(q0 + t + 1, 0, n_kv) : n_kv;
-  };
+  auto visible = [&](int64_t t) { return visible_keys(mask, q0, t, n_kv); };
   auto padded = [](int64_t rows) {
     return (rows + detail::kAttnRowAlign - 1) / detail::kAttnRowAlign * detail::kAttnRowAlign;
   };
   // Per task: the transposed queries [hd, ld], what each row sees and 1 / its sum [ld each],
   // the scores [keys, ld]. Grown now for the widest task: a reused scratch allocates nothing.
   auto need = [&](int64_t ld, int64_t keys) { return size_t(ld * (hd + 2 + keys)); };
-  const size_t widest = need(padded(group * q_block), visible(n_q - 1));
-  for (std::vector<float>& buf : th.scratch.first(std::min(th.scratch.size(), size_t(th.n))))
-    if (buf.size() < widest) buf.resize(widest);
+  grow_scratch(th, need(padded(group * q_block), visible(n_q - 1)));
   detail::parallel_for(n_head_kv * blocks, 1, th, [&](int64_t b, int64_t e, int worker) {
-    std::vector<float> own;  // only without the caller's scratch
-    std::vector<float>& p = size_t(worker) < th.scratch.size() ? th.scratch[size_t(worker)] : own;
+    std::vector<float> own;
+    std::vector<float>& p = scratch_of(th, worker, own);
     for (int64_t task = b; task < e; ++task) {
       const int64_t g = task / blocks;
       const int64_t t0 = (task % blocks) * q_block, t1 = std::min(n_q, t0 + q_block);
@@ -100,20 +113,13 @@ void attention(const float* q, int64_t n_q, int64_t q0, std::span<const KvPart> 
   const int64_t q_stride = n_head * hd, kv_stride = n_head_kv * hd;
   const int64_t q_block = 64;
   const int64_t blocks = (n_q + q_block - 1) / q_block;
-  // Keys query row t may see: [0, visible(t)).
-  auto visible = [&](int64_t t) {
-    return mask == AttnMask::Causal ? std::clamp<int64_t>(q0 + t + 1, 0, n_kv) : n_kv;
-  };
+  auto visible = [&](int64_t t) { return visible_keys(mask, q0, t, n_kv); };
 
   detail::set_blas_threads(1);  // our threads split the heads; BLAS runs inside each
-  // Every worker's scratch grows to the widest block now, whichever blocks it gets: a caller
-  // that reuses the scratch allocates nothing on the next pass of the same size.
-  const size_t widest = size_t(std::min(q_block, n_q) * visible(n_q - 1));
-  for (std::vector<float>& buf : th.scratch.first(std::min(th.scratch.size(), size_t(th.n))))
-    if (buf.size() < widest) buf.resize(widest);
+  grow_scratch(th, size_t(std::min(q_block, n_q) * visible(n_q - 1)));  // the widest block
   detail::parallel_for(n_head * blocks, 1, th, [&](int64_t b, int64_t e, int worker) {
-    std::vector<float> own;  // only without the caller's scratch
-    std::vector<float>& p = size_t(worker) < th.scratch.size() ? th.scratch[size_t(worker)] : own;
+    std::vector<float> own;
+    std::vector<float>& p = scratch_of(th, worker, own);
     for (int64_t task = b; task < e; ++task) {
       const int64_t h = task / blocks, g = h / group;
       const int64_t t0 = (task % blocks) * q_block, t1 = std::min(n_q, t0 + q_block);
