@@ -16,6 +16,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "tensor/ops.hpp"
 #include "tensor/quant_blocks.hpp"
 #include "tensor/quant_dot.hpp"
+#include "tensor/thread_pool.hpp"
 
 #include "bench_util.hpp"
 
@@ -96,7 +98,13 @@ int main(int argc, char** argv) {
     small |= std::string(argv[i]) == "--small";
   }
   const Shape* shapes = small ? kSmallShapes : kShapes;
-  const Threads th{threads};
+  // The model's setting: a pool of workers that spin between calls, and reused buffers (a
+  // call without a pool would start its threads every time).
+  std::unique_ptr<meadow::tensor::ThreadPool> pool;
+  if (threads > 1) pool = std::make_unique<meadow::tensor::ThreadPool>(threads);
+  std::vector<std::vector<float>> scratch(size_t(std::max(threads, 1)));
+  const auto ints = meadow::tensor::make_int_scratch(threads);
+  const Threads th{threads, pool.get(), scratch, meadow::tensor::MatmulPath::Auto, ints.get()};
   std::printf("machine: %s\n%s\ninteger kernels: %s\n", machine_name().c_str(),
               meadow::tensor::cpu_report().c_str(), meadow::tensor::detail::int_target_name());
   std::printf(
