@@ -25,41 +25,43 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::CappedTag<float, 16>;
 
 #if HWY_TARGET <= HWY_AVX3
+// 128-bit units (kUnits) or lanes within each unit (else) of x and y, as shuffle_f32x4 /
+// shuffle_ps pick them by kImm.
+template <bool kUnits, int kImm>
+HWY_INLINE __m512i Pick(__m512i x, __m512i y) {
+  const __m512 fx = _mm512_castsi512_ps(x), fy = _mm512_castsi512_ps(y);
+  if constexpr (kUnits) {
+    return _mm512_castps_si512(_mm512_shuffle_f32x4(fx, fy, kImm));
+  } else {
+    return _mm512_castps_si512(_mm512_shuffle_ps(fx, fy, kImm));
+  }
+}
+
 // Lane i of the result: op over the 16 lanes of a[i]. Four rounds of pairing (shuffles and ops
 // on 15 vector pairs) instead of a 4-step reduction per vector; max and integer sums are exact in
 // any order, so the result equals one reduction per vector.
-template <class V, class Op>
-HWY_INLINE V Reduce16(const V (&a)[16], Op op) {
-  V l1[8], l2[4], l3[2];
-  auto f4 = [](V x, V y, int imm) {  // 128-bit units of x and y
-    const __m512 fx = _mm512_castsi512_ps(__m512i(x)), fy = _mm512_castsi512_ps(__m512i(y));
-    return V(_mm512_castps_si512(imm == 0x44   ? _mm512_shuffle_f32x4(fx, fy, 0x44)
-                                 : imm == 0xEE ? _mm512_shuffle_f32x4(fx, fy, 0xEE)
-                                 : imm == 0x88 ? _mm512_shuffle_f32x4(fx, fy, 0x88)
-                                               : _mm512_shuffle_f32x4(fx, fy, 0xDD)));
-  };
-  auto f1 = [](V x, V y, int imm) {  // lanes within each 128-bit unit
-    const __m512 fx = _mm512_castsi512_ps(__m512i(x)), fy = _mm512_castsi512_ps(__m512i(y));
-    return V(_mm512_castps_si512(imm == 0x44   ? _mm512_shuffle_ps(fx, fy, 0x44)
-                                 : imm == 0xEE ? _mm512_shuffle_ps(fx, fy, 0xEE)
-                                 : imm == 0x88 ? _mm512_shuffle_ps(fx, fy, 0x88)
-                                               : _mm512_shuffle_ps(fx, fy, 0xDD)));
-  };
+template <class Op>
+HWY_INLINE __m512i Reduce16(const __m512i (&a)[16], Op op) {
+  __m512i l1[8], l2[4], l3[2];
   for (int p = 0; p < 8; ++p)
-    l1[p] = op(f4(a[2 * p], a[2 * p + 1], 0x44), f4(a[2 * p], a[2 * p + 1], 0xEE));
+    l1[p] = op(Pick<true, 0x44>(a[2 * p], a[2 * p + 1]), Pick<true, 0xEE>(a[2 * p], a[2 * p + 1]));
   for (int p = 0; p < 4; ++p)
-    l2[p] = op(f4(l1[2 * p], l1[2 * p + 1], 0x88), f4(l1[2 * p], l1[2 * p + 1], 0xDD));
+    l2[p] =
+        op(Pick<true, 0x88>(l1[2 * p], l1[2 * p + 1]), Pick<true, 0xDD>(l1[2 * p], l1[2 * p + 1]));
   for (int p = 0; p < 2; ++p)
-    l3[p] = op(f1(l2[2 * p], l2[2 * p + 1], 0x44), f1(l2[2 * p], l2[2 * p + 1], 0xEE));
-  const V r = op(f1(l3[0], l3[1], 0x88), f1(l3[0], l3[1], 0xDD));  // lane 4k + j: a[4j + k]
+    l3[p] = op(Pick<false, 0x44>(l2[2 * p], l2[2 * p + 1]),
+               Pick<false, 0xEE>(l2[2 * p], l2[2 * p + 1]));
+  const __m512i r = op(Pick<false, 0x88>(l3[0], l3[1]), Pick<false, 0xDD>(l3[0], l3[1]));
+  // Lane 4k + j holds a[4j + k]: back to lane i for a[i].
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  return V(_mm512_permutexvar_epi32(order, __m512i(r)));
+  return _mm512_permutexvar_epi32(order, r);
 }
 
 // 16 blocks (512 values) with one scale per 32, as the loop below quantizes them.
 HWY_INLINE void Quantize16Blocks(const float* x, int8_t* q, float* lane_scale, float* sum16,
                                  float* block_d) {
   const __m512i abs_bits = _mm512_set1_epi32(0x7fffffff);
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   __m512i m[16];
   for (int b = 0; b < 16; ++b) {
     const __m512i a0 = _mm512_and_si512(_mm512_castps_si512(_mm512_loadu_ps(x + 32 * b)), abs_bits);
@@ -76,10 +78,7 @@ HWY_INLINE void Quantize16Blocks(const float* x, int8_t* q, float* lane_scale, f
   const __m512 inv = _mm512_maskz_div_ps(some, _mm512_set1_ps(127.0f), amax);
   _mm512_storeu_ps(block_d, d);
   for (int v = 0; v < 8; ++v) {  // lane_scale: each block's d for its 8 groups of 4 values
-    const __m512i at = _mm512_add_epi32(
-        _mm512_set1_epi32(2 * v),
-        _mm512_srli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                          3));
+    const __m512i at = _mm512_add_epi32(_mm512_set1_epi32(2 * v), _mm512_srli_epi32(iota, 3));
     _mm512_storeu_ps(lane_scale + 16 * v, _mm512_permutexvar_ps(at, d));
   }
   __m512i sums[2][16];  // halves 0-15 (blocks 0-7), 16-31
@@ -94,10 +93,8 @@ HWY_INLINE void Quantize16Blocks(const float* x, int8_t* q, float* lane_scale, f
   }
   auto add = [](__m512i a, __m512i b) { return _mm512_add_epi32(a, b); };
   for (int part = 0; part < 2; ++part) {  // half i of the part's 8 blocks: that block's d
-    const __m512i half_block = _mm512_add_epi32(
-        _mm512_set1_epi32(8 * part),
-        _mm512_srli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                          1));
+    const __m512i half_block =
+        _mm512_add_epi32(_mm512_set1_epi32(8 * part), _mm512_srli_epi32(iota, 1));
     const __m512 s = _mm512_cvtepi32_ps(Reduce16(sums[part], add));
     _mm512_storeu_ps(sum16 + 16 * part, _mm512_mul_ps(_mm512_permutexvar_ps(half_block, d), s));
   }

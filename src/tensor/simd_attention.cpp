@@ -24,9 +24,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using DF = hn::CappedTag<float, kAttnRowAlign>;  // ld is a multiple of the lanes
 
-// The most keys any of n rows sees.
-HWY_INLINE float SeenBy(const float* vis, int64_t n) {
-  return *std::max_element(vis, vis + n);
+// The tile of row vectors starting at rv: rb vectors (2, or 1 at the end) and the keys any of
+// its rows sees. Scores, softmax and values all cover these keys, so the weights past a row's
+// own are written as zeros before they are read.
+struct RowTile {
+  int64_t rb, keys;
+};
+HWY_INLINE RowTile TileAt(const float* vis, int64_t ld, int64_t rv, int64_t N, int64_t kv_len) {
+  const int64_t rb = rv + 2 * N <= ld ? 2 : 1;
+  const float seen = *std::max_element(vis + rv, vis + rv + rb * N);
+  return {rb, std::min(kv_len, int64_t(seen))};
 }
 
 // Scores of kb keys (at k, one per kv_stride) for rb row vectors from rv: s[j * ld + r].
@@ -94,8 +101,7 @@ void AttendBlockImpl(const float* qt, int64_t rows, int64_t ld, int64_t hd, cons
   // Scores, key by key: p[j * ld + r], for the keys some row of the tile sees (the rest of a
   // column is masked below; under a causal mask that skips most of the block's own triangle).
   for (int64_t rv = 0; rv < ld;) {
-    const int64_t rb = rv + 2 * N <= ld ? 2 : 1;
-    const int64_t keys = std::min(kv_len, int64_t(SeenBy(vis + rv, rb * N)));
+    const auto [rb, keys] = TileAt(vis, ld, rv, N, kv_len);
     int64_t j = 0;
     for (int64_t run = 0; run < n_runs && j < keys; ++run) {
       const int64_t len = std::min(kv[run].n, keys - j);
@@ -122,12 +128,10 @@ void AttendBlockImpl(const float* qt, int64_t rows, int64_t ld, int64_t hd, cons
     rv += rb * N;
   }
   // Softmax down each column: row r sees keys [0, vis[r]); the others weigh 0, up to the keys
-  // its tile pair reads.
+  // its tile reads.
   const auto neg_inf = hn::Set(df, -std::numeric_limits<float>::infinity());
   for (int64_t rv = 0; rv < ld; rv += N) {
-    const int64_t pair = rv / (2 * N) * (2 * N);
-    const int64_t keys =
-        std::min(kv_len, int64_t(SeenBy(vis + pair, pair + 2 * N <= ld ? 2 * N : N)));
+    const int64_t keys = TileAt(vis, ld, rv / (2 * N) * (2 * N), N, kv_len).keys;
     const auto seen = hn::LoadU(df, vis + rv);
     const float first_masked = hn::GetLane(hn::MinOfLanes(df, seen));
     auto mx = neg_inf;
@@ -148,8 +152,7 @@ void AttendBlockImpl(const float* qt, int64_t rows, int64_t ld, int64_t hd, cons
   }
   // Weighted values, over the keys some row of the tile sees.
   for (int64_t rv = 0; rv < ld;) {
-    const int64_t rb = rv + 2 * N <= ld ? 2 : 1;
-    const int64_t keys = std::min(kv_len, int64_t(SeenBy(vis + rv, rb * N)));
+    const auto [rb, keys] = TileAt(vis, ld, rv, N, kv_len);
     for (int64_t d0 = 0; d0 < hd; d0 += 4) {
       if (rb == 2) {
         ValueTile<2>(p, ld, kv, n_runs, kv_stride, keys, d0, rv, inv, rows, out);
