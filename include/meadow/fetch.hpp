@@ -11,8 +11,12 @@
 //
 // Guarantees: nothing half-written, unverified or not-a-GGUF ever appears under the final
 // name; an existing final file is never replaced unless `force`. A transfer cut mid-way keeps
-// FILE.part so the next pull resumes from its size; a hash mismatch or a body that is not a
-// GGUF deletes it.
+// FILE.part and its record FILE.part.json (a hash of the exact URL, the server's ETag,
+// Last-Modified and length); the next pull continues the .part only for the same URL, with
+// "If-Range" so that a file changed on the server comes whole, and only from a reply naming
+// the same file; anything else starts again from zero (docs/pull.md, "Resuming"). A hash
+// mismatch or a body that is not a GGUF deletes the .part. A password in the URL appears in
+// no message and no file: it is shown as user:***@.
 #pragma once
 
 #include <cstddef>
@@ -51,6 +55,10 @@ struct Url {
 };
 Url parse_url(const std::string& url);
 
+// The URL with its userinfo's password replaced by "***" ("user:***@host"; a userinfo without
+// ':' becomes "***@"), for messages. Textual: works on URLs that do not parse too.
+std::string redact_url(std::string_view url);
+
 // The URL path's last segment, percent-decoded; "" if there is none.
 std::string file_name_from_url(const Url& url);
 // Throws meadow::Error unless name is a plain file name ending in ".gguf" (no '/', no "..",
@@ -85,7 +93,8 @@ struct PullResult {
   uint64_t bytes = 0;            // its size
   uint64_t transferred = 0;      // body bytes received in this run
   uint64_t resumed_from = 0;     // the .part's size the transfer continued from (0: fresh)
-  bool restarted = false;        // a .part was there but the server sent the whole file
+  bool restarted = false;        // a .part was there but was dropped: see restart_reason
+  std::string restart_reason;    // one line, e.g. "the .part was of another URL (…)"
   bool already_present = false;  // the final file was there (and good): nothing downloaded
   bool verified = false;         // its SHA-256 matched the known one
   std::string sha256;            // its SHA-256 (computed)

@@ -6,6 +6,7 @@
 #include "fetch/curl_handle.hpp"
 #include "meadow/error.hpp"
 #include "meadow/fetch.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::fetch {
 namespace detail {
@@ -28,19 +29,36 @@ std::string get_part(CURLU* h, CURLUPart part, unsigned flags = 0) {
 
 }  // namespace
 
-Url parse_url(const std::string& url) {
+std::string redact_url(std::string_view url) {
+  const size_t scheme_end = url.find("://");
+  const size_t start = scheme_end == std::string_view::npos ? 0 : scheme_end + 3;
+  size_t end = url.find_first_of("/?#", start);
+  if (end == std::string_view::npos) end = url.size();
+  const size_t at = url.substr(start, end - start).rfind('@');
+  if (at == std::string_view::npos) return std::string(url);
+  const std::string_view userinfo = url.substr(start, at);
+  const size_t colon = userinfo.find(':');
+  const std::string shown =
+      colon == std::string_view::npos ? "***" : std::string(userinfo.substr(0, colon)) + ":***";
+  return std::string(url.substr(0, start)) + shown + std::string(url.substr(start + at));
+}
+
+Url parse_url(const std::string& raw_url) {
   detail::ensure_curl_init();
+  // Messages show the URL without its password and without raw control bytes.
+  const std::string url = util::printable(redact_url(raw_url));
   detail::UrlHandle h(curl_url());
   if (!h) throw Error("out of memory parsing a URL");
   // Any scheme parses here, so that an ftp:// or file:// URL gets its own message.
-  const CURLUcode rc = curl_url_set(h.get(), CURLUPART_URL, url.c_str(), CURLU_NON_SUPPORT_SCHEME);
+  const CURLUcode rc =
+      curl_url_set(h.get(), CURLUPART_URL, raw_url.c_str(), CURLU_NON_SUPPORT_SCHEME);
   if (rc != CURLUE_OK) throw Error("malformed URL '" + url + "': " + curl_url_strerror(rc));
   Url u;
   u.scheme = get_part(h.get(), CURLUPART_SCHEME);
   std::transform(u.scheme.begin(), u.scheme.end(), u.scheme.begin(),
                  [](unsigned char c) { return char(std::tolower(c)); });
   if (u.scheme != "http" && u.scheme != "https")
-    throw Error("unsupported scheme '" + u.scheme + "' in '" + url +
+    throw Error("unsupported scheme '" + util::printable(u.scheme) + "' in '" + url +
                 "' (pull takes https:// or http:// URLs)");
   u.host = get_part(h.get(), CURLUPART_HOST);
   if (u.host.empty()) throw Error("malformed URL '" + url + "': no host");
@@ -64,14 +82,14 @@ std::string file_name_from_url(const Url& url) {
 void check_file_name(const std::string& name) {
   if (name.empty()) throw Error("empty target file name");
   if (name.find('/') != std::string::npos)
-    throw Error("target file name '" + name + "' must not contain '/'");
+    throw Error("target file name '" + util::printable(name) + "' must not contain '/'");
   if (name.find("..") != std::string::npos)
-    throw Error("target file name '" + name + "' must not contain '..'");
+    throw Error("target file name '" + util::printable(name) + "' must not contain '..'");
   if (std::any_of(name.begin(), name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
     throw Error("target file name has control characters");
   const std::string ext = ".gguf";
   if (name.size() <= ext.size() || name.compare(name.size() - ext.size(), ext.size(), ext) != 0)
-    throw Error("target file name '" + name + "' must end with .gguf");
+    throw Error("target file name '" + util::printable(name) + "' must end with .gguf");
   if (name.size() > 250) throw Error("target file name is too long");
 }
 

@@ -152,14 +152,26 @@ std::string Server::url(const std::string& path) const {
   return "http://127.0.0.1:" + std::to_string(port_) + path;
 }
 
-std::vector<std::string> Server::ranges() const {
+namespace {
+
+std::vector<std::string> log_field(const std::string& log, const char* key) {
   std::vector<std::string> out;
-  std::ifstream in(log_);
+  std::ifstream in(log);
   for (std::string line; std::getline(in, line);) {
     const auto j = nlohmann::json::parse(line);
-    out.push_back(j["range"].is_null() ? "" : j["range"].get<std::string>());
+    out.push_back(!j.contains(key) || j[key].is_null() ? "" : j[key].get<std::string>());
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> Server::ranges() const {
+  return log_field(log_, "range");
+}
+
+std::vector<std::string> Server::if_ranges() const {
+  return log_field(log_, "if_range");
 }
 
 void PullTestDir::SetUp() {

@@ -24,6 +24,8 @@ class Server {
   std::string url(const std::string& path = "/model.gguf") const;
   // The Range header of each request so far ("" for none), in order.
   std::vector<std::string> ranges() const;
+  // The If-Range header of each request so far ("" for none), in order.
+  std::vector<std::string> if_ranges() const;
 
  private:
   pid_t pid_ = -1;

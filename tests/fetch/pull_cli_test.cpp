@@ -91,6 +91,31 @@ TEST_F(PullCli, CutThenRerunResumes) {
   EXPECT_EQ(read_bytes(final_file()), read_bytes(gguf_fixture()));
 }
 
+// Issue 58.7 through the command: B's pull does not continue A's .part, and says it restarted.
+TEST_F(PullCli, PartOfAnotherUrlRestarts) {
+  Server a(gguf_fixture(), {"--mode", "cut", "--cut-after", "200000"});
+  EXPECT_EQ(run({a.url(), "--out", out()}).code, 2);
+  Server b(other_gguf());
+  const CliResult r = run({b.url(), "--out", out()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_HAS(r.err, "restarted from zero");
+  EXPECT_EQ(b.ranges(), std::vector<std::string>{""});
+  EXPECT_EQ(read_bytes(final_file()), read_bytes(other_gguf()));
+}
+
+// Issue 58.10: a failed pull of a URL with a password names the URL without it.
+TEST_F(PullCli, PasswordInTheUrlIsNotPrinted) {
+  Server s(gguf_fixture(), {"--mode", "status", "--status", "404"});
+  const std::string url =
+      "http://alice:pw-Secr3t-42@127.0.0.1:" + std::to_string(s.port()) + "/model.gguf";
+  const CliResult r = run({url, "--out", out()});
+  EXPECT_EQ(r.code, 2);
+  expect_one_line(r.err);
+  EXPECT_HAS(r.err, "alice:***@127.0.0.1");
+  EXPECT_EQ(r.err.find("pw-Secr3t-42"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("pw-Secr3t-42"), std::string::npos) << r.out;
+}
+
 TEST_F(PullCli, WrongHashExits2AndLeavesNoFile) {
   Server s(gguf_fixture());
   const CliResult r = run({s.url(), "--out", out(), "--sha256", std::string(64, 'e')});
@@ -191,8 +216,9 @@ TEST_F(PullCli, FullDiskExits2AndKeepsThePart) {
   const std::string err = read_bytes(path("stderr.txt"));
   expect_one_line(err);
   EXPECT_HAS(err, "No space left on device");
-  EXPECT_EQ(listing, "model.gguf.part\n");  // on the tmpfs: only the .part, for a resume
-  EXPECT_FALSE(fs::exists(final_file()));   // and nothing outside it
+  // On the tmpfs: only the .part and its record, for a resume.
+  EXPECT_EQ(listing, "model.gguf.part\nmodel.gguf.part.json\n");
+  EXPECT_FALSE(fs::exists(final_file()));  // and nothing outside it
 }
 
 // A folder even root cannot write into: a read-only mount (chmod 0555 does not stop root).

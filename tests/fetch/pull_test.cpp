@@ -124,11 +124,19 @@ TEST_F(Pull, ResumesAfterACutConnection) {
   EXPECT_EQ(read_bytes(final_file()), read_bytes(gguf_fixture()));
   EXPECT_FALSE(fs::exists(part_file()));
   EXPECT_EQ(s.ranges(), (std::vector<std::string>{"", "bytes=100000-"}));
+  ASSERT_EQ(s.if_ranges().size(), 2u);
+  EXPECT_EQ(s.if_ranges()[1].front(), '"') << "the resume names the file's ETag";
 }
 
 TEST_F(Pull, ServerIgnoringRangeRestartsFromZero) {
-  Server s(gguf_fixture(), {"--mode", "norange"});
-  write_bytes(part_file(), std::string(5000, 'x'));  // not even a prefix of the file
+  int port = 0;
+  {
+    Server cut(gguf_fixture(), {"--mode", "cut", "--cut-after", "5000"});
+    port = cut.port();
+    EXPECT_HAS(pull_error(request(cut)), "resume");
+  }
+  // The same URL, now served by a server that ignores Range.
+  Server s(gguf_fixture(), {"--mode", "norange", "--port", std::to_string(port)});
   PullRequest req = request(s);
   req.sha256 = sha256_file(gguf_fixture());
   const PullResult r = pull(req);
@@ -139,25 +147,134 @@ TEST_F(Pull, ServerIgnoringRangeRestartsFromZero) {
   EXPECT_EQ(s.ranges(), std::vector<std::string>{"bytes=5000-"});
 }
 
+// A .part that holds the whole file (say the rename never happened): the server answers the
+// Range with 416 and the file's length, and the .part is installed as it is.
 TEST_F(Pull, CompletePartAnswered416IsInstalled) {
-  Server s(gguf_fixture());
-  write_bytes(part_file(), read_bytes(gguf_fixture()));
+  Server s(gguf_fixture(), {"--mode", "cut", "--cut-after", "100000"});
   PullRequest req = request(s);
   req.sha256 = sha256_file(gguf_fixture());
+  EXPECT_HAS(pull_error(req), "resume");
+  write_bytes(part_file(), read_bytes(gguf_fixture()));
   const PullResult r = pull(req);
   EXPECT_EQ(r.transferred, 0u);
+  EXPECT_FALSE(r.restarted);
   EXPECT_TRUE(r.verified);
   EXPECT_EQ(read_bytes(final_file()), read_bytes(gguf_fixture()));
   EXPECT_FALSE(fs::exists(part_file()));
+  EXPECT_EQ(s.ranges().back(), "bytes=" + std::to_string(fs::file_size(gguf_fixture())) + "-");
 }
 
-TEST_F(Pull, OverlongPartAnswered416RestartsFromZero) {
-  Server s(gguf_fixture());
+// Longer than the length its record names: not this file; fetched again from zero.
+TEST_F(Pull, OverlongPartRestartsFromZero) {
+  Server s(gguf_fixture(), {"--mode", "cut", "--cut-after", "100000"});
+  EXPECT_HAS(pull_error(request(s)), "resume");
   write_bytes(part_file(), read_bytes(gguf_fixture()) + "trailing junk");
   const PullResult r = pull(request(s));
   EXPECT_TRUE(r.restarted);
   EXPECT_EQ(read_bytes(final_file()), read_bytes(gguf_fixture()));
-  EXPECT_EQ(s.ranges().size(), 2u);
+  EXPECT_EQ(s.ranges(), (std::vector<std::string>{"", ""}));
+}
+
+// Issue 58.7: a cut download of URL A leaves model.gguf.part; pulling URL B to the same name
+// must not continue A's bytes with B's (a file half of each that still loads).
+TEST_F(Pull, PartOfAnotherUrlIsNotContinued) {
+  Server a(gguf_fixture(), {"--mode", "cut", "--cut-after", "100000"});
+  EXPECT_HAS(pull_error(request(a)), "resume");
+  ASSERT_EQ(fs::file_size(part_file()), 100000u);
+  Server b(other_gguf());
+  const PullResult r = pull(request(b));
+  EXPECT_TRUE(r.restarted);
+  EXPECT_EQ(r.resumed_from, 100000u);
+  EXPECT_EQ(read_bytes(final_file()), read_bytes(other_gguf()));
+  EXPECT_EQ(b.ranges(), std::vector<std::string>{""});  // no Range: A's bytes were dropped
+  EXPECT_FALSE(fs::exists(part_file()));
+}
+
+// The same URL, but the file changed on the server between the cut and the resume: the
+// resume sends If-Range with the .part's ETag, the server answers 200 with the new file.
+TEST_F(Pull, FileChangedOnTheServerIsFetchedAgain) {
+  Server s(gguf_fixture(), {"--mode", "cut", "--cut-after", "100000", "--file2", other_gguf(),
+                            "--switch-after", "1"});
+  EXPECT_HAS(pull_error(request(s)), "resume");
+  const PullResult r = pull(request(s));
+  EXPECT_TRUE(r.restarted);
+  EXPECT_EQ(read_bytes(final_file()), read_bytes(other_gguf()));
+  EXPECT_EQ(s.ranges(), (std::vector<std::string>{"", "bytes=100000-"}));
+  ASSERT_EQ(s.if_ranges().size(), 2u);
+  EXPECT_EQ(s.if_ranges()[1].front(), '"') << "the first file's ETag";
+}
+
+// A server that ignores If-Range and sends the new file's bytes as a 206: its ETag gives it
+// away, and the pull starts again from zero.
+TEST_F(Pull, ServerIgnoringIfRangeIsCaughtByItsEtag) {
+  Server s(gguf_fixture(), {"--mode", "cut", "--cut-after", "100000", "--file2", other_gguf(),
+                            "--switch-after", "1", "--ignore-if-range"});
+  EXPECT_HAS(pull_error(request(s)), "resume");
+  const PullResult r = pull(request(s));
+  EXPECT_TRUE(r.restarted);
+  EXPECT_EQ(read_bytes(final_file()), read_bytes(other_gguf()));
+  EXPECT_EQ(s.ranges(), (std::vector<std::string>{"", "bytes=100000-", ""}));
+}
+
+// Without an ETag or a Last-Modified nothing ties the .part to the file now on the server.
+TEST_F(Pull, NoValidatorsMeansNoResume) {
+  Server s(gguf_fixture(), {"--mode", "cut", "--cut-after", "100000", "--no-validators"});
+  EXPECT_HAS(pull_error(request(s)), "resume");
+  const PullResult r = pull(request(s));
+  EXPECT_TRUE(r.restarted);
+  EXPECT_EQ(read_bytes(final_file()), read_bytes(gguf_fixture()));
+  EXPECT_EQ(s.ranges(), (std::vector<std::string>{"", ""}));
+}
+
+// A .part with no record beside it (an older meadow, or a stray file) is not trusted.
+TEST_F(Pull, PartWithoutARecordIsNotContinued) {
+  Server s(gguf_fixture());
+  write_bytes(part_file(), read_bytes(gguf_fixture()).substr(0, 5000));
+  const PullResult r = pull(request(s));
+  EXPECT_TRUE(r.restarted);
+  EXPECT_EQ(read_bytes(final_file()), read_bytes(gguf_fixture()));
+  EXPECT_EQ(s.ranges(), std::vector<std::string>{""});
+}
+
+// Issue 58.10: a password in the URL appears in no message and in no file on disk.
+TEST_F(Pull, PasswordInTheUrlIsNeverShown) {
+  const std::string secret = "pw-Secr3t-42";
+  const auto with_password = [&](const Server& s) {
+    PullRequest req = request(s);
+    req.url = "http://alice:" + secret + "@127.0.0.1:" + std::to_string(s.port()) + "/model.gguf";
+    return req;
+  };
+  const auto expect_hidden = [&](const std::string& err) {
+    EXPECT_FALSE(err.empty());
+    EXPECT_EQ(err.find(secret), std::string::npos) << err;
+  };
+  {
+    Server s(gguf_fixture(), {"--mode", "status", "--status", "404"});
+    const std::string err = pull_error(with_password(s));
+    expect_hidden(err);
+    EXPECT_HAS(err, "alice:***@127.0.0.1");
+  }
+  {
+    Server s(gguf_fixture(), {"--mode", "cut", "--cut-after", "100000"});
+    PullRequest req = with_password(s);
+    expect_hidden(pull_error(req));
+    for (const auto& e : fs::directory_iterator(dir_))
+      EXPECT_EQ(read_bytes(e.path()).find(secret), std::string::npos) << e.path();
+    req.expected_size = 12345;  // "URL is N bytes, expected M"
+    expect_hidden(pull_error(req));
+  }
+  PullRequest req;
+  req.out_dir = dir_.string();
+  req.connect_timeout_s = 5;
+  req.url = "http://alice:" + secret + "@127.0.0.1:" + std::to_string(fetch_test::unused_port()) +
+            "/model.gguf";
+  expect_hidden(pull_error(req));  // connection refused
+  req.url = "http://alice:" + secret + "@127.0.0.1:1/";
+  expect_hidden(pull_error(req));  // names no file
+  req.url = "ftp://alice:" + secret + "@127.0.0.1/model.gguf";
+  expect_hidden(pull_error(req));  // unsupported scheme
+  req.url = "http://alice:" + secret + "@127.0.0.1:99999999/model.gguf";
+  expect_hidden(pull_error(req));  // malformed
 }
 
 TEST_F(Pull, WrongHashDeletesTheDownload) {

@@ -4,7 +4,13 @@
 Serves one file's bytes for any GET path on 127.0.0.1, on an ephemeral port that it prints
 (one line) to stdout once it listens. It stops by itself after --max-seconds, so a test that
 dies cannot leave it behind for long. Paths under /redirect/ answer 302 to the rest of the
-path. Each request appends one JSON line {"path", "range"} to --log.
+path. Each request appends one JSON line {"path", "range", "if_range"} to --log.
+
+Every 200 and 206 carries the file's validators, ETag (a hash of its bytes) and Last-Modified
+(fixed per file), unless --no-validators; "If-Range" is honoured (a validator that is not the
+file's own: the Range is ignored, 200 with the whole file) unless --ignore-if-range.
+--file2 F --switch-after N serves F (with its own validators) from the (N+1)-th request on: the
+file changed on the server. --port P listens on P (a restarted server at the same URL).
 
 Modes:
   range    honours "Range: bytes=START-[END]" (206, or 416 past the end); the default
@@ -16,6 +22,7 @@ Modes:
            then sends the rest
 """
 import argparse
+import hashlib
 import json
 import re
 import sys
@@ -34,12 +41,25 @@ def main():
     ap.add_argument("--sleep", type=float, default=3.0)
     ap.add_argument("--log", default="")
     ap.add_argument("--max-seconds", type=float, default=120.0)
+    ap.add_argument("--no-validators", action="store_true")
+    ap.add_argument("--ignore-if-range", action="store_true")
+    ap.add_argument("--file2", default="")
+    ap.add_argument("--switch-after", type=int, default=0)
+    ap.add_argument("--port", type=int, default=0)
     args = ap.parse_args()
 
-    with open(args.file, "rb") as f:
-        body = f.read()
+    def load(path, day):
+        with open(path, "rb") as f:
+            data = f.read()
+        etag = '"%s"' % hashlib.sha256(data).hexdigest()[:20]
+        modified = "Mon, %02d Nov 2026 10:00:00 GMT" % day
+        return data, etag, modified
+
+    files = [load(args.file, 2)]
+    if args.file2:
+        files.append(load(args.file2, 9))
     lock = threading.Lock()
-    state = {"cuts": 0}
+    state = {"cuts": 0, "requests": 0}
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -50,7 +70,8 @@ def main():
         def record(self):
             if args.log:
                 with lock, open(args.log, "a") as out:
-                    out.write(json.dumps({"path": self.path, "range": self.headers.get("Range")}) + "\n")
+                    out.write(json.dumps({"path": self.path, "range": self.headers.get("Range"),
+                                          "if_range": self.headers.get("If-Range")}) + "\n")
 
         def send_bytes(self, data, limit=None, pause=None):
             try:
@@ -70,6 +91,10 @@ def main():
 
         def do_GET(self):
             self.record()
+            with lock:
+                state["requests"] += 1
+                switched = args.file2 and state["requests"] > args.switch_after
+            body, etag, modified = files[1] if switched else files[0]
             if self.path.startswith("/redirect/"):
                 self.send_response(302)
                 self.send_header("Location", self.path[len("/redirect"):])
@@ -89,6 +114,11 @@ def main():
             size = len(body)
             start, end, partial = 0, size - 1, False
             rng = self.headers.get("Range")
+            if_range = self.headers.get("If-Range")
+            if rng and if_range is not None and not args.ignore_if_range:
+                # RFC 9110 13.1.5: an entity tag matches only strongly; a date only exactly.
+                if if_range.startswith("W/") or if_range not in (etag, modified):
+                    rng = None
             if rng and args.mode != "norange":
                 m = re.fullmatch(r"bytes=(\d+)-(\d*)", rng.strip())
                 if m:
@@ -107,6 +137,9 @@ def main():
             self.send_response(206 if partial else 200)
             if partial:
                 self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, size))
+            if not args.no_validators:
+                self.send_header("ETag", etag)
+                self.send_header("Last-Modified", modified)
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Content-Length", str(len(data)))
             self.send_header("Accept-Ranges", "none" if args.mode == "norange" else "bytes")
@@ -122,7 +155,7 @@ def main():
                 limit, pause = args.cut_after, args.sleep
             self.send_bytes(data, limit, pause)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     timer = threading.Timer(args.max_seconds, server.shutdown)
     timer.daemon = True
