@@ -1,10 +1,7 @@
 // Env values <-> JSON for the env commands.
 #include "cli/env_json.hpp"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 
 #include "cli/py_repr.hpp"
 #include "meadow/error.hpp"
@@ -105,22 +102,6 @@ Values parse_action(const nlohmann::json& a, const Space& space, size_t index,
     v.push_back(rounded);
   }
   return v;
-}
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path + ": " + std::strerror(errno));
-  std::string text;
-  char buf[1 << 16];
-  // Read in pieces with a cap, so that /dev/zero or a huge file is an error, not all memory.
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxTextFile)
-      throw Error("cannot read " + path + ": larger than " + std::to_string(kMaxTextFile >> 20) +
-                  " MiB");
-  }
-  if (in.bad()) throw Error("cannot read " + path + ": " + std::strerror(errno));
-  return text;
 }
 
 }  // namespace meadow::cli

@@ -26,8 +26,4 @@ nlohmann::json space_json(const Space& space);
 Values parse_action(const nlohmann::json& a, const Space& space, size_t index,
                     const std::string& source);
 
-// The text of a file (at most kMaxTextFile bytes), or meadow::Error naming it.
-inline constexpr size_t kMaxTextFile = size_t(64) << 20;
-std::string read_text_file(const std::string& path);
-
 }  // namespace meadow::cli

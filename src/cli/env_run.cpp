@@ -7,6 +7,7 @@
 #include "meadow/env.hpp"
 #include "meadow/error.hpp"
 #include "util/json_parse.hpp"
+#include "util/read_file.hpp"
 
 namespace meadow::cli {
 
@@ -15,7 +16,7 @@ void env_run(const EnvRunOptions& o) {
   if (!kwargs.is_object())
     throw Error("--kwargs must be a JSON object, got " + util::json_excerpt(kwargs));
   const nlohmann::json actions =
-      util::parse_json(read_text_file(o.actions_file), "actions file " + o.actions_file);
+      util::parse_json(util::read_file(o.actions_file), "actions file " + o.actions_file);
   if (!actions.is_array())
     throw Error("actions file " + o.actions_file + ": expected a JSON list of actions");
 

@@ -2,13 +2,12 @@
 #include "meadow/tool_call.hpp"
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "meadow/decision.hpp"
 #include "meadow/error.hpp"
+#include "util/read_file.hpp"
 
 namespace meadow::diffusion {
 namespace {
@@ -56,11 +55,8 @@ const std::vector<Tool>& builtin_tools() {
 }
 
 std::vector<Tool> load_tools(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the tools file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  json j = json::parse(ss.str(), nullptr, false);
+  // Bounded and type-checked: /dev/zero, a FIFO or a folder is an error, not all the memory.
+  json j = json::parse(util::read_file(path), nullptr, false);
   if (j.is_discarded()) throw Error(path + ": not valid JSON");
   if (j.is_object()) j = json::array({j});
   if (!j.is_array() || j.empty()) throw Error(path + ": expected a list of tools");

@@ -14,6 +14,7 @@
 #include "gguf/parse.hpp"
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
+#include "util/read_file.hpp"
 
 namespace meadow::gguf {
 namespace {
@@ -64,11 +65,14 @@ void check_count(const Cursor& c, uint64_t count, uint64_t min_bytes, const char
 }  // namespace
 
 File File::open(const std::string& path) {
-  Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  // O_NONBLOCK: a FIFO (a --lora or model path naming one) would block the open until a
+  // writer came; it is refused by the type check below instead. mmap ignores the flag.
+  Fd fd{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
   if (fd.fd < 0) throw Error(path + ": cannot open: " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd.fd, &st) != 0) throw Error(path + ": cannot stat: " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw Error(path + ": not a regular file");
+  if (!S_ISREG(st.st_mode))
+    throw Error(path + ": it is " + util::file_kind(st.st_mode) + ", not a regular file");
 
   File f;
   f.path_ = path;
