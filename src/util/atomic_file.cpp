@@ -78,7 +78,17 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
       temp_ = temp;
       break;
     }
-    if (errno == ENOENT) fail(path_, "folder " + dir.string() + " does not exist");
+    if (errno == ENOENT) {
+      // Said only when it is so: /proc/self exists, yet creating a file there gives ENOENT.
+      const int err = errno;
+      struct stat ds {};
+      if (::stat(dir.c_str(), &ds) != 0) {
+        if (errno == ENOENT) fail(path_, "folder " + dir.string() + " does not exist");
+        fail(path_, "folder " + dir.string() + ": " + std::strerror(errno));
+      }
+      fail(path_,
+           "files cannot be created in folder " + dir.string() + " (" + std::strerror(err) + ")");
+    }
     if (errno != EEXIST) fail(path_, std::strerror(errno));
   }
   if (fd_ < 0) fail(path_, "no unused temporary name beside it");

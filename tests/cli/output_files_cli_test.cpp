@@ -43,7 +43,14 @@ TEST_F(OutputFilesCli, EnvPlayToAFolderAMissingFolderOrAFullDiskExitsTwo) {
     return run(args);
   };
   expect_error(with({"--gif", file("dir")}), "it is a folder");
-  expect_error(with({"--gif", file("missing/x.gif")}), "x.gif");
+  expect_error(with({"--gif", file("missing/x.gif")}),
+               "folder " + file("missing") + " does not exist");
+  // /proc/self exists, but no file can be created there: said so, with the errno's text.
+  if (fs::is_directory("/proc/self")) {
+    const CliResult proc = with({"--gif", "/proc/self/x.gif"});
+    expect_error(proc, "files cannot be created in folder /proc/self (No such file or directory)");
+    EXPECT_EQ(proc.err.find("does not exist"), std::string::npos) << proc.err;
+  }
   if (::access("/dev/full", W_OK) == 0) {
     expect_error(with({"--gif", "/dev/full"}), "/dev/full");
     struct stat st {};

@@ -102,6 +102,21 @@ TEST_F(AtomicFileTest, AFolderOrAMissingFolderIsAClearErrorAndNothingIsTouched) 
   EXPECT_EQ(entries(), 1u);
 }
 
+// A folder that exists but where no file can be created (/proc/self answers ENOENT to
+// O_CREAT): the error gives that reason, not "does not exist".
+TEST_F(AtomicFileTest, AFolderThatExistsButTakesNoFilesIsNotCalledMissing) {
+  if (!fs::is_directory("/proc/self")) GTEST_SKIP() << "no /proc";
+  try {
+    AtomicFile f("/proc/self/x.gif");
+    FAIL() << "a file was created in /proc/self";
+  } catch (const meadow::Error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find("does not exist"), std::string::npos) << what;
+    EXPECT_NE(what.find("files cannot be created in folder /proc/self"), std::string::npos) << what;
+    EXPECT_NE(what.find("No such file or directory"), std::string::npos) << what;  // the errno
+  }
+}
+
 TEST_F(AtomicFileTest, ADeviceIsWrittenInPlaceAndAFailureNeverRemovesIt) {
   if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no writable /dev/full";
   {
