@@ -94,6 +94,26 @@ def main():
     put("server", "completion", b"\x01" + b'{"prompt": "Once", "max_tokens": 4, "logprobs": 2, '
         b'"block_size": 8, "steps": 4, "threshold": 0.9}')
     put("server", "bad", b"\x00" + b'{"messages": "nope", "n": 99, "temperature": -1}')
+    pull_seeds()
+
+
+def pull_seeds():
+    """pull: 'R' + a record file, 'H' + a reply's header lines, anything else a world whose
+    every choice the bytes make (fuzz/fuzz_pull.cpp)."""
+    put("pull", "record", 'R{"meadow_part": 1, "url_sha256": "' + "ab" * 32 + '", "url": '
+        '"http://alice:***@a.example/m/model.gguf", "etag": "\\"v0\\"", "last_modified": '
+        '"Mon, 10 Nov 2026 10:00:00 GMT", "total": 4096}\n')
+    put("pull", "record-bad", 'R{"meadow_part": 2, "url_sha256": "xyz", "total": -1}')
+    put("pull", "reply-206", b"H\x01\x04\"v0\"\x00\x01" + bytes(8) + b"\x10\x00\x00\x00"
+        b"\x10HTTP/1.1 206 Partial\x18Content-Range: bytes 4096-8191/8192\x0aETag: \"v0\"")
+    put("pull", "reply-416", b"H\x01\x00\x00\x01" + bytes(8) + b"\x10HTTP/1.1 416 Range\x14"
+        b"Content-Range: bytes */4096")
+    # Worlds: byte patterns, each choice of fuzz_world read from them (all zeros: every
+    # choice at its first value); the fuzzer finds the cuts, resumes and changed files.
+    put("pull", "world-zero", b"\x00" * 64)
+    put("pull", "world-cut-resume", bytes(range(0, 250, 3)) * 2)
+    put("pull", "world-changed", bytes((i * 37 + 11) % 256 for i in range(160)))
+    put("pull", "world-other-url", bytes((i * 101 + 7) % 256 for i in range(240)))
 
 
 if __name__ == "__main__":
