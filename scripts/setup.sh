@@ -9,7 +9,7 @@ pkgs=(
   libgtest-dev
   libopenblas-dev libopenblas0-pthread libhwy-dev
   libbox2d-dev libcairo2-dev libgif-dev libpng-dev
-  nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libcurl4-openssl-dev libssl-dev
+  nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev libcurl4-openssl-dev libssl-dev
   libpcre2-dev libicu-dev
   python3 python3-dev python3-numpy python3-torch python3-regex python3-venv python3-pip
   clang-format

@@ -9,7 +9,8 @@
 // Every request is stateless: the model is loaded once and read-only, so several replicas
 // behind a load balancer answer alike. At most `workers` requests run model passes at once,
 // at most `queue` more wait (first come, first served) up to `timeout_s`; beyond that the
-// answer is 503 with an OpenAI-style JSON error body.
+// answer is 503 with an OpenAI-style JSON error body. Connections wait for their requests in
+// an event loop, not in threads: slow or idle clients cannot starve the others.
 #pragma once
 
 #include <cstddef>
@@ -28,8 +29,13 @@ struct ServerOptions {
   // A request's budget: waiting for a worker plus generating. Past it a waiting request gets
   // 503, a generation stops (non-streamed: 504; streamed: an error event).
   double timeout_s = 120;
-  size_t max_body_bytes = 1 << 20;  // larger bodies: 413
-  int max_tokens_limit = 4096;      // a request's max_tokens above this: 400
+  // Larger bodies get 413, however they arrive (Content-Length, chunked, gzip or deflate): the
+  // limit is on the decoded bytes the server holds, so it bounds memory per connection.
+  size_t max_body_bytes = 1 << 20;
+  // A request's head and body must arrive within this many seconds of its first byte (408
+  // otherwise); a connection waiting for its request holds no worker thread meanwhile.
+  double read_timeout_s = 10;
+  int max_tokens_limit = 4096;  // a request's max_tokens above this: 400
   // An answer's length when the request gives no max_tokens (OpenAI's "up to the context" would
   // let one request hold a worker for minutes on a large model).
   int default_max_tokens = 256;

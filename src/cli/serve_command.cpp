@@ -112,6 +112,10 @@ void add_serve_command(CLI::App& app) {
   c->add_option("--max-body", o->max_body_bytes, "largest request body in bytes")
       ->capture_default_str()
       ->check(CLI::Range(size_t(1), size_t(1) << 30));
+  c->add_option("--read-timeout", o->read_timeout_s,
+                "seconds from a request's first byte to its last (beyond: 408)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 3600.0));
   c->add_option("--max-tokens-limit", o->max_tokens_limit, "largest max_tokens a request may ask")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));

@@ -36,6 +36,75 @@ void set_error(httplib::Response& res, int status, const std::string& message,
   res.set_content(dump(error_json(status, message, code, param)), "application/json");
 }
 
+std::string code_for(int status) {
+  switch (status) {
+    case 404:
+      return "not_found";
+    case 405:
+      return "method_not_allowed";
+    case 408:
+      return "request_timeout";
+    case 411:
+      return "length_required";
+    case 413:
+      return "payload_too_large";
+    case 414:
+      return "uri_too_long";
+    case 415:
+      return "unsupported_media_type";
+    case 416:
+      return "range_not_satisfiable";
+    case 431:
+      return "request_header_fields_too_large";
+    case 501:
+      return "not_implemented";
+    case 503:
+      return "server_busy";
+    default:
+      return status >= 500 ? "server_error" : "bad_request";
+  }
+}
+
+namespace {
+
+const char* reason(int status) {
+  switch (status) {
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 411:
+      return "Length Required";
+    case 413:
+      return "Payload Too Large";
+    case 415:
+      return "Unsupported Media Type";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return status >= 500 ? "Server Error" : "Bad Request";
+  }
+}
+
+}  // namespace
+
+std::string error_response(int status, const std::string& message) {
+  const std::string body = dump(error_json(status, util::printable(message), code_for(status)));
+  return "HTTP/1.1 " + std::to_string(status) + " " + reason(status) +
+         "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\nConnection: close\r\n\r\n" + body;
+}
+
 std::string dump(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }

@@ -35,6 +35,14 @@ nlohmann::ordered_json error_json(int status, const std::string& message, const 
 void set_error(httplib::Response& res, int status, const std::string& message,
                const std::string& code, const std::string& param = "");
 
+// The machine-readable code of an error the server answers by itself (no route ran): 404
+// "not_found", 408 "request_timeout", 413 "payload_too_large", ...
+std::string code_for(int status);
+
+// A whole HTTP/1.1 response with the error body and "Connection: close", for answers written
+// before or without httplib's parser (the connection front, a body that could not be read).
+std::string error_response(int status, const std::string& message);
+
 // A JSON value as a response body. Invalid UTF-8 (model text cut mid-character) is replaced,
 // never thrown.
 std::string dump(const nlohmann::ordered_json& j);

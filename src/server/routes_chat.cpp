@@ -226,13 +226,13 @@ void handle(Context& ctx, const httplib::Request& req, httplib::Response& res, b
 
 }  // namespace
 
-void add_text_routes(httplib::Server& http, Context& ctx) {
-  http.Post("/v1/chat/completions", guard([&ctx](const httplib::Request& q, httplib::Response& r) {
-              handle(ctx, q, r, true);
-            }));
-  http.Post("/v1/completions", guard([&ctx](const httplib::Request& q, httplib::Response& r) {
-              handle(ctx, q, r, false);
-            }));
+void add_text_routes(Router& router, Context& ctx) {
+  router.post(
+      "/v1/chat/completions",
+      guard([&ctx](const httplib::Request& q, httplib::Response& r) { handle(ctx, q, r, true); }));
+  router.post("/v1/completions", guard([&ctx](const httplib::Request& q, httplib::Response& r) {
+                handle(ctx, q, r, false);
+              }));
 }
 
 }  // namespace meadow::server

@@ -89,9 +89,10 @@ void handle(Context& ctx, const httplib::Request& req, httplib::Response& res) {
 
 }  // namespace
 
-void add_decide_route(httplib::Server& http, Context& ctx) {
-  http.Post("/v1/decide",
-            guard([&ctx](const httplib::Request& q, httplib::Response& r) { handle(ctx, q, r); }));
+void add_decide_route(Router& router, Context& ctx) {
+  router.post("/v1/decide", guard([&ctx](const httplib::Request& q, httplib::Response& r) {
+                handle(ctx, q, r);
+              }));
 }
 
 }  // namespace meadow::server

@@ -36,11 +36,17 @@ namespace {
 
 enum class Outcome { done, gone, failed };  // failed: an error event went out
 
+// How often a stream that sends no text checks that its client is still there.
+constexpr auto kProbeEvery = std::chrono::milliseconds(200);
+
 // Choice `index` of a streamed answer, generated on the calling thread: its events go to
 // `emit` (false: the client left, or another choice failed; stop). Each chunk carries the text
 // that became final and, when asked, the logprobs of the tokens committed since the last one.
+// `alive` is asked whenever a step sends nothing (text held back for a stop string): false
+// when the client has left, so that generation stops without waiting for the next text.
 Outcome stream_choice(Context& ctx, const Prepared& p, int index, Clock::time_point deadline,
-                      const std::function<bool(const std::string&)>& emit, size_t& n_tokens) {
+                      const std::function<bool(const std::string&)>& emit,
+                      const std::function<bool()>& alive, size_t& n_tokens) {
   size_t hold = 0;
   for (const auto& s : p.req.gen.stop) hold = std::max(hold, s.size() - 1);
   size_t sent = 0, lp_sent = 0, lp_offset = 0;
@@ -75,6 +81,9 @@ Outcome stream_choice(Context& ctx, const Prepared& p, int index, Clock::time_po
               return false;
             }
             sent = n;
+          } else if (!alive()) {
+            gone = true;
+            return false;
           }
           return true;
         });
@@ -102,7 +111,8 @@ Outcome stream_choice(Context& ctx, const Prepared& p, int index, Clock::time_po
 // The n > 1 choices of a stream, each generated on its own thread; their events, interleaved as
 // they come, are written by the calling thread.
 Outcome stream_choices(Context& ctx, const Prepared& p, Clock::time_point deadline,
-                       const std::function<bool(const std::string&)>& send, size_t& n_tokens) {
+                       const std::function<bool(const std::string&)>& send,
+                       const std::function<bool()>& alive, size_t& n_tokens) {
   std::mutex m;
   std::condition_variable cv;
   std::deque<std::string> queue;
@@ -120,9 +130,14 @@ Outcome stream_choices(Context& ctx, const Prepared& p, Clock::time_point deadli
         cv.notify_one();
         return true;
       };
+      // The writing thread probes the client; a choice only learns that it left.
+      auto not_stopped = [&] {
+        std::lock_guard<std::mutex> lock(m);
+        return !stop;
+      };
       Outcome o = Outcome::failed;
       try {  // nothing may escape a thread
-        o = stream_choice(ctx, p, i, deadline, emit, tokens[size_t(i)]);
+        o = stream_choice(ctx, p, i, deadline, emit, not_stopped, tokens[size_t(i)]);
       } catch (...) {
         try {
           emit(dump(error_json(500, "internal error while streaming", "internal_error")));
@@ -138,7 +153,16 @@ Outcome stream_choices(Context& ctx, const Prepared& p, Clock::time_point deadli
   bool gone = false;
   for (;;) {
     std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [&] { return !queue.empty() || running == 0; });
+    // Nothing to send for a while (text held back): probe the client meanwhile.
+    if (!cv.wait_for(lock, kProbeEvery, [&] { return !queue.empty() || running == 0; })) {
+      lock.unlock();
+      if (!gone && !alive()) {
+        gone = true;
+        const std::lock_guard<std::mutex> l(m);
+        stop = true;
+      }
+      continue;
+    }
     if (queue.empty()) break;
     const std::string event = std::move(queue.front());
     queue.pop_front();
@@ -168,16 +192,25 @@ void answer_stream(Context& ctx, std::shared_ptr<const Prepared> p, Slots::Lease
   res.set_header("X-Accel-Buffering", "no");  // proxies (nginx) pass events through unbuffered
   res.set_chunked_content_provider(
       "text/event-stream", [&ctx, p, held, start](size_t, httplib::DataSink& sink) {
+        auto last = Clock::now();
         auto send = [&](const std::string& data) {
           const std::string event = "data: " + data + "\n\n";
+          last = Clock::now();
           return sink.write(event.data(), event.size());
+        };
+        // A client that closed the connection is only seen by writing to it: an SSE comment
+        // (ignored by every client) at most every kProbeEvery while no text goes out.
+        auto alive = [&] {
+          if (Clock::now() - last < kProbeEvery) return true;
+          last = Clock::now();
+          return sink.is_writable() && sink.write(":\n\n", 3);
         };
         const auto deadline = ctx.deadline(start);
         size_t n_tokens = 0;
         // Nothing may escape a content provider: it runs outside the handler's guard (the choices
         // catch their own errors and send them as events).
-        const Outcome o = p->req.n == 1 ? stream_choice(ctx, *p, 0, deadline, send, n_tokens)
-                                        : stream_choices(ctx, *p, deadline, send, n_tokens);
+        const Outcome o = p->req.n == 1 ? stream_choice(ctx, *p, 0, deadline, send, alive, n_tokens)
+                                        : stream_choices(ctx, *p, deadline, send, alive, n_tokens);
         if (o == Outcome::gone) return false;
         if (o == Outcome::done && p->req.include_usage) {
           Json u = head(ctx, *p, p->req.chat ? "chat.completion.chunk" : "text_completion");

@@ -24,58 +24,13 @@
 #include "meadow/tokenizer.hpp"
 
 #include "../diffusion/mind_fixture.hpp"
+#include "server_client.hpp"
 
 namespace {
 
 using meadow::mind_test::shell_quote;
+using namespace meadow::server_test;
 using nlohmann::json;
-
-struct Reply {
-  int status = 0;  // 0: no HTTP answer at all
-  std::string body;
-  json j;  // parsed body, or discarded
-};
-
-// A running server on a free loopback port, stopped and joined when destroyed.
-class Running {
- public:
-  explicit Running(meadow::server::ServerOptions o) : s_(std::move(o)) {
-    port_ = s_.bind();
-    thread_ = std::thread([this] { s_.run(); });
-  }
-  ~Running() {
-    s_.stop();
-    thread_.join();
-  }
-  int port() const { return port_; }
-
- private:
-  meadow::server::Server s_;
-  int port_ = 0;
-  std::thread thread_;
-};
-
-Reply call(int port, const std::string& method, const std::string& path,
-           const std::string& body = "") {
-  httplib::Client c("127.0.0.1", port);
-  c.set_read_timeout(60, 0);
-  c.set_connection_timeout(10, 0);
-  httplib::Result r =
-      method == "GET" ? c.Get(path.c_str()) : c.Post(path.c_str(), body, "application/json");
-  Reply out;
-  if (!r) {
-    out.body = "no HTTP reply: " + httplib::to_string(r.error());
-    return out;
-  }
-  out.status = r->status;
-  out.body = r->body;
-  out.j = json::parse(r->body, nullptr, false);
-  return out;
-}
-
-Reply post(int port, const std::string& path, const json& body) {
-  return call(port, "POST", path, body.dump());
-}
 
 // Server-sent events: the JSON of each "data:" event before [DONE]; `done` says whether
 // [DONE] came last.
@@ -99,26 +54,6 @@ std::vector<json> events(const std::string& body, bool& done) {
   return out;
 }
 
-bool is_error_json(const Reply& r) {
-  return !r.j.is_discarded() && r.j.contains("error") && r.j["error"].is_object() &&
-         r.j["error"]["message"].is_string() && r.j["error"]["type"].is_string() &&
-         r.j["error"]["code"].is_string();
-}
-
-meadow::server::ServerOptions options(const std::string& model) {
-  meadow::server::ServerOptions o;
-  o.model = model;
-  o.port = 0;
-  o.workers = 4;
-  o.queue = 64;
-  o.log = false;
-  o.max_body_bytes = 64 * 1024;
-  o.max_tokens_limit = 1 << 20;  // so a huge max_tokens reaches the context check
-  o.model_id = "fixture";
-  o.default_max_tokens = 16;  // mutated bodies that lose max_tokens stay quick
-  return o;
-}
-
 // What the library generates for the same prompt and options: the server must answer exactly
 // this (greedy decoding is deterministic).
 std::string expected_text(const std::string& model_path, bool chat, const std::string& text,
@@ -135,12 +70,6 @@ std::string expected_text(const std::string& model_path, bool chat, const std::s
   const std::string raw = meadow::diffusion::generate(m, tok, ids, o).text;
   return json::parse(json(raw).dump(-1, ' ', false, json::error_handler_t::replace))
       .get<std::string>();
-}
-
-json chat_body(const std::string& text, int max_tokens) {
-  return {{"model", "fixture"},
-          {"messages", {{{"role", "user"}, {"content", text}}}},
-          {"max_tokens", max_tokens}};
 }
 
 class ServerTest : public ::testing::Test {

@@ -1,0 +1,90 @@
+// What the server tests share: a server on a free loopback port, and a client's calls to it.
+#pragma once
+
+#include <httplib.h>
+
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "meadow/server.hpp"
+
+namespace meadow::server_test {
+
+using nlohmann::json;
+
+struct Reply {
+  int status = 0;  // 0: no HTTP answer at all
+  std::string body;
+  json j;  // parsed body, or discarded
+};
+
+// A running server on a free loopback port, stopped and joined when destroyed.
+class Running {
+ public:
+  explicit Running(meadow::server::ServerOptions o) : s_(std::move(o)) {
+    port_ = s_.bind();
+    thread_ = std::thread([this] { s_.run(); });
+  }
+  ~Running() {
+    s_.stop();
+    thread_.join();
+  }
+  int port() const { return port_; }
+
+ private:
+  meadow::server::Server s_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+inline Reply call(int port, const std::string& method, const std::string& path,
+                  const std::string& body = "") {
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(60, 0);
+  c.set_connection_timeout(10, 0);
+  httplib::Result r =
+      method == "GET" ? c.Get(path.c_str()) : c.Post(path.c_str(), body, "application/json");
+  Reply out;
+  if (!r) {
+    out.body = "no HTTP reply: " + httplib::to_string(r.error());
+    return out;
+  }
+  out.status = r->status;
+  out.body = r->body;
+  out.j = json::parse(r->body, nullptr, false);
+  return out;
+}
+
+inline Reply post(int port, const std::string& path, const json& body) {
+  return call(port, "POST", path, body.dump());
+}
+
+inline bool is_error_json(const Reply& r) {
+  return !r.j.is_discarded() && r.j.contains("error") && r.j["error"].is_object() &&
+         r.j["error"]["message"].is_string() && r.j["error"]["type"].is_string() &&
+         r.j["error"]["code"].is_string();
+}
+
+inline meadow::server::ServerOptions options(const std::string& model) {
+  meadow::server::ServerOptions o;
+  o.model = model;
+  o.port = 0;
+  o.workers = 4;
+  o.queue = 64;
+  o.log = false;
+  o.max_body_bytes = 64 * 1024;
+  o.max_tokens_limit = 1 << 20;  // so a huge max_tokens reaches the context check
+  o.model_id = "fixture";
+  o.default_max_tokens = 16;  // mutated bodies that lose max_tokens stay quick
+  return o;
+}
+
+inline json chat_body(const std::string& text, int max_tokens) {
+  return {{"model", "fixture"},
+          {"messages", {{{"role", "user"}, {"content", text}}}},
+          {"max_tokens", max_tokens}};
+}
+
+}  // namespace meadow::server_test
