@@ -122,10 +122,14 @@ struct KnownModel {
 };
 const std::vector<KnownModel>& known_models();
 
-// Each known model with the path where it is present (nullopt: absent).
+// Each known model with the path where it is present (nullopt: absent). A present file is
+// opened as GGUF (header, metadata and tensor table checked; nothing is loaded): `problem` says
+// why it cannot be read ("not a GGUF file: magic bytes are ...", "truncated: ..."), empty when
+// it reads.
 struct ModelListing {
   KnownModel model;
   std::optional<std::string> path;
+  std::string problem;
 };
 std::vector<ModelListing> list_models(const ModelSearch& where);
 

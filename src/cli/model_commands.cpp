@@ -248,6 +248,8 @@ static void print_model_list(bool as_json) {
       all.push_back({{"name", l.model.name},
                      {"present", l.path.has_value()},
                      {"path", l.path ? json(*l.path) : json()},
+                     {"readable", l.path.has_value() && l.problem.empty()},
+                     {"problem", l.problem.empty() ? json() : json(l.problem)},
                      {"embedded", l.model.embedded},
                      {"description", l.model.description},
                      {"source", l.model.source}});
@@ -257,6 +259,7 @@ static void print_model_list(bool as_json) {
   for (const auto& l : listing) {
     std::printf("%-14s %s\n  %s\n", l.model.name.c_str(), l.model.description.c_str(),
                 l.path ? l.path->c_str() : ("absent (" + l.model.source + ")").c_str());
+    if (!l.problem.empty()) std::printf("  unreadable: %s\n", util::printable(l.problem).c_str());
   }
   if (const auto cache = ModelSearch::from_environment().cache_dir())
     std::printf("cache dir: %s\n", cache->c_str());

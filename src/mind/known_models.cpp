@@ -2,6 +2,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "meadow/error.hpp"
+#include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
 
 namespace meadow {
@@ -11,6 +13,19 @@ namespace fs = std::filesystem;
 bool is_file(const fs::path& p) {
   std::error_code ec;
   return fs::is_regular_file(p, ec);
+}
+
+// Why the file at path does not open as GGUF, without the path the error starts with; "" when
+// it opens.
+std::string unreadable_why(const std::string& path) {
+  try {
+    (void)gguf::File::open(path);
+    return {};
+  } catch (const Error& e) {
+    std::string why = e.what();
+    if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+    return why.empty() ? "unreadable" : why;
+  }
 }
 
 }  // namespace
@@ -41,6 +56,7 @@ std::vector<ModelListing> list_models(const ModelSearch& where) {
         }
       }
     }
+    if (l.path) l.problem = unreadable_why(*l.path);
     out.push_back(std::move(l));
   }
   return out;

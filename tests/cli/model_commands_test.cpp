@@ -179,4 +179,38 @@ TEST(ModelCommands, ModelListNamesKnownModels) {
   EXPECT_TRUE(nano && smol) << r.out;
 }
 
+// A known model's file that is not GGUF (random bytes in the cache dir) was listed as present
+// without a word; now the listing says it cannot be read, and why.
+TEST(ModelCommands, ModelListSaysAFileIsNotAReadableGguf) {
+  const auto cache =
+      std::filesystem::temp_directory_path() / ("meadow_list_" + std::to_string(::getpid()));
+  const auto models = cache / "meadow-mind" / "models";
+  std::filesystem::create_directories(models);
+  std::ofstream(models / "smollm2-135m.gguf", std::ios::binary) << std::string(4096, '\x5a');
+  const std::string prefix = "env -u MEADOW_MIND_MODEL XDG_CACHE_HOME=" + cache.string();
+  const Result t = meadow::cli_test::run_cli("model list", prefix, "/dev/null");
+  EXPECT_EQ(t.code, 0);
+  EXPECT_NE(t.out.find((models / "smollm2-135m.gguf").string() +
+                       "\n  unreadable: not a GGUF file: magic bytes are 5a 5a 5a 5a"),
+            std::string::npos)
+      << t.out;
+  const Result j = meadow::cli_test::run_cli("model list --json", prefix, "/dev/null");
+  ASSERT_EQ(j.code, 0);
+  bool seen = false;
+  for (const auto& m : nlohmann::json::parse(j.out)) {
+    if (m["name"] == "smollm2-135m") {
+      seen = true;
+      EXPECT_EQ(m["present"], true);
+      EXPECT_EQ(m["readable"], false);
+      EXPECT_NE(m["problem"].get<std::string>().find("not a GGUF file"), std::string::npos) << m;
+    }
+    if (m["name"] == "nano") {  // the embedded model reads
+      EXPECT_EQ(m["readable"], true) << m;
+      EXPECT_TRUE(m["problem"].is_null()) << m;
+    }
+  }
+  EXPECT_TRUE(seen) << j.out;
+  std::filesystem::remove_all(cache);
+}
+
 }  // namespace
