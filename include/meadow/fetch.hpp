@@ -92,7 +92,7 @@ struct PullResult {
   std::string path;              // the final file
   uint64_t bytes = 0;            // its size
   uint64_t transferred = 0;      // body bytes received in this run
-  uint64_t resumed_from = 0;     // the .part's size the transfer continued from (0: fresh)
+  uint64_t resumed_from = 0;     // the .part's size found (continued from unless restarted)
   bool restarted = false;        // a .part was there but was dropped: see restart_reason
   std::string restart_reason;    // one line, e.g. "the .part was of another URL (…)"
   bool already_present = false;  // the final file was there (and good): nothing downloaded

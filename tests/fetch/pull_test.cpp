@@ -125,7 +125,7 @@ TEST_F(Pull, ResumesAfterACutConnection) {
   EXPECT_FALSE(fs::exists(part_file()));
   EXPECT_EQ(s.ranges(), (std::vector<std::string>{"", "bytes=100000-"}));
   ASSERT_EQ(s.if_ranges().size(), 2u);
-  EXPECT_EQ(s.if_ranges()[1].front(), '"') << "the resume names the file's ETag";
+  EXPECT_EQ(s.if_ranges()[1].substr(0, 1), "\"") << "the resume names the file's ETag";
 }
 
 TEST_F(Pull, ServerIgnoringRangeRestartsFromZero) {
@@ -201,7 +201,7 @@ TEST_F(Pull, FileChangedOnTheServerIsFetchedAgain) {
   EXPECT_EQ(read_bytes(final_file()), read_bytes(other_gguf()));
   EXPECT_EQ(s.ranges(), (std::vector<std::string>{"", "bytes=100000-"}));
   ASSERT_EQ(s.if_ranges().size(), 2u);
-  EXPECT_EQ(s.if_ranges()[1].front(), '"') << "the first file's ETag";
+  EXPECT_EQ(s.if_ranges()[1].substr(0, 1), "\"") << "the first file's ETag";
 }
 
 // A server that ignores If-Range and sends the new file's bytes as a 206: its ETag gives it
