@@ -62,7 +62,7 @@ std::string redact_url(std::string_view url);
 // The URL path's last segment, percent-decoded; "" if there is none.
 std::string file_name_from_url(const Url& url);
 // Throws meadow::Error unless name is a plain file name ending in ".gguf" (no '/', no "..",
-// no control characters).
+// no control characters, at most 240 bytes so that FILE.part.json fits beside it).
 void check_file_name(const std::string& name);
 // Lower-cases a 64-hex-digit SHA-256; throws meadow::Error for anything else.
 std::string normalize_sha256(const std::string& hex);

@@ -90,7 +90,9 @@ void check_file_name(const std::string& name) {
   const std::string ext = ".gguf";
   if (name.size() <= ext.size() || name.compare(name.size() - ext.size(), ext.size(), ext) != 0)
     throw Error("target file name '" + util::printable(name) + "' must end with .gguf");
-  if (name.size() > 250) throw Error("target file name is too long");
+  // FILE.part.json (the .part's record) must fit in a file name (255 bytes) too.
+  if (name.size() > 240)
+    throw Error("target file name is too long (at most 240 bytes, so that FILE.part.json fits)");
 }
 
 std::string normalize_sha256(const std::string& hex) {

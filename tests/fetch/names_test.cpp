@@ -44,6 +44,9 @@ TEST(FetchUrl, FileNamesArePlainGgufNames) {
   for (const char* bad :
        {"", "a/b.gguf", "../x.gguf", "x..gguf", "model.bin", ".gguf", "x.gguf.part", "a\nb.gguf"})
     EXPECT_THROW(check_file_name(bad), Error) << bad;
+  // The .part's record, NAME.part.json, must fit in 255 bytes too.
+  EXPECT_NO_THROW(check_file_name(std::string(235, 'm') + ".gguf"));
+  EXPECT_THROW(check_file_name(std::string(236, 'm') + ".gguf"), Error);
 }
 
 TEST(FetchUrl, HashesAre64HexDigits) {
