@@ -5,7 +5,8 @@
 namespace meadow {
 
 // Parses argv (argv[0] is the program name) and runs the command. Returns the exit code:
-// 0 success, 1 failed exam or check, 2 bad usage or input. Never throws.
+// 0 success, 1 failed exam or check, 2 bad usage or input, 3 a broken model (non-finite
+// logits: meadow::ModelError). Never throws.
 int run_cli(int argc, char** argv);
 
 }  // namespace meadow

@@ -130,6 +130,8 @@ class Decider {
   Decider& operator=(Decider&&) noexcept;
   ~Decider();
 
+  // Throws meadow::ModelError when the model gives non-finite logits (check_finite in
+  // meadow/generate.hpp): a broken model answers no letter.
   Decision decide(std::string_view situation) const;           // cached if opts.cache
   Decision decide_uncached(std::string_view situation) const;  // always one full pass
   // decide() into d, reusing d's storage and the decider's scratch memory: once warm, a

@@ -1,5 +1,8 @@
-// The one exception type meadow throws for bad input (files, arguments, kwargs, JSON).
-// Callers at the edge (CLI, server) turn it into one clear line and exit code 2.
+// The exception types meadow throws. Error: bad input (files, arguments, kwargs, JSON); the
+// edges (CLI, server) turn it into one clear line and exit code 2, or a 400 answer.
+// ModelError: a fault of the model itself (logits that are NaN or Inf: broken weights), not of
+// the input; its message names the model file. The CLI exits 3 on it, the server answers 500
+// "model_error". It derives from Error, so code that only knows Error still stops on it.
 #pragma once
 
 #include <stdexcept>
@@ -9,6 +12,10 @@ namespace meadow {
 
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+struct ModelError : Error {
+  using Error::Error;
 };
 
 }  // namespace meadow

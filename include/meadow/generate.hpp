@@ -87,7 +87,8 @@ struct Generation {
 using OnCommit = std::function<bool(const Generation& so_far)>;
 
 // Throws meadow::Error for an empty prompt, a prompt plus max_new_tokens over the context,
-// options out of range, or a bidirectional model without a mask token.
+// options out of range, or a bidirectional model without a mask token. Generation, infill and
+// the draft throw meadow::ModelError when the model's logits are not finite (check_finite).
 Generation generate(const model::Model& model, const Tokenizer& tok,
                     std::span<const int32_t> prompt, const GenerateOptions& opts,
                     const OnCommit& on_commit = {});
@@ -134,5 +135,12 @@ struct Route {
   bool escalate = false;
 };
 Route route(const Draft& draft, double escalate_below = 0.5);
+
+// The one check of a model's numbers, made wherever logits are read (the decision's letters,
+// generation and infill picks, the draft, choice scoring): a value that is NaN or Inf means
+// the model is broken (NaN weights, an overflow), so no token, letter or score may come of
+// it. Throws meadow::ModelError "WHAT: the model FILE gives non-finite logits (NaN or Inf)".
+void check_finite(const model::Model& model, std::span<const float> logits, std::string_view what);
+void check_finite(const model::Model& model, std::span<const double> logits, std::string_view what);
 
 }  // namespace meadow::diffusion

@@ -1,5 +1,5 @@
 // The meadow-mind command line (meadow/cli.hpp). Exit codes: 0 success, 1 failed exam or
-// check, 2 bad usage or input.
+// check, 2 bad usage or input, 3 a broken model (meadow::ModelError: non-finite logits).
 #include <cstdio>
 #include <exception>
 
@@ -44,6 +44,9 @@ int run_cli(int argc, char** argv) {
     // to the terminal (util/printable.hpp).
     std::fprintf(stderr, "%s\n", meadow::util::printable(e.what(), true).c_str());
     return 1;
+  } catch (const meadow::ModelError& e) {  // the model's fault, not the user's
+    std::fprintf(stderr, "error: %s\n", meadow::util::printable(e.what()).c_str());
+    return 3;
   } catch (const meadow::Error& e) {
     std::fprintf(stderr, "error: %s\n", meadow::util::printable(e.what()).c_str());
     return 2;

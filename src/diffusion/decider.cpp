@@ -13,6 +13,7 @@
 #include "diffusion/softmax.hpp"
 #include "meadow/decision.hpp"
 #include "meadow/error.hpp"
+#include "meadow/generate.hpp"
 #include "util/spare_pool.hpp"
 
 namespace meadow::diffusion {
@@ -303,12 +304,8 @@ void Decider::recheck(std::string_view situation, bool use_cache, Scratch& s, De
 // non-finite logits is broken: an error, never a letter.
 void Decider::letter_probs(const float* row, bool full, Scratch& s) const {
   s.z.resize(read_ids_.size());
-  for (size_t k = 0; k < read_ids_.size(); ++k) {
-    s.z[k] = full ? row[read_ids_[k]] : row[k];
-    if (!std::isfinite(s.z[k]))
-      throw Error("decision: the model " + model_->file().path() +
-                  " gives non-finite logits (NaN or Inf) for the option letters");
-  }
+  for (size_t k = 0; k < read_ids_.size(); ++k) s.z[k] = full ? row[read_ids_[k]] : row[k];
+  check_finite(*model_, s.z, "decision");
   softmax(s.z, s.pz);
   s.pr.assign(choices_.size(), 0.0);
   for (size_t k = 0; k < s.pz.size(); ++k) s.pr[read_owner_[k]] += s.pz[k];

@@ -119,6 +119,7 @@ Generation generate_causal(const model::Model& m, std::span<const int32_t> promp
   t0 = Clock::now();
   out.finish_reason = "length";
   for (int i = 0; i < o.max_new_tokens; ++i) {
+    check_finite(m, {logits.row(0), size_t(n_vocab)}, "generate");
     const Pick pick = pick_token(logits.row(0), n_vocab, o.temperature, o.top_p, o.confidence, rng);
     out.tokens.push_back(pick.token);
     if (o.logprobs >= 0)
@@ -207,6 +208,7 @@ Generation generate_blocks(const model::Model& m, std::span<const int32_t> promp
       size_t r = 0;
       for (int64_t i : masked) {
         const float* row = (need_carry && i == 0) ? carry.data() : logits.row(int64_t(r++));
+        check_finite(m, {row, size_t(n_vocab)}, "generate");
         picks.push_back(pick_token(row, n_vocab, o.temperature, o.top_p, o.confidence, rng));
       }
       unmask(block, masked, picks, step, steps, o.threshold);
@@ -312,6 +314,7 @@ Generation fill_gaps(const model::Model& model, const Tokenizer& tok, std::vecto
     ++out.passes;
     ++out.steps;
     std::vector<Pick> picks;
+    check_finite(model, l.data, "infill");
     for (int64_t r = 0; r < l.rows; ++r)
       picks.push_back(pick_token(l.row(r), l.cols, o.temperature, o.top_p, o.confidence, rng));
     unmask(seq, masked, picks, step, steps, o.threshold);
@@ -359,6 +362,7 @@ Draft draft(const model::Model& model, const Tokenizer& tok, std::span<const int
     throw Error("draft: prompt + slot exceed the context length " + std::to_string(c.n_ctx));
   // The prefix attends to itself only, as in a cached decision (meadow/decision.hpp).
   const model::Logits l = model.run({{seq, rows}}, ro, model::Mask::Prefix, p0).front();
+  check_finite(model, l.data, "draft");
   Draft d;
   for (int64_t r = 0; r < l.rows; ++r) {
     const TopToken t = top_token(l.row(r), l.cols);

@@ -36,7 +36,8 @@ struct ChoiceResult {
 };
 
 // Throws meadow::Error for a choice with no tokens, a bidirectional model without a mask token,
-// or prompt + longest choice over the context.
+// or prompt + longest choice over the context; meadow::ModelError when the model's logits are
+// not finite (a broken model: no choice is picked).
 ChoiceResult score_choices(const model::Model& model, const Tokenizer& tok,
                            std::span<const int32_t> prompt, const std::vector<std::string>& choices,
                            int threads);

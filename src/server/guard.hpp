@@ -9,8 +9,9 @@
 
 namespace meadow::server {
 
-// HttpError → its status; meadow::Error (bad input the lower layers caught) → 400;
-// std::bad_alloc → 503; anything else → 500.
+// HttpError → its status; meadow::ModelError (a broken model: non-finite logits) → 500
+// "model_error"; meadow::Error (bad input the lower layers caught) → 400; std::bad_alloc → 503;
+// anything else → 500.
 void answer_exception(httplib::Response& res, std::exception_ptr ep);
 
 template <class F>

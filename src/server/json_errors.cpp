@@ -116,6 +116,8 @@ void answer_exception(httplib::Response& res, std::exception_ptr ep) {
     std::rethrow_exception(ep);
   } catch (const HttpError& e) {
     set_error(res, e.status, e.what(), e.code, e.param);
+  } catch (const ModelError& e) {  // the model's fault, not the client's: names the model
+    set_error(res, 500, e.what(), "model_error");
   } catch (const Error& e) {
     set_error(res, 400, e.what(), "invalid_request");
   } catch (const std::bad_alloc&) {

@@ -88,8 +88,12 @@ Outcome stream_choice(Context& ctx, const Prepared& p, int index, Clock::time_po
           return true;
         });
   } catch (const std::exception& e) {
-    const int status = dynamic_cast<const Error*>(&e) ? 400 : 500;
-    emit(dump(error_json(status, e.what(), status == 400 ? "invalid_request" : "internal_error")));
+    const bool model = dynamic_cast<const ModelError*>(&e) != nullptr;  // 500, naming the model
+    const int status = !model && dynamic_cast<const Error*>(&e) ? 400 : 500;
+    emit(dump(error_json(status, e.what(),
+                         model           ? "model_error"
+                         : status == 400 ? "invalid_request"
+                                         : "internal_error")));
     return Outcome::failed;
   }
   if (gone) return Outcome::gone;
