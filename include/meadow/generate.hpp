@@ -49,12 +49,12 @@ struct GenerateOptions {
   int steps_per_block = 0;  // diffusion: denoising steps per block; 0 = one token a step
   double threshold = 0;     // diffusion, > 0: confidence-threshold parallel mode
   Confidence confidence = Confidence::Probability;
-  double temperature = 0;  // 0 = greedy
+  double temperature = 0;  // 0 = greedy; at most kMaxTemperature
   double top_p = 1;        // nucleus sampling when temperature > 0
   uint64_t seed = 0;
   bool cache = true;  // false: recompute everything every step (the reference path)
   int threads = 1;
-  std::vector<std::string> stop;  // stop strings: the text ends before the first one
+  std::vector<std::string> stop;  // stop strings: the text ends before the first one (check_stop)
   bool ignore_eos = false;        // run to max_new_tokens through end tokens (benchmarks)
   // Causal models, >= 0: record each new token's log-probability and this many most likely
   // alternatives (Generation::logprobs), from the row the token was picked from. Diffusion
@@ -104,7 +104,21 @@ Generation infill(const model::Model& model, const Tokenizer& tok, std::span<con
 Generation fill_gaps(const model::Model& model, const Tokenizer& tok, std::vector<int32_t>& seq,
                      const std::vector<int64_t>& gaps, const GenerateOptions& opts);
 
+// The one validation of a generation request, whoever makes it (the server, the Python
+// package, the CLI): generate() checks the options (check_options below, stop strings
+// included) and chat_prompt_ids the messages. Each throws meadow::Error naming the field.
+inline constexpr int kMaxStops = 16;  // stop strings per request
+inline constexpr double kMaxTemperature = 2;
+// A message role as the chat template takes it: "system", "user", "assistant" or "tool"
+// ("developer", OpenAI's newer name for "system", becomes "system").
+std::string chat_role(std::string_view role);
+// At most kMaxStops strings, none empty.
+void check_stop(const std::vector<std::string>& stop);
+// Everything generate() checks before it runs that does not depend on the model or prompt.
+void check_options(const GenerateOptions& o);
+
 // The model's chat prompt for the messages, ending with the assistant generation prompt.
+// Throws meadow::Error for no messages or a role chat_role refuses.
 std::vector<int32_t> chat_prompt_ids(const Tokenizer& tok,
                                      const std::vector<ChatMessage>& messages);
 

@@ -40,6 +40,11 @@
 
 namespace meadow::model {
 
+// The most threads a model pass runs on. Every entry point (the CLI's --threads, the Python
+// bindings, MindOptions, GenerateOptions, the server) is held to it by the pass itself
+// (a larger count is a meadow::Error, never an attempt to start that many threads).
+inline constexpr int kMaxThreads = 256;
+
 enum class Arch { Dream, Llada, Qwen2, Llama };
 const char* arch_name(Arch a);
 

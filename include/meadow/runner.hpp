@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +71,29 @@ struct RunResult {
 // Clears the task's working memory first. Throws meadow::Error for a task without perceiver,
 // an env error or an unwritable file.
 RunResult run_episode(Task& task, const DecideFn& decide, const RunOptions& opts);
+
+// A trace file: one JSON object per decision, one per line:
+// {"step", "status", "letter", "probs": {letter: p}, "action", "act", "reward", "lat_ms"}
+// ("act": the option's short label, or its text). Lines go to a temporary file beside the path
+// (an exclusive new name, never a file that was there), renamed onto it by close(); a writer
+// destroyed or discarded unclosed (a failed episode) leaves the path as it was. A device or
+// pipe given as the path is written in place. run_episode and the Python package's runner both
+// write through it.
+class TraceWriter {
+ public:
+  explicit TraceWriter(const std::string& path);  // throws meadow::Error naming the file
+  ~TraceWriter();
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+  void write(const EpisodeStep& step, const std::string& act);
+  void close();    // throws meadow::Error if the file could not be written
+  void discard();  // leaves the path as it was
+
+ private:
+  struct File;
+  std::string path_;
+  std::unique_ptr<File> file_;
+};
 
 // Nearest-rank percentile (q in [0, 1]) of latencies; 0 for none.
 double percentile(std::vector<double> values, double q);

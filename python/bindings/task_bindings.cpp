@@ -51,15 +51,25 @@ void bind_tasks(nb::module_& m) {
       .def(
           "__init__",
           [](EpisodeStep* s, int64_t step, std::string status, const std::string& letter,
-             Values action, Values obs, double reward, double lat_ms) {
+             Values action, Values obs, double reward, double lat_ms,
+             const std::vector<std::pair<std::string, double>>& probs) {
             DecisionInfo d;
             d.status = std::move(status);
             d.letter = one_letter(letter);
             d.lat_ms = lat_ms;
+            for (const auto& [l, p] : probs) d.probs.push_back({one_letter(l), p});
             new (s) EpisodeStep{step, std::move(d), std::move(action), std::move(obs), reward};
           },
           nb::arg("step"), nb::arg("status"), nb::arg("letter"), nb::arg("action"), nb::arg("obs"),
-          nb::arg("reward"), nb::arg("lat_ms") = 0.0);
+          nb::arg("reward"), nb::arg("lat_ms") = 0.0,
+          nb::arg("probs") = std::vector<std::pair<std::string, double>>{});
+
+  // The one trace writer (meadow/runner.hpp): the Python runner writes its lines through it.
+  nb::class_<TraceWriter>(m, "TraceWriter")
+      .def(nb::init<const std::string&>(), nb::arg("path"))
+      .def("write", &TraceWriter::write, nb::arg("step"), nb::arg("act"))
+      .def("close", &TraceWriter::close)
+      .def("discard", &TraceWriter::discard);
 
   nb::class_<Episode>(m, "Episode")
       .def(

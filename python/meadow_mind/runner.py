@@ -7,7 +7,6 @@ Gymnasium's API (pass ``env=gymnasium.make(..., render_mode="rgb_array")`` for G
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,19 +70,22 @@ def _numbered(path: str | None, i: int, n: int) -> str | None:
     return f"{root}-{i}{ext}"
 
 
+def _core_step(s: Step, with_obs: bool = True) -> Any:
+    # A trace line has no observation: any env's, numeric or not, can be traced.
+    return _core.EpisodeStep(
+        s.step,
+        s.status,
+        s.letter,
+        _convert.to_values(s.action, "action"),
+        _convert.to_values(s.obs) if with_obs else [],
+        float(s.reward),
+        s.lat_ms,
+        list(s.probs.items()),
+    )
+
+
 def _core_episode(ep: Episode) -> Any:
-    steps = [
-        _core.EpisodeStep(
-            s.step,
-            s.status,
-            s.letter,
-            _convert.to_values(s.action, "action"),
-            _convert.to_values(s.obs),
-            float(s.reward),
-            s.lat_ms,
-        )
-        for s in ep.steps
-    ]
+    steps = [_core_step(s) for s in ep.steps]
     return _core.Episode(
         ep.seed or 0, _convert.to_values(ep.reset_obs), steps, ep.total_reward, ep.terminated, ep.truncated
     )
@@ -111,24 +113,6 @@ def _state_key(task: Task, obs: Any) -> Any:
     return tuple(_convert.to_values(obs))
 
 
-def _write_trace(f: Any, task: Task, s: Step) -> None:
-    f.write(
-        json.dumps(
-            {
-                "step": s.step,
-                "status": s.status,
-                "letter": s.letter,
-                "probs": s.probs,
-                "action": _convert.to_values(s.action, "action"),
-                "act": task.act_label(s.letter),
-                "reward": s.reward,
-                "lat_ms": round(s.lat_ms, 3),
-            }
-        )
-        + "\n"
-    )
-
-
 def play(
     task: Task,
     mind: MeadowMind,
@@ -150,8 +134,9 @@ def play(
     obs, _ = env.reset(seed=seed)
     ep = Episode(seed=seed, reset_obs=obs, gif=gif, trace=trace)
     writer = _core.GifWriter(gif) if gif is not None else None
-    tmp = trace + ".tmp" if trace is not None else None
-    f = open(tmp, "w", encoding="utf-8") if tmp is not None else None  # noqa: SIM115
+    # The C++ trace writer (meadow/runner.hpp), as the CLI's: an exclusive temporary name beside
+    # the path, devices written in place, the path untouched if the episode fails.
+    f = _core.TraceWriter(os.fspath(trace)) if trace is not None else None
     seen: dict[Any, int] = {}
     try:
         for t in range(limit):
@@ -173,7 +158,7 @@ def play(
             ep.steps.append(s)
             ep.total_reward += float(reward)
             if f is not None:
-                _write_trace(f, task, s)
+                f.write(_core_step(s, with_obs=False), task.act_label(s.letter))
             if terminated or truncated:
                 ep.terminated, ep.truncated = bool(terminated), bool(truncated)
                 break
@@ -185,14 +170,12 @@ def play(
         if f is not None:
             f.close()
             f = None
-            os.replace(tmp, trace)
     finally:
         # A failed episode leaves the GIF and trace paths as they were.
         if writer is not None:
             writer.discard()
         if f is not None:
-            f.close()
-            os.unlink(tmp)
+            f.discard()
     lat = [s.lat_ms for s in ep.steps]
     ep.p50_ms = _core.percentile(lat, 0.5)
     ep.p95_ms = _core.percentile(lat, 0.95)

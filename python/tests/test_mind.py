@@ -214,3 +214,25 @@ def test_generate_and_draft(mind):
         mind.generate("x", confidence="loud")
     with pytest.raises(TypeError):
         mind.generate([{"role": "user"}])
+
+
+def test_a_huge_thread_count_is_an_error_not_an_abort(mind):
+    """The cap lives in the library (meadow::model::kMaxThreads): the bindings meet it too."""
+    with pytest.raises(ValueError, match="threads"):
+        MeadowMind("nano", threads=100000)
+    with pytest.raises(ValueError, match="threads"):
+        mind.generate("x", max_tokens=2, threads=100000)
+    assert mind.generate("x", max_tokens=2, threads=256).tokens is not None
+
+
+def test_generate_refuses_what_the_server_refuses(mind):
+    """One validation (meadow/generate.hpp) for the server and the package."""
+    with pytest.raises(ValueError, match="role"):
+        mind.generate([{"role": "wizard", "content": "hi"}], max_tokens=2)
+    with pytest.raises(ValueError, match="stop"):
+        mind.generate("x", max_tokens=2, stop=[""])
+    with pytest.raises(ValueError, match="stop"):
+        mind.generate("x", max_tokens=2, stop=[str(i) for i in range(17)])
+    with pytest.raises(ValueError, match="temperature"):
+        mind.generate("x", max_tokens=2, temperature=2.5)
+    assert mind.generate([{"role": "developer", "content": "hi"}], max_tokens=2).tokens is not None

@@ -4,6 +4,7 @@ runs with GIF and trace, and our envs' Gymnasium signatures."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -141,3 +142,63 @@ def test_a_failed_episode_leaves_the_files_as_they_were(mind, tmp_path):
         run(task, mind=mind, gif=str(gif), trace=str(trace))
     assert gif.read_bytes() == b"old gif" and trace.read_text() == "old trace"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.gif", "keep.jsonl"]
+
+
+def test_trace_never_destroys_what_was_there(mind, tmp_path):
+    """The trace goes through the C++ writer: an existing NAME.tmp, a symlink at NAME.tmp, a
+    device and a folder given as the path all stay what they were."""
+    trace = tmp_path / "t.jsonl"
+    (tmp_path / "t.jsonl.tmp").write_text("user file")
+    target = tmp_path / "victim.txt"
+    target.write_text("victim")
+    (tmp_path / "t2.jsonl.tmp").symlink_to(target)
+    run(tasks.frozenlake(), mind=mind, trace=str(trace))
+    run(tasks.frozenlake(), mind=mind, trace=str(tmp_path / "t2.jsonl"))
+    assert (tmp_path / "t.jsonl.tmp").read_text() == "user file"
+    assert target.read_text() == "victim" and (tmp_path / "t2.jsonl.tmp").is_symlink()
+    lines = [json.loads(x) for x in trace.read_text().splitlines()]
+    assert lines and set(lines[0]) == {
+        "step",
+        "status",
+        "letter",
+        "probs",
+        "action",
+        "act",
+        "reward",
+        "lat_ms",
+    }
+    assert lines[0]["act"] == tasks.frozenlake().act_label(lines[0]["letter"])
+    # A device is written in place, never replaced by a regular file.
+    run(tasks.frozenlake(), mind=mind, trace="/dev/null")
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+    # A folder is an error, and nothing is left beside it.
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(ValueError, match="folder"):
+        run(tasks.frozenlake(), mind=mind, trace=str(folder))
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_trace_lines_match_the_cli(mind, tmp_path):
+    """One trace writer: the Python runner's lines have the CLI's keys in the CLI's order."""
+    py_trace, cli_trace = tmp_path / "py.jsonl", tmp_path / "cli.jsonl"
+    run(tasks.frozenlake(), mind=mind, trace=str(py_trace))
+    cli = [
+        sys.executable,
+        "-m",
+        "meadow_mind",
+        "play",
+        "frozenlake",
+        "--model",
+        "nano",
+        "--trace",
+        str(cli_trace),
+    ]
+    subprocess.run(cli, check=True, capture_output=True, cwd=tmp_path)
+    py = [json.loads(x) for x in py_trace.read_text().splitlines()]
+    c = [json.loads(x) for x in cli_trace.read_text().splitlines()]
+    assert [list(x) for x in py] == [list(x) for x in c]
+    assert [(x["letter"], x["act"], x["action"]) for x in py] == [
+        (x["letter"], x["act"], x["action"]) for x in c
+    ]

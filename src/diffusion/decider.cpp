@@ -35,7 +35,9 @@ double margin_of(const std::vector<double>& pr) {
 }  // namespace
 
 void check_options(const DecideOptions& o) {
-  if (o.threads < 1) throw Error("decision: threads must be >= 1");
+  if (o.threads < 1 || o.threads > model::kMaxThreads)
+    throw Error("decision: threads must be in 1.." + std::to_string(model::kMaxThreads) + ", not " +
+                std::to_string(o.threads));
   if (!(o.exit_margin >= 0 && o.exit_margin <= 1))
     throw Error("decision: the early-exit margin must be in [0, 1] (0: off)");
   if (!(o.float_recheck >= 0 && o.float_recheck <= 1))

@@ -13,6 +13,7 @@
 #include "diffusion/sampling.hpp"
 #include "diffusion/softmax.hpp"
 #include "meadow/error.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::diffusion {
 namespace {
@@ -26,14 +27,7 @@ double ms_since(Clock::time_point t0) {
 void check_options(const model::Model& m, std::span<const int32_t> prompt,
                    const GenerateOptions& o) {
   if (prompt.empty()) throw Error("generate: the prompt has no tokens");
-  if (o.max_new_tokens < 1) throw Error("generate: max_new_tokens must be at least 1");
-  if (o.block_size < 1) throw Error("generate: block_size must be at least 1");
-  if (o.steps_per_block < 0) throw Error("generate: steps_per_block must not be negative");
-  if (!(o.threshold >= 0 && o.threshold <= 1)) throw Error("generate: threshold must be in [0, 1]");
-  if (!(o.temperature >= 0) || !std::isfinite(o.temperature))
-    throw Error("generate: temperature must be a finite number >= 0");
-  if (!(o.top_p > 0 && o.top_p <= 1)) throw Error("generate: top_p must be in (0, 1]");
-  if (o.threads < 1) throw Error("generate: threads must be at least 1");
+  check_options(o);
   const int64_t ctx = m.config().n_ctx;
   if (ctx > 0 && int64_t(prompt.size()) + o.max_new_tokens > ctx)
     throw Error("generate: prompt (" + std::to_string(prompt.size()) +
@@ -264,8 +258,48 @@ std::vector<int32_t> stop_token_ids(const Tokenizer& tok) {
   return {ids.begin(), ids.end()};
 }
 
+std::string chat_role(std::string_view role) {
+  if (role == "developer") return "system";
+  if (role == "system" || role == "user" || role == "assistant" || role == "tool")
+    return std::string(role);
+  throw Error("unknown role " + util::quoted(role) +
+              " (system, developer, user, assistant or tool)");
+}
+
+void check_stop(const std::vector<std::string>& stop) {
+  if (stop.size() > size_t(kMaxStops))
+    throw Error("stop: at most " + std::to_string(kMaxStops) + " strings, not " +
+                std::to_string(stop.size()));
+  for (const auto& s : stop)
+    if (s.empty()) throw Error("stop: the strings must not be empty");
+}
+
+void check_options(const GenerateOptions& o) {
+  if (o.max_new_tokens < 1) throw Error("generate: max_new_tokens must be at least 1");
+  if (o.block_size < 1) throw Error("generate: block_size must be at least 1");
+  if (o.steps_per_block < 0) throw Error("generate: steps_per_block must not be negative");
+  if (!(o.threshold >= 0 && o.threshold <= 1)) throw Error("generate: threshold must be in [0, 1]");
+  if (!(o.temperature >= 0 && o.temperature <= kMaxTemperature))
+    throw Error("generate: temperature must be in [0, " + std::to_string(int(kMaxTemperature)) +
+                "]");
+  if (!(o.top_p > 0 && o.top_p <= 1)) throw Error("generate: top_p must be in (0, 1]");
+  if (o.threads < 1 || o.threads > model::kMaxThreads)
+    throw Error("generate: threads must be in 1.." + std::to_string(model::kMaxThreads) + ", not " +
+                std::to_string(o.threads));
+  check_stop(o.stop);
+}
+
 std::vector<int32_t> chat_prompt_ids(const Tokenizer& tok, const std::vector<ChatMessage>& msgs) {
-  return encode_chat(tok, render_chat_pieces(detect_chat_template(tok), msgs, true));
+  if (msgs.empty()) throw Error("messages: none given");
+  std::vector<ChatMessage> checked = msgs;
+  for (size_t i = 0; i < checked.size(); ++i) {
+    try {
+      checked[i].role = chat_role(checked[i].role);
+    } catch (const Error& e) {
+      throw Error("messages[" + std::to_string(i) + "]: " + e.what());
+    }
+  }
+  return encode_chat(tok, render_chat_pieces(detect_chat_template(tok), checked, true));
 }
 
 Generation generate(const model::Model& model, const Tokenizer& tok,

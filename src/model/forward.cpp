@@ -141,6 +141,8 @@ void last_layer_rows(const Config& c, const PassSpec& spec, int64_t l, const Lay
 }  // namespace
 
 tensor::Threads WorkspaceBuffers::threads(int n) {
+  if (n > kMaxThreads)
+    throw Error("threads: " + std::to_string(n) + " is more than " + std::to_string(kMaxThreads));
   n = std::max(n, 1);
   if (n > 1 && (!pool || pool->size() != n)) pool = std::make_unique<tensor::ThreadPool>(n);
   if (n == 1) pool.reset();

@@ -99,11 +99,12 @@ std::vector<ChatMessage> read_messages(const Json& body) {
     const auto role = msg.find("role");
     if (role == msg.end() || !role->is_string())
       throw HttpError(400, where + " needs a string 'role'", "missing_field", "messages");
-    std::string r = role->get<std::string>();
-    if (r == "developer") r = "system";  // OpenAI's newer name for the system role
-    if (r != "system" && r != "user" && r != "assistant" && r != "tool")
-      throw HttpError(400, where + ": unknown role " + util::quoted(role->get<std::string>()),
-                      "invalid_value", "messages");
+    std::string r;
+    try {
+      r = diffusion::chat_role(role->get<std::string>());  // the Python package's check too
+    } catch (const Error& e) {
+      throw HttpError(400, where + ": " + e.what(), "invalid_value", "messages");
+    }
     const auto content = msg.find("content");
     if (content == msg.end() && r != "assistant")
       throw HttpError(400, where + " needs 'content'", "missing_field", "messages");
@@ -117,8 +118,10 @@ std::vector<std::string> read_stop(const Json& body) {
   if (!s) return {};
   if (s->is_string()) return {s->get<std::string>()};
   if (!s->is_array()) wrong_type("stop", "a string or a list of strings", *s);
-  if (s->size() > 16)
-    throw HttpError(400, "'stop' holds at most 16 strings", "invalid_value", "stop");
+  if (s->size() > size_t(diffusion::kMaxStops))  // before reading a huge list
+    throw HttpError(400,
+                    "'stop' holds at most " + std::to_string(diffusion::kMaxStops) + " strings",
+                    "invalid_value", "stop");
   std::vector<std::string> out;
   for (const auto& v : *s) {
     if (!v.is_string()) wrong_type("stop", "a string or a list of strings", v);
@@ -324,7 +327,7 @@ TextRequest parse_text_request(const Json& body, bool chat, int max_tokens_limit
     r.prompt = read_prompt(body);
   opt_string(body, "model");  // any model name is accepted: the server serves one model
   auto& g = r.gen;
-  g.temperature = opt_number(body, "temperature", 0, 2).value_or(0);
+  g.temperature = opt_number(body, "temperature", 0, diffusion::kMaxTemperature).value_or(0);
   g.top_p = opt_number(body, "top_p", 0, 1).value_or(1);
   if (!(g.top_p > 0)) throw HttpError(400, "'top_p' must be in (0, 1]", "invalid_value", "top_p");
   auto max_tokens = opt_int(body, "max_tokens", 1, max_tokens_limit);
@@ -336,9 +339,11 @@ TextRequest parse_text_request(const Json& body, bool chat, int max_tokens_limit
     g.seed = s->is_number_unsigned() ? s->get<uint64_t>() : uint64_t(s->get<int64_t>());
   }
   g.stop = read_stop(body);
-  for (const auto& s : g.stop)
-    if (s.empty())
-      throw HttpError(400, "'stop' strings must not be empty", "invalid_value", "stop");
+  try {
+    diffusion::check_stop(g.stop);  // the Python package's check too
+  } catch (const Error& e) {
+    throw HttpError(400, e.what(), "invalid_value", "stop");
+  }
   r.n = int(opt_int(body, "n", 1, kMaxChoices).value_or(1));
   r.stream = opt_bool(body, "stream").value_or(false);
   if (chat) {

@@ -11,7 +11,6 @@
 #include "meadow/error.hpp"
 #include "meadow/render.hpp"
 #include "meadow/tasks.hpp"
-#include "tasks/trace.hpp"
 
 namespace meadow {
 namespace {
@@ -99,7 +98,7 @@ RunResult run_episode(Task& task, const DecideFn& decide, const RunOptions& opts
                opts.gif_delay_ms);
     StepResult sr = env->step(d.action);
     EpisodeStep rec{t, std::move(d.info), std::move(d.action), sr.obs, sr.reward};
-    if (trace) trace->write(rec);
+    if (trace) trace->write(rec, task.act_text(rec.decision.letter));
     lat.push_back(rec.decision.lat_ms);
     ep.total_reward += sr.reward;
     ep.steps.push_back(std::move(rec));

@@ -1,15 +1,21 @@
-#include "tasks/trace.hpp"
-
+// TraceWriter (meadow/runner.hpp): JSON lines through an AtomicFile.
 #include <nlohmann/json.hpp>
 
 #include "meadow/error.hpp"
+#include "meadow/runner.hpp"
+#include "util/atomic_file.hpp"
 
 namespace meadow {
 
+struct TraceWriter::File {
+  util::AtomicFile file;
+  std::FILE* f;  // file's stream
+  explicit File(const std::string& path) : file(path), f(file.stream()) {}
+};
+
 TraceWriter::TraceWriter(const std::string& path) : path_(path) {
   try {
-    file_ = std::make_unique<util::AtomicFile>(path);
-    f_ = file_->stream();
+    file_ = std::make_unique<File>(path);
   } catch (const Error& e) {
     throw Error(std::string("trace: ") + e.what());
   }
@@ -18,7 +24,8 @@ TraceWriter::TraceWriter(const std::string& path) : path_(path) {
 // Not closed: the temporary file goes with file_, and the path keeps what it held.
 TraceWriter::~TraceWriter() = default;
 
-void TraceWriter::write(const EpisodeStep& s) {
+void TraceWriter::write(const EpisodeStep& s, const std::string& act) {
+  if (!file_) throw Error("trace: " + path_ + " is already closed");
   nlohmann::ordered_json j;
   j["step"] = s.step;
   const DecisionInfo& d = s.decision;
@@ -28,24 +35,28 @@ void TraceWriter::write(const EpisodeStep& s) {
   for (const auto& [letter, p] : d.probs) probs[std::string(1, letter)] = p;
   j["probs"] = probs;
   j["action"] = s.action;
+  j["act"] = act;
   j["reward"] = s.reward;
   j["lat_ms"] = d.lat_ms;
   // Invalid UTF-8 in a status sentence is replaced rather than thrown mid-episode.
   const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  if (f_ && std::fwrite(line.data(), 1, line.size(), f_) != line.size())
+  if (std::fwrite(line.data(), 1, line.size(), file_->f) != line.size())
     throw Error("cannot write trace file " + path_);
+}
+
+void TraceWriter::discard() {
+  file_.reset();
 }
 
 void TraceWriter::close() {
   if (!file_) return;
-  const bool bad = std::ferror(f_) != 0;
-  f_ = nullptr;
+  const bool bad = std::ferror(file_->f) != 0;
   if (bad) {
     file_.reset();
     throw Error("cannot write trace file " + path_);
   }
   try {
-    file_->commit();
+    file_->file.commit();
   } catch (const Error& e) {
     file_.reset();
     throw Error(std::string("trace: ") + e.what());

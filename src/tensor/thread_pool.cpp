@@ -6,7 +6,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+#include <system_error>
 #include <thread>
+
+#include "meadow/error.hpp"
 
 namespace meadow::tensor {
 namespace {
@@ -42,16 +46,27 @@ bool spin_until(Done done) {
 }  // namespace
 
 ThreadPool::ThreadPool(int n_threads) {
-  for (int i = 1; i < n_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+  try {
+    for (int i = 1; i < n_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+  } catch (const std::system_error& e) {
+    // The system refused a thread: the ones started must be joined before the vector goes,
+    // or their destructors end the process.
+    shut_down();
+    throw Error("cannot start " + std::to_string(n_threads) + " threads: " + e.what());
+  }
 }
 
-ThreadPool::~ThreadPool() {
+void ThreadPool::shut_down() {
   {
     std::lock_guard lock(mu_);
     stop_.store(true);
   }
   wake_.notify_all();
   for (auto& t : workers_) t.join();
+}
+
+ThreadPool::~ThreadPool() {
+  shut_down();
 }
 
 void ThreadPool::run(int n, const std::function<void(int)>& job) {

@@ -14,7 +14,8 @@ namespace meadow::tensor {
 
 class ThreadPool {
  public:
-  // n_threads counts the calling thread: n_threads - 1 workers are started.
+  // n_threads counts the calling thread: n_threads - 1 workers are started. Throws
+  // meadow::Error when the system refuses a thread (the ones started are joined first).
   explicit ThreadPool(int n_threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -31,6 +32,7 @@ class ThreadPool {
 
  private:
   void worker_loop(int index);
+  void shut_down();  // stops and joins the workers
   bool take_seat();  // joins the current job unless the caller has closed it
 
   std::mutex run_mu_;  // one run() at a time
