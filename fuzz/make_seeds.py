@@ -95,6 +95,11 @@ def main():
         b'"block_size": 8, "steps": 4, "threshold": 0.9}')
     put("server", "bad", b"\x00" + b'{"messages": "nope", "n": 99, "temperature": -1}')
     pull_seeds()
+    # request: bytes that FuzzedDataProvider turns into roles, stops and numbers
+    # (fuzz/fuzz_request.cpp); a few fixed patterns to start from.
+    for name, data in [("zeros", bytes(64)), ("ones", b"\x01" * 64), ("ramp", bytes(range(128))),
+                       ("high", bytes(range(255, 127, -1)))]:
+        put("request", name, data)
 
 
 def pull_seeds():
