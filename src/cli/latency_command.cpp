@@ -152,7 +152,7 @@ void add_latency_command(CLI::App& app) {
   c->add_option("--lengths", a->lengths, "answer lengths in tokens")->delimiter(',');
   c->add_option("--csv", a->csv, "CSV output");
   c->add_option("--png", a->png, "plot output");
-  c->add_option("--threads", a->threads, "threads")->check(CLI::Range(1, 256));
+  c->add_option("--threads", a->threads, "threads")->check(CLI::Range(1, model::kMaxThreads));
   c->add_option("--repeats", a->repeats, "runs per point (best kept)")->check(CLI::Range(1, 100));
   c->callback([a] { run_latency(*a); });
 }

@@ -102,7 +102,8 @@ void add_mind_commands(CLI::App& app) {
   add_lora_option(d, args->lora);
   d->add_flag("--json", args->json, "print one JSON object");
   d->add_flag("--no-cache", args->no_cache, "no prefix cache: one uncached pass (same mask)");
-  d->add_option("--threads", args->threads, "threads (0: auto)")->check(CLI::Range(0, 256));
+  d->add_option("--threads", args->threads, "threads (0: auto)")
+      ->check(CLI::Range(0, model::kMaxThreads));
   d->add_option("--slot", args->slot, "mask tokens in the answer slot")->check(CLI::Range(1, 8));
   d->add_option("--exit-margin", args->exit_margin,
                 "early exit: stop at the first layer whose letter margin reaches this (0: off; "

@@ -354,7 +354,8 @@ void add_model_commands(CLI::App& app) {
   lg->add_option("--rows", a->rows, "Only these vocabulary rows (comma-separated ids)");
   lg->add_option("--prefix", a->prefix, "Treat the first N tokens as a cached prefix");
   lg->add_flag("--no-cache", a->no_cache, "With --prefix: same mask, computed uncached");
-  lg->add_option("--threads", a->threads, "Worker threads")->check(CLI::Range(1, 256));
+  lg->add_option("--threads", a->threads, "Worker threads")
+      ->check(CLI::Range(1, model::kMaxThreads));
   lg->add_flag("--json", a->json, "Print one JSON object");
   lg->callback([a, text, ids] {
     if (text->count() == 0 && ids->count() == 0) throw Error("logits: give --text or --ids");

@@ -273,7 +273,7 @@ void add_reading_command(CLI::App& app) {
   c->add_option("--set", a->set, "exam set (JSONL, tests/data/exams/natural.jsonl)")->required();
   c->add_option("--model", a->models, "model name or path (repeat; default: nano)");
   add_lora_option(c, a->lora)->description("LoRA adapter GGUF applied to every --model");
-  c->add_option("--threads", a->threads, "threads")->check(CLI::Range(1, 256));
+  c->add_option("--threads", a->threads, "threads")->check(CLI::Range(1, model::kMaxThreads));
   c->add_option("--sample", a->sample, "score every K-th item only (big models)")
       ->check(CLI::Range(1, 1000));
   c->add_flag("--no-uncached", a->no_uncached, "skip the uncached pass (big models)");

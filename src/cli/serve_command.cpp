@@ -18,6 +18,7 @@
 
 #include "cli/commands.hpp"
 #include "meadow/error.hpp"
+#include "meadow/model.hpp"
 #include "meadow/server.hpp"
 
 namespace meadow::cli {
@@ -124,7 +125,7 @@ void add_serve_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
   c->add_option("--threads", o->threads, "threads per model pass (0: auto)")
-      ->check(CLI::Range(0, 256));
+      ->check(CLI::Range(0, model::kMaxThreads));
   c->add_option_function<size_t>(
        "--decide-cache-mb", [o](size_t mb) { o->decide_cache_bytes = mb << 20; },
        "MiB of decision-table prefixes /v1/decide keeps (default 256)")

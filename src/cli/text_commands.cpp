@@ -76,7 +76,7 @@ void add_common(CLI::App* c, TextArgs& a) {
   c->add_option("--system", a.system, "a system message");
   add_model_option(c, a.model);
   add_lora_option(c, a.lora);
-  c->add_option("--threads", a.threads, "threads")->check(CLI::Range(1, 256));
+  c->add_option("--threads", a.threads, "threads")->check(CLI::Range(1, model::kMaxThreads));
   c->add_flag("--json", a.json, "print one JSON object");
 }
 
@@ -217,7 +217,7 @@ void add_fill_options(CLI::App* c, TextArgs& a) {
   c->add_option("--temperature", a.temperature, "0: greedy")->check(CLI::Range(0.0, 100.0));
   c->add_option("--top-p", a.top_p, "nucleus mass")->check(CLI::Range(0.0, 1.0));
   c->add_option("--seed", a.seed, "sampling seed");
-  c->add_option("--threads", a.threads, "threads")->check(CLI::Range(1, 256));
+  c->add_option("--threads", a.threads, "threads")->check(CLI::Range(1, model::kMaxThreads));
   c->add_flag("--json", a.json, "print one JSON object");
 }
 
