@@ -7,7 +7,8 @@
 //        for a .part as long as its record says; messages are one line without the password;
 //   else a world: three URLs (two with a password in their userinfo) naming the same file
 //        model.gguf, each serving versions of its bytes (random contents, a strong or weak
-//        ETag or none, a Last-Modified or none, all distinct) that change when the input says,
+//        ETag or none, a Last-Modified or none, distinct within a URL but the same across
+//        URLs: only the URL tells two servers' files apart) that change when the input says,
 //        and up to 8 pulls into one folder with --force, a known hash, an expected size, a
 //        disk that fills, a check that rejects the file, as the input says; between pulls the
 //        input may delete the final file or the record, or cut the .part shorter. Each reply
@@ -159,12 +160,15 @@ struct Version {
 struct World {
   explicit World(FuzzedDataProvider& in) : in(in) {
     for (int u = 0; u < 3; ++u) {
-      current[u] = new_version();
+      current[u] = new_version(u);
       served[u].insert(current[u]);
     }
   }
 
-  int new_version() {
+  // Validators are unique per URL only: two servers may well send the same ETag or date for
+  // different bytes (nginx's ETag is the mtime and size), so only the URL tells them apart.
+  int new_version(int u) {
+    const int n = count[u]++;
     Version v;
     const int id = int(versions.size());
     v.seed = uint64_t(id) * 1000003u + 17;
@@ -174,13 +178,13 @@ struct World {
         break;
       case 1:
       case 2:
-        v.etag = "\"v" + std::to_string(id) + "\"";
+        v.etag = "\"v" + std::to_string(n) + "\"";
         break;
       default:
-        v.etag = "W/\"v" + std::to_string(id) + "\"";
+        v.etag = "W/\"v" + std::to_string(n) + "\"";
         break;
     }
-    if (in.ConsumeBool()) v.modified = "Mon, " + std::to_string(10 + id) + " Nov 2026 10:00:00 GMT";
+    if (in.ConsumeBool()) v.modified = "Mon, " + std::to_string(10 + n) + " Nov 2026 10:00:00 GMT";
     versions.push_back(v);
     return id;
   }
@@ -188,6 +192,7 @@ struct World {
   FuzzedDataProvider& in;
   std::vector<Version> versions;
   int current[3] = {0, 0, 0};
+  int count[3] = {0, 0, 0};  // versions of each URL so far
   std::set<int> served[3];
   bool tainted = false;      // a chaos reply or a hand-written record: contents are not checked
   bool hand_record = false;  // a record was written by the input (it may hold anything)
@@ -206,7 +211,7 @@ class FakeServer : public Transport {
     if (u < 0) fail();
     if (req.offset > 0 && req.if_range.find_first_of("\r\n") != std::string::npos) fail();
     if (in.ConsumeProbability<float>() < 0.2f) {  // the file changed on the server
-      w_.current[u] = w_.new_version();
+      w_.current[u] = w_.new_version(u);
       w_.served[u].insert(w_.current[u]);
     }
     const Version& v = w_.versions[size_t(w_.current[u])];
