@@ -27,6 +27,7 @@
 //     validators and length.
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -301,17 +302,22 @@ class FakeServer : public Transport {
   World& w_;
 };
 
+// /dev/shm/fuzz_pull.<pid> (or under TMPDIR): libFuzzer ends without running atexit
+// handlers, so each process first removes the folders of processes that are gone.
 const fs::path& work_dir() {
   static const fs::path d = [] {
-    std::string tmpl =
-        (fs::exists("/dev/shm") ? std::string("/dev/shm") : fs::temp_directory_path().string()) +
-        "/fuzz_pull.XXXXXX";
-    if (!::mkdtemp(tmpl.data())) fail();
-    const fs::path p(tmpl);
-    std::atexit([] {
-      std::error_code ec;
-      fs::remove_all(work_dir(), ec);
-    });
+    const fs::path base = fs::exists("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(base, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("fuzz_pull.", 0) != 0) continue;
+      const std::string pid = name.substr(10);
+      if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      if (::kill(pid_t(std::stol(pid)), 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+    }
+    const fs::path p = base / ("fuzz_pull." + std::to_string(::getpid()));
+    fs::remove_all(p, ec);
+    if (!fs::create_directory(p, ec)) fail();
     return p;
   }();
   return d;
@@ -444,6 +450,7 @@ void fuzz_world(FuzzedDataProvider& in) {
     }
     check_folder(w, dir);
   }
+  clear_dir(dir);
 }
 
 }  // namespace
