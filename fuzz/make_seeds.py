@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes fuzz/corpus/*: the small seed inputs of the fuzz targets (committed; rerun to
 regenerate). Usage: /usr/bin/python3 fuzz/make_seeds.py"""
+import gzip
 import os
 import subprocess
 import sys
@@ -100,6 +101,15 @@ def main():
     for name, data in [("zeros", bytes(64)), ("ones", b"\x01" * 64), ("ramp", bytes(range(128))),
                        ("high", bytes(range(255, 127, -1)))]:
         put("request", name, data)
+    # http: the first byte picks the body limit and the read size; then a raw request.
+    put("http", "length", b"\x07" + b"POST /v1/decide HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\n"
+        b'{"a": "bc"}')
+    put("http", "chunked", b"\x27" + b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"4;x=y\r\nabcd\r\n2\r\nef\r\n0\r\nT: 1\r\n\r\n")
+    put("http", "gzip", b"\x0b" + b"POST / HTTP/1.1\r\nContent-Encoding: gzip\r\nContent-Length: 28\r\n\r\n"
+        + gzip.compress(b"hello hello hello", mtime=0))
+    put("http", "expect", b"\x05" + b"POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc")
+    put("http", "get", b"\x00" + b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
 
 
 def pull_seeds():

@@ -4,13 +4,13 @@
 # runs found (build-fuzz/corpus/NAME). Exits non-zero on any crash, leak, timeout or
 # out-of-memory; the input that did it is saved as build-fuzz/artifacts/TARGET-*.
 # Usage: scripts/fuzz.sh [seconds] [target ...]   (targets: fuzz_gguf fuzz_tokenizer fuzz_json
-# fuzz_prompt fuzz_server fuzz_pull fuzz_request; default all). NICE=19 runs them under nice.
+# fuzz_prompt fuzz_server fuzz_pull fuzz_request fuzz_http; default all). NICE=19 runs them under nice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-30}"
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(fuzz_gguf fuzz_tokenizer fuzz_json fuzz_prompt fuzz_server fuzz_pull fuzz_request)
+((${#targets[@]})) || targets=(fuzz_gguf fuzz_tokenizer fuzz_json fuzz_prompt fuzz_server fuzz_pull fuzz_request fuzz_http)
 
 # clang-14 and libFuzzer's runtime come from Debian through the project's setup script.
 command -v clang++-14 >/dev/null 2>&1 && [ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] ||
