@@ -6,7 +6,7 @@ more than 10 % above its level after warm-up. Bounded in requests and in time (-
 stops by itself and stops the server. Standard library only.
 
     /usr/bin/python3 bench/soak_server.py [--cli build/meadow-mind] [--model nano]
-        [--clients 16] [--requests 1000] [--seconds 0] [--warmup 20]
+        [--clients 16] [--requests 1000] [--seconds 0] [--warmup 100]
 
 CI runs a 30 s version (--seconds 30); the full run is for a person (docs/measurements.md).
 """
@@ -139,7 +139,7 @@ def main() -> int:
     ap.add_argument("--clients", type=int, default=16)
     ap.add_argument("--requests", type=int, default=1000, help="per client")
     ap.add_argument("--seconds", type=float, default=0, help="stop sending after this (0: no limit)")
-    ap.add_argument("--warmup", type=int, default=20, help="requests per client before measuring memory")
+    ap.add_argument("--warmup", type=int, default=100, help="requests per client before measuring memory")
     a = ap.parse_args()
     proc, port = start_server(a.cli, a.model)
     try:

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string_view>
 
+#include "server/head_scan.hpp"
 #include "server/json_errors.hpp"
 
 namespace meadow::server {
@@ -137,23 +138,6 @@ class Sink {
   std::string body_;
 };
 
-uint64_t parse_hex(const std::string& s) {
-  std::string_view v = s;
-  if (const size_t semi = v.find(';'); semi != std::string_view::npos) v = v.substr(0, semi);
-  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
-  if (v.empty() || v.size() > 15) bad("a chunk size is not a hex number");
-  uint64_t n = 0;
-  for (const char c : v) {
-    const int d = c >= '0' && c <= '9'   ? c - '0'
-                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                  : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                         : -1;
-    if (d < 0) bad("a chunk size is not a hex number");
-    n = n * 16 + uint64_t(d);
-  }
-  return n;
-}
-
 }  // namespace
 
 std::string read_body(const ReadFn& read, const BodyFraming& framing, size_t max_body) {
@@ -166,7 +150,9 @@ std::string read_body(const ReadFn& read, const BodyFraming& framing, size_t max
   Wire wire(read, 2 * max_body + 64 * 1024, max_body);
   if (te == "chunked") {
     for (;;) {
-      uint64_t size = parse_hex(wire.line());
+      const auto parsed = parse_chunk_size(wire.line());
+      if (!parsed) bad("a chunk size is not a hex number");
+      uint64_t size = *parsed;
       if (size == 0) break;
       if (size > 2 * max_body + 64 * 1024) too_large(max_body);
       while (size > 0) {

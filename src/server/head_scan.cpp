@@ -2,8 +2,6 @@
 // consumed.
 #include "server/head_scan.hpp"
 
-#include <optional>
-
 namespace meadow::server {
 namespace {
 
@@ -53,20 +51,9 @@ Chunks scan_chunks(std::string_view b) {
     const size_t eol = b.find("\r\n", pos);
     if (eol == std::string_view::npos)
       return b.size() - pos > 1024 ? Chunks::malformed : Chunks::incomplete;
-    std::string_view line = b.substr(pos, eol - pos);
-    if (const size_t semi = line.find(';'); semi != std::string_view::npos)
-      line = line.substr(0, semi);
-    line = trim(line);
-    if (line.empty() || line.size() > 15) return Chunks::malformed;
-    uint64_t size = 0;
-    for (const char c : line) {
-      const int d = c >= '0' && c <= '9'   ? c - '0'
-                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                           : -1;
-      if (d < 0) return Chunks::malformed;
-      size = size * 16 + uint64_t(d);
-    }
+    const auto parsed = parse_chunk_size(b.substr(pos, eol - pos));
+    if (!parsed) return Chunks::malformed;
+    const uint64_t size = *parsed;
     pos = eol + 2;
     if (size == 0) {
       // Trailer lines up to a blank one.
@@ -84,6 +71,23 @@ Chunks scan_chunks(std::string_view b) {
 }
 
 }  // namespace
+
+std::optional<uint64_t> parse_chunk_size(std::string_view line) {
+  if (const size_t semi = line.find(';'); semi != std::string_view::npos)
+    line = line.substr(0, semi);
+  line = trim(line);
+  if (line.empty() || line.size() > 15) return std::nullopt;
+  uint64_t size = 0;
+  for (const char c : line) {
+    const int d = c >= '0' && c <= '9'   ? c - '0'
+                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                         : -1;
+    if (d < 0) return std::nullopt;
+    size = size * 16 + uint64_t(d);
+  }
+  return size;
+}
 
 HeadScan scan_head(std::string_view bytes, bool eof, size_t max_body) {
   const size_t end = bytes.substr(0, kMaxHeadBytes).find("\r\n\r\n");

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,11 @@ struct HeadScan {
   int status = 0;         // for refuse: 400, 413, 431, 501
   std::string message;    // for refuse: one line, printable
 };
+
+// A chunk-size line of chunked transfer coding, without its CRLF: hex digits, then optionally
+// ";extensions" (ignored). nullopt when malformed. The front and the body reader share it, so
+// they agree on where a chunked body ends.
+std::optional<uint64_t> parse_chunk_size(std::string_view line);
 
 // `bytes`: what has arrived, from the request's first byte (at most kMaxHeadBytes +
 // kReadyBodyBytes of it is looked at). `eof`: the client closed its sending side.

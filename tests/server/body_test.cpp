@@ -8,6 +8,7 @@
 #include "server/body.hpp"
 #include "server/head_scan.hpp"
 #include "server/json_errors.hpp"
+#include "server_client.hpp"
 
 namespace {
 
@@ -16,6 +17,7 @@ using meadow::server::HeadScan;
 using meadow::server::HttpError;
 using meadow::server::read_body;
 using meadow::server::scan_head;
+using meadow::server_test::deflated;
 
 // Reads `wire` in pieces of at most `step` bytes; counts what was taken.
 struct Source {
@@ -39,20 +41,6 @@ int status_of(const std::string& wire, const BodyFraming& f, size_t max) {
   } catch (const HttpError& e) {
     return e.status;
   }
-}
-
-std::string deflated(const std::string& data, int window_bits) {
-  z_stream z{};
-  deflateInit2(&z, 6, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, uLong(data.size())), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = uInt(data.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = uInt(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 TEST(ReadBody, LengthChunkedAndCompressedGiveTheSameBytes) {

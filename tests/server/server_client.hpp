@@ -2,6 +2,7 @@
 #pragma once
 
 #include <httplib.h>
+#include <zlib.h>
 
 #include <string>
 #include <thread>
@@ -85,6 +86,21 @@ inline json chat_body(const std::string& text, int max_tokens) {
   return {{"model", "fixture"},
           {"messages", {{{"role", "user"}, {"content", text}}}},
           {"max_tokens", max_tokens}};
+}
+
+// `data` deflated in one go: window_bits 15 + 16 for gzip, 15 for zlib (HTTP's "deflate").
+inline std::string deflated(const std::string& data, int window_bits = 15 + 16) {
+  z_stream z{};
+  deflateInit2(&z, 9, Z_DEFLATED, window_bits, 9, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, uLong(data.size())), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = uInt(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = uInt(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
 }
 
 }  // namespace meadow::server_test
