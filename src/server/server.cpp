@@ -167,7 +167,7 @@ Server::Server(ServerOptions opts) {
         if (res.status == 404) {
           const std::string allow = router->allowed(req.path);
           // (A 404 from a route of this method, such as an unknown model id, stays a 404.)
-      if (!allow.empty() && allow.find(req.method) == std::string::npos) {
+          if (!allow.empty() && allow.find(req.method) == std::string::npos) {
             res.status = 405;
             res.set_header("Allow", allow);
             set_error(res, 405, req.method + " " + req.path + " is not a route; it takes " + allow,
