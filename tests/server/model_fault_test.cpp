@@ -14,55 +14,16 @@
 #include "meadow/server.hpp"
 
 #include "../diffusion/mind_fixture.hpp"
+#include "server_client.hpp"
 
 namespace {
 
-using nlohmann::json;
+using namespace meadow::server_test;
 
-class Running {
- public:
-  explicit Running(meadow::server::ServerOptions o) : s_(std::move(o)) {
-    port_ = s_.bind();
-    thread_ = std::thread([this] { s_.run(); });
-  }
-  ~Running() {
-    s_.stop();
-    thread_.join();
-  }
-  int port() const { return port_; }
-
- private:
-  meadow::server::Server s_;
-  int port_ = 0;
-  std::thread thread_;
-};
-
-struct Reply {
-  int status = 0;
-  std::string body;
-  json j;
-};
-
-Reply post(int port, const std::string& path, const json& body) {
-  httplib::Client c("127.0.0.1", port);
-  c.set_read_timeout(60, 0);
-  const auto r = path == "/health" ? c.Get(path.c_str())
-                                   : c.Post(path.c_str(), body.dump(), "application/json");
-  Reply out;
-  if (!r) return out;
-  out.status = r->status;
-  out.body = r->body;
-  out.j = json::parse(r->body, nullptr, false);
-  return out;
-}
-
-meadow::server::ServerOptions options(const std::string& model) {
-  meadow::server::ServerOptions o;
-  o.model = model;
-  o.port = 0;
+meadow::server::ServerOptions broken_options(const std::string& model) {
+  auto o = meadow::server_test::options(model);
   o.workers = 2;
   o.queue = 8;
-  o.log = false;
   o.model_id = "broken";
   o.default_max_tokens = 8;
   return o;
@@ -94,7 +55,7 @@ TEST(ModelFault, NanModelAnswers500ModelErrorEverywhere) {
     const std::string path = meadow::mind_test::make_fixture(
         "nan-" + arch + "-server",
         "--arch " + arch + " --vocab 512 --nan-tensor output_norm.weight");
-    Running s(options(path));
+    Running s(broken_options(path));
     expect_500(post(s.port(), "/v1/chat/completions", chat("Say hello.")), path, "chat");
     expect_500(post(s.port(), "/v1/completions", {{"prompt", "hello"}, {"max_tokens", 4}}), path,
                "completions");
@@ -121,7 +82,7 @@ TEST(ModelFault, NanModelAnswers500ModelErrorEverywhere) {
       EXPECT_EQ(r.body.find(std::string(1, '\0')), std::string::npos);
       EXPECT_EQ(r.body.find("\\u0000"), std::string::npos) << r.body;
     }
-    const Reply h = post(s.port(), "/health", {});
+    const Reply h = call(s.port(), "GET", "/health");
     EXPECT_EQ(h.status, 200);
     EXPECT_EQ(h.j["status"], "ok") << h.body;
   }
