@@ -13,6 +13,7 @@
 #include "meadow/error.hpp"
 #include "meadow/fetch.hpp"
 #include "meadow/mind.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::cli {
 namespace {
@@ -85,13 +86,14 @@ void run_pull(const PullArgs& a) {
     throw Error("pull needs a model NAME or a URL (names: meadow-mind pull --list)");
 
   fetch::PullRequest req;
-  std::string label = a.what;
+  // What the messages call it: a URL's password never reaches the terminal or a log.
+  std::string label = util::printable(fetch::redact_url(a.what));
   const bool is_url = a.what.find("://") != std::string::npos;
   if (is_url) {
     req.url = a.what;
     req.sha256 = a.sha256;
   } else if (a.what.find_first_of("/:") != std::string::npos) {
-    throw Error("malformed URL '" + a.what + "' (expected https://HOST/PATH/FILE.gguf)");
+    throw Error("malformed URL '" + label + "' (expected https://HOST/PATH/FILE.gguf)");
   } else {
     const fetch::KnownModel* m = fetch::find_known(a.what);
     if (!m)
@@ -142,7 +144,11 @@ void run_pull(const PullArgs& a) {
     std::snprintf(speed, sizeof speed, " in %.1f s", r.seconds);
     how = "downloaded " + mib(r.transferred) + speed;
     if (r.resumed_from && !r.restarted) how += ", resumed at " + mib(r.resumed_from);
-    if (r.restarted) how += ", restarted from zero (the server did not resume)";
+    if (r.restarted)
+      how +=
+          ", restarted from zero (" +
+          (r.restart_reason.empty() ? std::string("the server did not resume") : r.restart_reason) +
+          ")";
   }
   const std::string check =
       r.verified ? "sha256 verified" : "no known hash; not verified (sha256 " + r.sha256 + ")";

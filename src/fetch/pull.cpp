@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,6 +23,7 @@
 #include "meadow/gguf.hpp"
 #include "util/atomic_file.hpp"
 #include "util/printable.hpp"
+#include "util/read_file.hpp"
 
 namespace meadow::fetch {
 namespace {
@@ -128,13 +128,14 @@ bool write_all(const WriteFn& write, int fd, const char* p, size_t n) {
 }
 
 // The record beside the .part (resume.hpp); written whole or not at all.
+// Read through the one bounded reader: a record that is missing, too large, or not a regular
+// file (a FIFO would block a plain open) is no record, and the .part starts again.
 std::optional<PartRecord> read_record(const std::string& part) {
-  std::ifstream in(record_path(part), std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string text(65537, '\0');
-  in.read(text.data(), std::streamsize(text.size()));
-  text.resize(size_t(in.gcount()));
-  return parse_record(text);
+  try {
+    return parse_record(util::read_file(record_path(part), 65536));
+  } catch (const Error&) {
+    return std::nullopt;
+  }
 }
 
 void write_record(const std::string& part, const PartRecord& rec) {

@@ -116,6 +116,22 @@ TEST_F(PullCli, PasswordInTheUrlIsNotPrinted) {
   EXPECT_EQ(r.out.find("pw-Secr3t-42"), std::string::npos) << r.out;
 }
 
+// A pull that succeeds says so without the password too, and so does a URL too broken to parse.
+TEST_F(PullCli, PasswordIsNotPrintedOnSuccessOrForAMalformedUrl) {
+  Server s(gguf_fixture());
+  const std::string url =
+      "http://alice:pw-Secr3t-42@127.0.0.1:" + std::to_string(s.port()) + "/model.gguf";
+  const CliResult ok = run({url, "--out", out()});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_HAS(ok.err, "alice:***@127.0.0.1");
+  EXPECT_EQ(ok.err.find("pw-Secr3t-42"), std::string::npos) << ok.err;
+  EXPECT_EQ(ok.out.find("pw-Secr3t-42"), std::string::npos) << ok.out;
+  const CliResult bad = run({"alice:pw-Secr3t-42@host/model.gguf", "--out", out()});
+  EXPECT_EQ(bad.code, 2);
+  expect_one_line(bad.err);
+  EXPECT_EQ(bad.err.find("pw-Secr3t-42"), std::string::npos) << bad.err;
+}
+
 TEST_F(PullCli, WrongHashExits2AndLeavesNoFile) {
   Server s(gguf_fixture());
   const CliResult r = run({s.url(), "--out", out(), "--sha256", std::string(64, 'e')});

@@ -43,7 +43,8 @@ class Running {
 inline Reply call(int port, const std::string& method, const std::string& path,
                   const std::string& body = "") {
   httplib::Client c("127.0.0.1", port);
-  c.set_read_timeout(60, 0);
+  // Generous: under the sanitizers and a loaded machine a long generation takes minutes.
+  c.set_read_timeout(300, 0);
   c.set_connection_timeout(10, 0);
   httplib::Result r =
       method == "GET" ? c.Get(path.c_str()) : c.Post(path.c_str(), body, "application/json");
