@@ -118,6 +118,15 @@ void Connection::write_all(std::string_view bytes) {
   }
 }
 
+void Connection::try_write(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    bytes.remove_prefix(size_t(n));
+  }
+}
+
 void Connection::get_remote_ip_and_port(std::string& ip, int& port) const {
   sockaddr_storage ss{};
   socklen_t len = sizeof ss;

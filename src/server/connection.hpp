@@ -24,7 +24,7 @@ class Connection : public httplib::Stream {
 
   bool is_readable() const override;
   bool is_writable() const override;
-  // 0..size bytes; -1 at the end of the connection, on an error or past the read deadline.
+  // 1..size bytes; 0 at the end of the connection; -1 on an error or past the read deadline.
   ssize_t read(char* ptr, size_t size) override;
   ssize_t write(const char* ptr, size_t size) override;
   void get_remote_ip_and_port(std::string& ip, int& port) const override;
@@ -39,8 +39,12 @@ class Connection : public httplib::Stream {
   bool timed_out() const { return timed_out_; }
   // Bytes read from the socket that the parser has not taken yet (a pipelined next request).
   std::string_view pending() const { return {buf_.data() + pos_, buf_.size() - pos_}; }
-  // Writes a whole response made elsewhere (an error the front answers itself); best effort.
+  // Writes a whole response made elsewhere (a body that could not be read); best effort,
+  // waiting for room as write() does.
   void write_all(std::string_view bytes);
+  // The same without ever waiting (the front's one thread answers with it): what does not fit
+  // in the socket's buffer now is dropped, and the connection is closed after it anyway.
+  void try_write(std::string_view bytes);
   // Cuts the connection from another thread: blocked reads and writes return at once.
   void cut();
 

@@ -128,7 +128,7 @@ void Front::gate_loop() {
   auto answer_and_close = [&](int fd, int status, const std::string& message) {
     Waiting& w = *conns[fd];
     if (status == 0) return drop(fd);
-    w.conn->write_all(error_response(status, message));
+    w.conn->try_write(error_response(status, message));
     ::shutdown(fd, SHUT_WR);
     w.closing = true;
     w.deadline = Clock::now() + kLingerTime;
@@ -156,7 +156,7 @@ void Front::gate_loop() {
     std::string data(pending.substr(0, peeked.size()));
     const ssize_t got =
         ::recv(fd, peeked.data(), peeked.size() - data.size(), MSG_PEEK | MSG_DONTWAIT);
-    if (got == 0 && data.empty()) w.eof = true;
+    if (got == 0 && peeked.size() > data.size()) w.eof = true;  // (0 asked for gives 0 too)
     if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
       return drop(fd);  // reset by the client
     if (got > 0) data.append(peeked.data(), size_t(got));
@@ -197,7 +197,7 @@ void Front::gate_loop() {
     for (auto& w : arrived) {
       const int fd = w->conn->socket();
       if (conns.size() >= opts_.max_connections && !w->closing) {
-        w->conn->write_all(error_response(503, "the server has too many open connections"));
+        w->conn->try_write(error_response(503, "the server has too many open connections"));
         continue;
       }
       epoll_event ev{};
