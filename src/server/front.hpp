@@ -49,6 +49,8 @@ class Front {
   Front(const Front&) = delete;
   Front& operator=(const Front&) = delete;
 
+  const FrontOptions& options() const { return opts_; }
+
   // A connection just accepted; never blocks. The front owns the socket from here.
   void admit(int fd);
   // Closes every connection (requests in flight are cut) and joins the threads. Idempotent.

@@ -160,7 +160,11 @@ Server::Server(ServerOptions opts) {
   // httplib writes headers and body separately; with Nagle's algorithm the body then waits for
   // the client's delayed ACK of the headers: 40 ms added to every answer (measured on /v1/decide).
   http.set_tcp_nodelay(true);
-  http.set_keep_alive_timeout(5);
+  // The "Keep-Alive: timeout=T, max=N" header httplib writes says what the front does.
+  const FrontOptions& f = impl_->front.options();
+  http.set_keep_alive_timeout(
+      std::chrono::duration_cast<std::chrono::seconds>(f.keep_alive).count());
+  http.set_keep_alive_max_count(size_t(f.keep_alive_max));
   http.set_error_handler(
       [router = &impl_->router](const httplib::Request& req, httplib::Response& res) {
         // A path that exists under another method: 405 and what it allows, not 404.
