@@ -32,6 +32,9 @@ struct HeadScan {
   std::string message;    // for refuse: one line, printable
 };
 
+// Header names and tokens compare without regard to ASCII case (RFC 9110 5.1).
+bool iequals(std::string_view a, std::string_view b);
+
 // A chunk-size line of chunked transfer coding, without its CRLF: hex digits, then optionally
 // ";extensions" (ignored). nullopt when malformed. The front and the body reader share it, so
 // they agree on where a chunked body ends.

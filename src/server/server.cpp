@@ -7,7 +7,6 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <functional>
 
@@ -17,6 +16,7 @@
 #include "server/context.hpp"
 #include "server/front.hpp"
 #include "server/guard.hpp"
+#include "server/head_scan.hpp"
 #include "server/json_errors.hpp"
 #include "server/routes.hpp"
 
@@ -88,9 +88,7 @@ class Http : public httplib::Server {
   }
 
   static void take_body(Connection& c, httplib::Request& req, size_t max_body) {
-    std::string expect = req.get_header_value("Expect");
-    for (char& ch : expect) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    if (expect == "100-continue") {
+    if (iequals(req.get_header_value("Expect"), "100-continue")) {
       req.headers.erase("Expect");
       c.write_all("HTTP/1.1 100 Continue\r\n\r\n");
     }
