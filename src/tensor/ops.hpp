@@ -114,6 +114,16 @@ void dequantize_row(const Weights& w, int64_t row, float* out);
 void rmsnorm(const float* x, const float* g, float* y, int64_t n, int64_t d, float eps);
 // x[t, i] += b[i]
 void add_bias(float* x, const float* b, int64_t n, int64_t d);
+// LayerNorm (BERT): y[t] = (x[t] - mean) / sqrt(var + eps) * g + b over each of n rows of d,
+// with the biased variance as PyTorch's; mean and variance are summed in double, so eps as
+// small as BERT's 1e-12 still counts. y may be x (in place).
+void layernorm(const float* x, const float* g, const float* b, float* y, int64_t n, int64_t d,
+               float eps);
+// The exact GELU of BERT, in place: x * Phi(x) = x / 2 * (1 + erf(x / sqrt 2)), not the tanh
+// approximation. Vector lanes evaluate erfc by Abramowitz & Stegun 7.1.26 (absolute error
+// under 1.5e-7 in Phi; the negative side takes erfc directly, so it never cancels). Large n is
+// split over th.
+void gelu(float* x, int64_t n, Threads th);
 // out = silu(gate) * up, elementwise over n values; out may be gate or up (in place). With
 // threads, large n is split over them (a decision's 30 x 1536 values: 23 us on one core); the
 // same floats either way.

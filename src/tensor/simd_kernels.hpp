@@ -29,6 +29,8 @@ void axpy_f32(float a, const float* x, float* y, int64_t n);  // y += a * x
 void scale_f32(float a, float* y, int64_t n);                 // y *= a
 // out[i] = gate[i] / (1 + exp(-gate[i])) * up[i]
 void swiglu_f32(const float* gate, const float* up, float* out, int64_t n);
+// In place x = x * Phi(x) (tensor::gelu).
+void gelu_f32(float* x, int64_t n);
 // In place x = exp(x - max x) / sum, over n values.
 void softmax_f32(float* x, int64_t n);
 // tensor::rope's rotation (even head_dim <= kRopeMaxHeadDim); neox: pairs (i, i + head_dim / 2),

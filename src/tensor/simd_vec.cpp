@@ -1,4 +1,4 @@
-// Elementwise float32 vector kernels (axpy, SwiGLU, softmax), dispatched at run time.
+// Elementwise float32 vector kernels (axpy, SwiGLU, GELU, softmax), dispatched at run time.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tensor/simd_vec.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -54,6 +54,47 @@ void SwigluF32(const float* gate, const float* up, float* out, int64_t n) {
   for (; i < n; ++i) out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
 }
 
+// Abramowitz & Stegun 7.1.26: erfc(z) ~= t (a1 + t (a2 + t (a3 + t (a4 + t a5)))) exp(-z^2),
+// t = 1 / (1 + p z), for z >= 0, with |error| < 1.5e-7.
+constexpr float kErfP = 0.3275911f, kErfA1 = 0.254829592f, kErfA2 = -0.284496736f,
+                kErfA3 = 1.421413741f, kErfA4 = -1.453152027f, kErfA5 = 1.061405429f;
+constexpr float kInvSqrt2 = 0.70710678118654752f;
+// exp(-z^2) is clamped here: below exp(-80) Phi is 0 to float precision anyway.
+constexpr float kMaxZ2 = 80.0f;
+
+float GeluScalar(float x) {
+  const float z = std::fabs(x) * kInvSqrt2;
+  const float t = 1.0f / (1.0f + kErfP * z);
+  const float poly = t * (kErfA1 + t * (kErfA2 + t * (kErfA3 + t * (kErfA4 + t * kErfA5))));
+  const float erfc = poly * std::exp(-std::min(z * z, kMaxZ2));
+  return x * (x >= 0.0f ? 1.0f - 0.5f * erfc : 0.5f * erfc);
+}
+
+void GeluF32(float* HWY_RESTRICT x, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = int64_t(hn::Lanes(d));
+  const auto p = hn::Set(d, kErfP), one = hn::Set(d, 1.0f), half = hn::Set(d, 0.5f);
+  const auto a1 = hn::Set(d, kErfA1), a2 = hn::Set(d, kErfA2), a3 = hn::Set(d, kErfA3),
+             a4 = hn::Set(d, kErfA4), a5 = hn::Set(d, kErfA5);
+  const auto inv_sqrt2 = hn::Set(d, kInvSqrt2), max_z2 = hn::Set(d, kMaxZ2);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto v = hn::LoadU(d, x + i);
+    const auto z = hn::Mul(hn::Abs(v), inv_sqrt2);
+    const auto t = hn::Div(one, hn::MulAdd(p, z, one));
+    auto poly = hn::MulAdd(t, a5, a4);
+    poly = hn::MulAdd(t, poly, a3);
+    poly = hn::MulAdd(t, poly, a2);
+    poly = hn::MulAdd(t, poly, a1);
+    poly = hn::Mul(t, poly);
+    const auto e = hn::CallExp(d, hn::Neg(hn::Min(hn::Mul(z, z), max_z2)));
+    const auto tail = hn::Mul(half, hn::Mul(poly, e));  // Phi(-|x|)
+    const auto phi = hn::IfThenElse(hn::Lt(v, hn::Zero(d)), tail, hn::Sub(one, tail));
+    hn::StoreU(hn::Mul(v, phi), d, x + i);
+  }
+  for (; i < n; ++i) x[i] = GeluScalar(x[i]);
+}
+
 // In place: x = exp(x - max) / sum. Lanes beyond n are never touched.
 void SoftmaxF32(float* HWY_RESTRICT x, int64_t n) {
   const hn::ScalableTag<float> d;
@@ -92,6 +133,7 @@ HWY_EXPORT(AxpyF32);
 HWY_EXPORT(ScaleF32);
 HWY_EXPORT(SwigluF32);
 HWY_EXPORT(SoftmaxF32);
+HWY_EXPORT(GeluF32);
 
 void axpy_f32(float a, const float* x, float* y, int64_t n) {
   HWY_DYNAMIC_DISPATCH(AxpyF32)(a, x, y, n);
@@ -101,6 +143,10 @@ void scale_f32(float a, float* y, int64_t n) {
 }
 void swiglu_f32(const float* gate, const float* up, float* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(SwigluF32)(gate, up, out, n);
+}
+
+void gelu_f32(float* x, int64_t n) {
+  if (n > 0) HWY_DYNAMIC_DISPATCH(GeluF32)(x, n);
 }
 
 void softmax_f32(float* x, int64_t n) {
