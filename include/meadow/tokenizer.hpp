@@ -9,6 +9,14 @@
 //
 // Invalid UTF-8 never throws: each invalid byte becomes its own byte token, and the valid runs
 // around it are tokenized as if they were separate texts. decode() returns those bytes back.
+//
+// WordPiece (tokenizer.ggml.model "bert": BERT-family encoders in llama.cpp's conventions) runs
+// Hugging Face's BertNormalizer + BertPreTokenizer + WordPiece pipeline between the added
+// tokens instead (tokenizer/bert_basic.hpp, tokenizer/wordpiece.hpp); invalid UTF-8 bytes are
+// dropped there, as BERT's cleaning drops U+FFFD. encode() gives the pieces alone;
+// encode_segments() the model's input, [CLS] a [SEP] (b [SEP]), with its token type ids. Ids
+// match Hugging Face `tokenizers` on all-MiniLM-L6-v2's tokenizer.json
+// (tests/reference/minilm_reference_test.cpp).
 #pragma once
 
 #include <cstdint>
@@ -38,17 +46,25 @@ enum class TokenType : int32_t {
 
 // Everything a tokenizer is built from. Fields mirror the GGUF tokenizer.* keys.
 struct Vocab {
-  std::string model = "gpt2";       // tokenizer.ggml.model; only "gpt2" (byte-level BPE)
-  std::vector<std::string> tokens;  // id -> token text (byte-level unicode for normal tokens)
+  std::string model = "gpt2";       // tokenizer.ggml.model: "gpt2" (byte-level BPE) or "bert"
+  std::vector<std::string> tokens;  // id -> token text (byte-level unicode for normal tokens;
+                                    // for "bert", U+2581 + a word-initial piece)
   std::vector<std::string> merges;  // "left right", highest priority first
   std::vector<int32_t> types;       // id -> TokenType; empty means all normal
   std::string pre = "default";      // tokenizer.ggml.pre: qwen2 | llama-bpe | default | gpt2 ...
   std::optional<int32_t> bos, eos, pad, mask, unk, eot;
-  bool add_bos = false;       // tokenizer.ggml.add_bos_token (callers decide to prepend)
-  std::string chat_template;  // tokenizer.chat_template (Jinja source), may be empty
+  std::optional<int32_t> cls, sep;  // tokenizer.ggml.cls_token_id, .seperator_token_id (sic)
+  bool add_bos = false;             // tokenizer.ggml.add_bos_token (callers decide to prepend)
+  std::string chat_template;        // tokenizer.chat_template (Jinja source), may be empty
   // meadow.tokenizer.fold_case: lower-case words before splitting (tokenizer/fold_case.hpp);
   // set by vocabularies trained folded, absent (false) in every other GGUF
   bool fold_case = false;
+};
+
+// An encoder's input: token ids and, for each, its token type (segment) id.
+struct SegmentIds {
+  std::vector<int32_t> ids;
+  std::vector<int32_t> types;
 };
 
 class Tokenizer {
@@ -67,6 +83,11 @@ class Tokenizer {
   std::string decode(std::span<const int32_t> ids, bool skip_special = false) const;
   // The same into out (cleared first; its capacity is reused, so a warm caller allocates less).
   void encode(std::string_view text, bool parse_special, std::vector<int32_t>& out) const;
+  // [CLS] a [SEP], or with b: [CLS] a [SEP] b [SEP]; types 0 up to the first [SEP], 1 after
+  // (Hugging Face's BERT template). Throws meadow::Error when the vocabulary names no [CLS] or
+  // [SEP] token.
+  SegmentIds encode_segments(std::string_view a, std::optional<std::string_view> b = std::nullopt,
+                             bool parse_special = true) const;
   void decode(std::span<const int32_t> ids, bool skip_special, std::string& out) const;
 
   std::optional<int32_t> find(std::string_view token) const;  // exact token text -> id
@@ -80,6 +101,9 @@ class Tokenizer {
   std::optional<int32_t> mask_id() const;
   std::optional<int32_t> unk_id() const;
   std::optional<int32_t> eot_id() const;
+  std::optional<int32_t> cls_id() const;
+  std::optional<int32_t> sep_id() const;
+  const std::string& model() const;  // tokenizer.ggml.model: "gpt2" or "bert"
   bool add_bos() const;
   const std::string& pre() const;
   bool fold_case() const;

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "meadow/error.hpp"
+#include "tokenizer/bert_basic.hpp"
 #include "tokenizer/bpe.hpp"
 #include "tokenizer/byte_unicode.hpp"
 #include "tokenizer/fold_case.hpp"
@@ -16,6 +17,7 @@
 #include "tokenizer/special_matcher.hpp"
 #include "tokenizer/string_table.hpp"
 #include "tokenizer/utf8.hpp"
+#include "tokenizer/wordpiece.hpp"
 #include "util/printable.hpp"
 
 namespace meadow {
@@ -59,6 +61,7 @@ struct Tokenizer::Impl {
   bool nfc = false;            // Qwen's tokenizer.json normalizes to NFC before splitting
   bool ignore_merges = false;  // Llama 3: a piece that is itself a token is taken whole
   tokenizer::SpecialMatcher user_only, with_control;
+  std::unique_ptr<tokenizer::WordPiece> wordpiece;  // model "bert" only
 
   mutable std::mutex cache_mu;
   mutable PieceCache cache;
@@ -66,8 +69,19 @@ struct Tokenizer::Impl {
   void encode_piece(std::string_view piece, std::vector<int32_t>& out) const;
   void encode_valid(std::string_view text, std::vector<int32_t>& out) const;
   void encode_plain(std::string_view text, std::vector<int32_t>& out) const;
+  void encode_wordpiece(std::string_view text, std::vector<int32_t>& out) const;
   int32_t byte_id(unsigned char b) const;
 };
+
+void Tokenizer::Impl::encode_wordpiece(std::string_view text, std::vector<int32_t>& out) const {
+  // A decision's situation is a few dozen words: reused per thread, these stop allocating.
+  thread_local std::string norm;
+  thread_local std::vector<tokenizer::BertWord> words;
+  words.clear();
+  tokenizer::bert_words(text, norm, words);
+  for (const auto& w : words)
+    wordpiece->encode_word(std::string_view(norm).substr(w.begin, w.end - w.begin), w.chars, out);
+}
 
 int32_t Tokenizer::Impl::byte_id(unsigned char b) const {
   if (byte_token[b] >= 0) return byte_token[b];
@@ -123,6 +137,7 @@ void Tokenizer::Impl::encode_valid(std::string_view text, std::vector<int32_t>& 
 }
 
 void Tokenizer::Impl::encode_plain(std::string_view text, std::vector<int32_t>& out) const {
+  if (wordpiece) return encode_wordpiece(text, out);
   std::string folded;  // before the invalid-byte split, as the trainer folds whole texts
   if (vocab.fold_case && tokenizer::fold_case(text, folded)) text = folded;
   // Valid runs go through the pipeline; each invalid byte becomes its byte token on its own.
@@ -145,9 +160,12 @@ void Tokenizer::Impl::encode_plain(std::string_view text, std::vector<int32_t>& 
 }
 
 Tokenizer Tokenizer::from_vocab(Vocab v) {
-  if (v.model != "gpt2") {
-    fail("unsupported tokenizer model " + quoted(v.model) + " (only 'gpt2' byte-level BPE)");
+  const bool bert = v.model == "bert";
+  if (v.model != "gpt2" && !bert) {
+    fail("unsupported tokenizer model " + quoted(v.model) +
+         " (only 'gpt2' byte-level BPE and 'bert' WordPiece)");
   }
+  if (bert && !v.unk) fail("a WordPiece vocabulary needs an unknown token (unknown_token_id)");
   if (v.tokens.empty()) fail("vocabulary has no tokens");
   if (v.tokens.size() > static_cast<size_t>(INT32_MAX)) fail("vocabulary too large");
   const auto n = static_cast<int32_t>(v.tokens.size());
@@ -173,15 +191,17 @@ Tokenizer Tokenizer::from_vocab(Vocab v) {
   check_id(v.mask, "mask");
   check_id(v.unk, "unknown");
   check_id(v.eot, "eot");
+  check_id(v.cls, "cls");
+  check_id(v.sep, "separator");
 
   auto impl = std::make_shared<Impl>();
   Impl& t = *impl;
   try {
-    t.family = tokenizer::pre_family(v.pre);
+    if (!bert) t.family = tokenizer::pre_family(v.pre);  // WordPiece has no regex pre-tokenizer
   } catch (const Error& e) {
     fail(e.what());
   }
-  t.pre = tokenizer::PreTokenizer(t.family);
+  if (!bert) t.pre = tokenizer::PreTokenizer(t.family);
   t.nfc = t.family == PreFamily::qwen2;
   t.ignore_merges = t.family == PreFamily::llama3;
 
@@ -200,7 +220,15 @@ Tokenizer Tokenizer::from_vocab(Vocab v) {
     auto type = static_cast<TokenType>(v.types[id]);
     const bool added = type == TokenType::control || type == TokenType::user_defined;
     std::optional<std::string> bytes;
-    if (!added) bytes = table.decode(v.tokens[id]);
+    if (bert && !added) {
+      // Phantom space: a word-initial piece decodes with a space before it.
+      const std::string& s = v.tokens[id];
+      bytes = s.starts_with(tokenizer::kPhantomSpace)
+                  ? " " + s.substr(tokenizer::kPhantomSpace.size())
+                  : s;
+    } else if (!added) {
+      bytes = table.decode(v.tokens[id]);
+    }
     t.bytes_of.add(bytes ? *bytes : v.tokens[id]);
     if (type == TokenType::user_defined) t.user_only.add(v.tokens[id], id);
     if (added || type == TokenType::unknown) t.with_control.add(v.tokens[id], id);
@@ -236,6 +264,8 @@ Tokenizer Tokenizer::from_vocab(Vocab v) {
   v.merges.clear();
   v.merges.shrink_to_fit();
   t.vocab = std::move(v);
+  if (bert)
+    t.wordpiece = std::make_unique<tokenizer::WordPiece>(t.tokens, t.vocab.types, *t.vocab.unk);
   return Tokenizer(std::move(impl));
 }
 
@@ -261,6 +291,27 @@ void Tokenizer::encode(std::string_view text, bool parse_special, std::vector<in
   }
 }
 
+SegmentIds Tokenizer::encode_segments(std::string_view a, std::optional<std::string_view> b,
+                                      bool parse_special) const {
+  const Impl& t = *impl_;
+  if (!t.vocab.cls || !t.vocab.sep)
+    fail("this vocabulary names no [CLS] and [SEP] tokens (cls_token_id, seperator_token_id)");
+  SegmentIds s;
+  std::vector<int32_t> part;
+  s.ids.push_back(*t.vocab.cls);
+  encode(a, parse_special, part);
+  s.ids.insert(s.ids.end(), part.begin(), part.end());
+  s.ids.push_back(*t.vocab.sep);
+  s.types.assign(s.ids.size(), 0);
+  if (b) {
+    encode(*b, parse_special, part);
+    s.ids.insert(s.ids.end(), part.begin(), part.end());
+    s.ids.push_back(*t.vocab.sep);
+    s.types.resize(s.ids.size(), 1);
+  }
+  return s;
+}
+
 std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special) const {
   std::string out;
   decode(ids, skip_special, out);
@@ -278,6 +329,7 @@ void Tokenizer::decode(std::span<const int32_t> ids, bool skip_special, std::str
     if (skip_special && static_cast<TokenType>(t.vocab.types[id]) == TokenType::control) continue;
     out += t.bytes_of[id];
   }
+  if (t.wordpiece && !out.empty() && out[0] == ' ') out.erase(0, 1);  // the first word's space
 }
 
 std::optional<int32_t> Tokenizer::find(std::string_view token) const {
@@ -320,6 +372,15 @@ std::optional<int32_t> Tokenizer::unk_id() const {
 }
 std::optional<int32_t> Tokenizer::eot_id() const {
   return impl_->vocab.eot;
+}
+std::optional<int32_t> Tokenizer::cls_id() const {
+  return impl_->vocab.cls;
+}
+std::optional<int32_t> Tokenizer::sep_id() const {
+  return impl_->vocab.sep;
+}
+const std::string& Tokenizer::model() const {
+  return impl_->vocab.model;
 }
 bool Tokenizer::add_bos() const {
   return impl_->vocab.add_bos;

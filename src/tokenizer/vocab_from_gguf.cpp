@@ -80,6 +80,8 @@ Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
     v.mask = token_id(f, "tokenizer.ggml.mask_token_id");
     v.unk = token_id(f, "tokenizer.ggml.unknown_token_id");
     v.eot = token_id(f, "tokenizer.ggml.eot_token_id");
+    v.cls = token_id(f, "tokenizer.ggml.cls_token_id");
+    v.sep = token_id(f, "tokenizer.ggml.seperator_token_id");  // llama.cpp's spelling
     v.add_bos = f.get_bool("tokenizer.ggml.add_bos_token", false);
     v.chat_template = f.get_string("tokenizer.chat_template", "");
     v.fold_case = f.get_bool("meadow.tokenizer.fold_case", false);
