@@ -44,6 +44,9 @@ class Item:
     answer: str
     forms: list[str]
     domain: str
+    # Dense labels for the reader (train/reader/): the rule's literals with their spans, the
+    # option each chooses, and whether each holds in this item's world. Not part of to_json.
+    reading: dict | None = None
 
     def to_json(self) -> dict:
         return {
@@ -318,7 +321,9 @@ def sample_world(rng, dom, rule: Rule, aspects_used: list, target: int):
     return None
 
 
-def describe(rng, dom, world, nums_used, aspects_used, forms: set) -> str:
+def describe(rng, dom, world, nums_used, aspects_used, forms: set, values: dict | None = None) -> str:
+    """The state sentence; `values`, when given, maps each quantity stated to the character
+    span of its number in the sentence."""
     parts = []
     for ai in aspects_used:
         asp = dom["aspects"][ai]
@@ -336,17 +341,54 @@ def describe(rng, dom, world, nums_used, aspects_used, forms: set) -> str:
         forms.add("distractor")
     if len(parts) > 1 and rng.random() < 0.3:
         rng.shuffle(parts)
-    return " ".join(parts)
+    state = " ".join(parts)
+    if values is not None:
+        for qi in nums_used:
+            v = fmt_num(world["nums"][qi], integral(dom["numeric"][qi]))
+            q = dom["numeric"][qi]
+            for tmpl in (q["state"], q["state2"]):
+                part = tmpl.replace("{v}", v)
+                at = state.find(part)
+                if at >= 0:
+                    values[qi] = (at + tmpl.index("{v}"), at + tmpl.index("{v}") + len(v))
+                    break
+    return state
 
 
 # ---- surface ----------------------------------------------------------------------------
 
 
-def condition_text(rng, dom, lits, join, forms, style: str) -> str:
-    if style == "clause":
-        texts = [lit_clause(rng, dom, l, forms) for l in lits]
-    else:
-        texts = [lit_label(rng, dom, l, forms, symbolic=(style == "symbol")) for l in lits]
+def pronoun_for(subject: str) -> str:
+    last = subject.split()[-1]
+    return "they" if last.endswith("s") and not last.endswith("ss") else "it"
+
+
+def lit_text(rng, dom, lit, forms: set, style: str, memo: dict | None) -> dict:
+    """One literal as written, and as the judge must read it (a pronoun resolved): a clause
+    whose aspect was the previous clause's may say "it" / "they" for the aspect's subject."""
+    if style != "clause":
+        t = lit_label(rng, dom, lit, forms, symbolic=(style == "symbol"))
+        return {"text": t, "resolved": t, "ante": None}
+    t = lit_clause(rng, dom, lit, forms)
+    out = {"text": t, "resolved": t, "ante": None}
+    if memo is not None:
+        subject = dom["aspects"][lit.aspect].get("subject") if isinstance(lit, Cat) else None
+        if subject and memo.get("aspect") == lit.aspect and t.startswith(subject + " ") and rng.random() < 0.6:
+            out = {"text": pronoun_for(subject) + t[len(subject) :], "resolved": t, "ante": subject}
+            forms.add("pronoun")
+        memo["aspect"] = lit.aspect if isinstance(lit, Cat) else None
+    return out
+
+
+def condition_text(
+    rng, dom, lits, join, forms, style: str, trace: list | None = None, memo: dict | None = None
+) -> str:
+    made = [lit_text(rng, dom, x, forms, style, memo if len(lits) == 1 else None) for x in lits]
+    if memo is not None and len(lits) > 1:
+        memo["aspect"] = None
+    texts = [m["text"] for m in made]
+    if trace is not None:
+        trace.append(made)
     if len(texts) == 1:
         return texts[0]
     forms.add(join)
@@ -370,7 +412,8 @@ _DEFAULT_FIRST = ["Normally, {r}.", "By default, {r}.", "Usually {r}.", "As a ru
 _DEFAULT_MIDDLE = ["Otherwise, {r}.", "In every other case, {r}.", "If not, {r}."]
 
 
-def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set) -> str:
+def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set, trace: list | None = None) -> str:
+    """The rule's text; `trace`, when given, receives each clause's literal texts in order."""
     style = rng.choices(["letter", "paren_lt", "paren_tl", "text"], [3, 2, 2, 3])[0]
     if style in ("paren_lt", "paren_tl"):
         forms.add("parentheses")
@@ -381,6 +424,8 @@ def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set) -> str:
     if rule.unless:
         ((lits, _, opt),) = rule.clauses
         cond = lit_clause(rng, dom, lits[0], forms)
+        if trace is not None:
+            trace.append([{"text": cond, "resolved": cond, "ante": None}])
         forms.add("unless")
         d = rule.default
         return rng.choice(
@@ -398,25 +443,26 @@ def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set) -> str:
     )[0]
     forms.add(layout)
     lines = []
+    memo: dict = {}  # the previous clause's aspect, for pronouns
     for lits, join, opt in rule.clauses:
         if layout in ("if", "when"):
             word = "If" if layout == "if" else rng.choice(["When", "Whenever"])
-            cond = condition_text(rng, dom, lits, join, forms, "clause")
+            cond = condition_text(rng, dom, lits, join, forms, "clause", trace, memo)
             lines.append(rng.choice([f"{word} {cond}, {r(opt)}.", f"{cap(r(opt))} {word.lower()} {cond}."]))
         elif layout == "means":
-            cond = condition_text(rng, dom, lits, join, forms, "label")
+            cond = condition_text(rng, dom, lits, join, forms, "label", trace)
             lines.append(rng.choice([f"{cap(cond)} means {r(opt)}.", f"{cap(cond)} means you {r(opt)}."]))
         elif layout == "colon":
-            cond = condition_text(rng, dom, lits, join, forms, rng.choice(["label", "label", "symbol"]))
+            cond = condition_text(rng, dom, lits, join, forms, rng.choice(["label", "label", "symbol"]), trace)
             lines.append(f"{cap(cond)}: {r(opt)}.")
         elif layout == "arrow":
-            cond = condition_text(rng, dom, lits, join, forms, rng.choice(["label", "symbol"]))
+            cond = condition_text(rng, dom, lits, join, forms, rng.choice(["label", "symbol"]), trace)
             lines.append(f"{cond} {rng.choice(['->', '->', '=>', '→'])} {r(opt)}")
         elif layout == "bullets":
-            cond = condition_text(rng, dom, lits, join, forms, rng.choice(["label", "clause"]))
+            cond = condition_text(rng, dom, lits, join, forms, rng.choice(["label", "clause"]), trace)
             lines.append(f"{rng.choice(['-', '*', '•'])} {cap(cond)}: {r(opt)}")
         else:
-            cond = condition_text(rng, dom, lits, join, forms, rng.choice(["label", "symbol"]))
+            cond = condition_text(rng, dom, lits, join, forms, rng.choice(["label", "symbol"]), trace)
             lines.append(f"{cond} | {r(opt)}")
     if rule.default is not None:
         d = rule.default
@@ -453,7 +499,7 @@ def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set) -> str:
     return sep.join(lines)
 
 
-def compose_rule(rng, dom):
+def compose_rule(rng, dom, trace: list | None = None):
     """One rule of a domain and the sampler of its items, or None when this draw fails."""
     n_actions = len(dom["actions"])
     n_opts = rng.choices([2, 3, 4, 5, 6], [2, 4, 4, 2, 1])[0]
@@ -480,16 +526,19 @@ def compose_rule(rng, dom):
     if rng.random() < 0.3:
         rng.shuffle(listing)
     forms: set = set()
-    text = render(rng, dom, rule, letters, texts, forms)
+    text = render(rng, dom, rule, letters, texts, forms, trace)
     if [letters[i] for i in listing] != sorted(letters):
         forms.add("letters-out-of-order")
     options = [(letters[i], texts[i]) for i in listing]
     return rule, aspects_used, used, letters, options, text, forms
 
 
-def items_for_rule(rng, dom, n_states: int):
-    """Up to n_states items sharing one rule, answers spread over its options."""
-    made = compose_rule(rng, dom)
+def items_for_rule(rng, dom, n_states: int, dense: bool = False):
+    """Up to n_states items sharing one rule, answers spread over its options.
+
+    With `dense`, each item carries its reading (Item.reading); the draws are the same."""
+    trace: list | None = [] if dense else None
+    made = compose_rule(rng, dom, trace)
     if not made:
         return []
     rule, aspects_used, used, letters, options, text, forms = made
@@ -503,13 +552,17 @@ def items_for_rule(rng, dom, n_states: int):
             continue
         world, nums_used = got
         f = set(forms)
-        state = describe(rng, dom, world, nums_used, aspects_used, f)
+        values: dict | None = {} if trace is not None else None
+        state = describe(rng, dom, world, nums_used, aspects_used, f, values)
         if state in seen:
             continue
         seen.add(state)
         if rule.default is not None and target == rule.default:
             f.add("default")
-        out.append(Item(text, options, state, letters[target], sorted(f), dom["domain"]))
+        item = Item(text, options, state, letters[target], sorted(f), dom["domain"])
+        if trace is not None:
+            item.reading = reading_of(dom, rule, trace, letters, world, values)
+        out.append(item)
     return out
 
 
@@ -523,3 +576,45 @@ def generate(domains: list[dict], n_rules: int, seed: int, states_per_rule: int 
         if items:
             groups.append(items)
     return groups
+
+
+def number_of(dom, lit, text: str, values: dict) -> dict | None:
+    """A numeric literal's comparison: its operator, the spans of its threshold(s) in the
+    literal's text and of the quantity's value in the state (None when not found)."""
+    if not isinstance(lit, Num) or lit.q not in values:
+        return None
+    q = dom["numeric"][lit.q]
+    t, t2 = fmt_num(lit.t, integral(q)), fmt_num(lit.t2, integral(q))
+    if lit.op == "in":
+        b = text.rfind(t2)
+        a = text.rfind(t, 0, b)
+        if a < 0 or b < 0:
+            return None
+        thresholds = [(a, a + len(t)), (b, b + len(t2))]
+    else:
+        a = text.rfind(t)
+        if a < 0:
+            return None
+        thresholds = [(a, a + len(t))]
+    return {"op": lit.op, "thresholds": thresholds, "value": values[lit.q]}
+
+
+def reading_of(dom, rule: Rule, trace: list, letters: list, world, values: dict) -> dict:
+    """What the rule says, as the reader must learn it: per clause its literal texts (as
+    written in the rule; resolved, with the subject a pronoun stands for), their join, the option letter they choose and each literal's truth
+    in `world`; the default's letter (None when the rule has none)."""
+    clauses = []
+    for (lits, join, opt), made in zip(rule.clauses, trace):
+        clauses.append(
+            {
+                "texts": [m["text"] for m in made],
+                "resolved": [m["resolved"] for m in made],
+                "antes": [m["ante"] for m in made],
+                "join": join if len(lits) > 1 else "",
+                "letter": letters[opt],
+                "truth": [holds(x, world) for x in lits],
+                "numbers": [number_of(dom, x, m["text"], values) for x, m in zip(lits, made)],
+            }
+        )
+    default = letters[rule.default] if rule.default is not None else None
+    return {"clauses": clauses, "default": default}

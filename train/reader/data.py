@@ -1,0 +1,180 @@
+"""Training examples for meadow-reader, in the two parts it learns.
+
+Reading (once per rule): for each option, which words of the rule are the conditions that
+choose it, how they join, and whether it is the default. One example per (rule, option):
+the option ("C: sound the horn") as the first segment, the rule as the second, a tag per
+rule token (TAGS) and a default flag.
+
+Judging (once per decision): does this condition, as the rule writes it, hold in this
+situation? One example per (literal, state), labelled by the world the composer sampled.
+
+Both come from train/small/compose.py's dense labels (Item.reading); items overlapping a
+held-out text (train/small/heldout.py) are dropped before they get here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from train.small.compose import Item
+
+# Tag of each rule token for one option: outside, the first / next token of a literal that
+# chooses this option, a word joining two literals of one clause by "and" / "or", a pronoun
+# that begins such a literal, and the words it stands for (the antecedent, anywhere before).
+TAGS = ["O", "B", "I", "AND", "OR", "PRON", "ANTE"]
+TAG = {t: i for i, t in enumerate(TAGS)}
+
+# Judging a numeric literal is reading, then arithmetic: the literal's comparison (OPS; "none"
+# for a literal that is not one), its threshold(s) (T1, T2: tokens of the condition) and the
+# quantity's value (V: tokens of the situation) are tagged; the runtime parses and compares.
+OPS = ["none", ">", ">=", "<", "<=", "in"]
+JUDGE_TAGS = ["O", "T1", "T2", "V"]
+
+
+def option_query(letter: str, text: str) -> str:
+    """The first segment of a reading example; the runtime builds the same string."""
+    return f"{letter}: {text}"
+
+
+@dataclasses.dataclass
+class Span:
+    start: int  # characters of the rule
+    end: int
+    tag: str  # "LIT", "AND", "OR", "PRON", "ANTE"
+
+
+@dataclasses.dataclass
+class ReadingExample:
+    query: str
+    rule: str
+    spans: list[Span]  # of this option, in rule order
+    is_default: bool
+
+
+@dataclasses.dataclass
+class JudgeExample:
+    condition: str
+    state: str
+    holds: bool
+    op: str = "none"
+    thresholds: list = dataclasses.field(default_factory=list)  # spans in `condition`
+    value: tuple | None = None  # span in `state`
+
+
+def locate(rule: str, clauses: list[dict]) -> list[list[tuple[int, int]]] | None:
+    """Character spans of every clause's literals, searched in order (clauses are rendered in
+    order; the default line holds no literal). None when a literal is not found."""
+    low = rule.lower()
+    at = 0
+    out = []
+    for c in clauses:
+        spans = []
+        for text in c["texts"]:
+            i = low.find(text.lower(), at)
+            if i < 0:
+                return None
+            spans.append((i, i + len(text)))
+            at = i + len(text)
+        out.append(spans)
+    return out
+
+
+def join_span(rule: str, a: tuple[int, int], b: tuple[int, int], join: str) -> Span | None:
+    """The joining word between two literals of one clause ("and", "and also", "or")."""
+    gap = rule[a[1] : b[0]]
+    word = "or" if join == "or" else "and"
+    k = gap.lower().find(word)
+    if k < 0:
+        return None
+    return Span(a[1] + k, a[1] + k + len(word), join.upper())
+
+
+def reading_examples(item: Item) -> list[ReadingExample]:
+    r = item.reading
+    spans = locate(item.rule, r["clauses"])
+    if spans is None:
+        return []
+    out = []
+    for letter, text in item.options:
+        mine: list[Span] = []
+        for c, sp in zip(r["clauses"], spans):
+            if c["letter"] != letter:
+                continue
+            for k, (s, e) in enumerate(sp):
+                if k:
+                    j = join_span(item.rule, sp[k - 1], (s, e), c["join"])
+                    if j is None:
+                        return []
+                    mine.append(j)
+                ante = c["antes"][k]
+                if ante:
+                    a = item.rule.lower().rfind(ante.lower(), 0, s)
+                    word = c["texts"][k].split(" ", 1)[0]
+                    if a < 0:
+                        return []
+                    mine += [Span(a, a + len(ante), "ANTE"), Span(s, s + len(word), "PRON")]
+                    s += len(word) + 1
+                mine.append(Span(s, e, "LIT"))
+        antes = [m for m in mine if m.tag == "ANTE"]
+        if any(a.start < m.end and m.start < a.end for a in antes for m in mine if m.tag == "LIT"):
+            return []  # the antecedent inside this option's own condition: no clean tags
+        out.append(ReadingExample(option_query(letter, text), item.rule, mine, letter == r["default"]))
+    return out
+
+
+def judge_examples(item: Item) -> list[JudgeExample]:
+    out = []
+    for c in item.reading["clauses"]:
+        for text, t, num in zip(c["resolved"], c["truth"], c["numbers"]):
+            if num is None:
+                out.append(JudgeExample(text, item.state, bool(t)))
+            else:
+                out.append(
+                    JudgeExample(text, item.state, bool(t), num["op"], num["thresholds"], num["value"])
+                )
+    return out
+
+
+def judge_token_tags(offsets, seq_ids, ex: JudgeExample) -> list[int]:
+    tags = []
+    for (s, e), sid in zip(offsets, seq_ids):
+        if sid is None or e <= s:
+            tags.append(-100)
+            continue
+        tag = "O"
+        if sid == 0:
+            for k, (a, b) in enumerate(ex.thresholds[:2]):
+                if s < b and e > a:
+                    tag = "T1" if k == 0 else "T2"
+        elif ex.value is not None and s < ex.value[1] and e > ex.value[0]:
+            tag = "V"
+        tags.append(JUDGE_TAGS.index(tag))
+    return tags
+
+
+def token_tags(offsets: list[tuple[int, int]], in_rule: list[bool], spans: list[Span]) -> list[int]:
+    """One tag per token (-100 where no loss: special tokens and the query segment)."""
+    tags = []
+    prev_lit = None
+    for (s, e), mine in zip(offsets, in_rule):
+        if not mine or e <= s:
+            tags.append(-100)
+            prev_lit = None
+            continue
+        # a token inside this option's own literal is never the antecedent
+        hits = [sp for sp in spans if s < sp.end and e > sp.start]
+        hit = next((sp for sp in hits if sp.tag != "ANTE"), hits[0] if hits else None)
+        if hit is None:
+            tags.append(TAG["O"])
+            prev_lit = None
+        elif hit.tag == "LIT":
+            cont = prev_lit is hit or (prev_lit is not None and prev_lit.tag == "PRON")
+            tags.append(TAG["I"] if cont else TAG["B"])
+            prev_lit = hit
+        elif hit.tag == "PRON":
+            tags.append(TAG["PRON"])
+            prev_lit = hit
+        else:
+            tags.append(TAG[hit.tag])
+            prev_lit = None
+    return tags

@@ -1,0 +1,233 @@
+"""The reader's decision in PyTorch, as the runtime makes it (the reference for the C++ side).
+
+read(rule, options)  -> Reading: per option its clauses (literal texts and their join) and
+                        whether it is the default; done once per rule.
+decide(reading, state) -> letter, probabilities, and each literal's probability of holding.
+
+Combination: a clause of literals joined by "and" holds with the product of their
+probabilities, by "or" with 1 - the product of their complements; an option's condition holds
+as its most likely clause. P(no condition holds) = the product of the options' complements;
+with a default, the default gets it and the others share the rest in proportion; without one,
+the options' probabilities are normalized.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+
+from train.reader.data import JUDGE_TAGS, OPS, TAG, option_query
+
+
+@dataclasses.dataclass
+class Clause:
+    texts: list[str]
+    join: str  # "", "and", "or"
+
+
+@dataclasses.dataclass
+class OptionReading:
+    letter: str
+    text: str
+    clauses: list[Clause]
+    p_default: float
+
+
+@dataclasses.dataclass
+class Reading:
+    options: list[OptionReading]
+
+    @property
+    def default(self) -> str | None:
+        best = max(self.options, key=lambda o: o.p_default)
+        return best.letter if best.p_default >= 0.5 else None
+
+    def literals(self) -> list[str]:
+        return [t for o in self.options for c in o.clauses for t in c.texts]
+
+
+def encode_pairs(tok, firsts: list[str], seconds: list[str], max_len: int = 256) -> dict:
+    return tok(
+        firsts,
+        seconds,
+        padding=True,
+        truncation="only_second",
+        max_length=max_len,
+        return_tensors="pt",
+        return_offsets_mapping=True,
+    )
+
+
+def clauses_from_tags(rule: str, offsets, seq_ids, tags: list[int]) -> list[Clause]:
+    """Literals are runs of B/I tokens (or PRON then I: a pronoun, replaced by the nearest
+    ANTE run before it); two literals with an AND/OR token between form one clause, otherwise
+    separate clauses (several conditions for one option)."""
+    lits: list[list] = []  # [start, end, pronoun end or None, antecedent text or None]
+    joins: list[str] = []  # the join seen since the previous literal
+    antes: list[list[int]] = []
+    cur = None
+    pending = ""
+    prev = None
+    for (s, e), sid, t in zip(offsets, seq_ids, tags):
+        if sid != 1 or e <= s:
+            prev = None
+            continue
+        if t == TAG["ANTE"]:
+            if prev == TAG["ANTE"]:
+                antes[-1][1] = e
+            else:
+                antes.append([s, e])
+            cur = None
+        elif t in (TAG["B"], TAG["PRON"]) or (t == TAG["I"] and cur is None):
+            ante = rule[antes[-1][0] : antes[-1][1]] if t == TAG["PRON"] and antes else None
+            cur = [s, e, e if ante else None, ante]
+            lits.append(cur)
+            joins.append(pending)
+            pending = ""
+        elif t == TAG["I"]:
+            cur[1] = e
+        else:
+            cur = None
+            if t == TAG["AND"]:
+                pending = "and"
+            elif t == TAG["OR"]:
+                pending = "or"
+        prev = t
+    clauses: list[Clause] = []
+    for (s, e, pron_end, ante), j in zip(lits, joins):
+        text = rule[s:e] if ante is None else ante + rule[pron_end:e]
+        if j and clauses:
+            c = clauses[-1]
+            c.texts.append(text)
+            c.join = c.join or j
+        else:
+            clauses.append(Clause([text], ""))
+    return clauses
+
+
+@torch.no_grad()
+def read(model, tok, rule: str, options: list[tuple[str, str]]) -> Reading:
+    queries = [option_query(letter, text) for letter, text in options]
+    enc = encode_pairs(tok, queries, [rule] * len(options))
+    offsets = enc.pop("offset_mapping").tolist()
+    tag_logits, def_logits = model.read(enc)
+    tags = tag_logits.argmax(-1).tolist()
+    p_def = torch.sigmoid(def_logits).tolist()
+    out = []
+    for i, (letter, text) in enumerate(options):
+        seq_ids = [s if s is not None else -1 for s in enc.sequence_ids(i)]
+        out.append(
+            OptionReading(letter, text, clauses_from_tags(rule, offsets[i], seq_ids, tags[i]), p_def[i])
+        )
+    return Reading(out)
+
+
+def parse_number(text: str) -> float | None:
+    t = text.replace(",", "").replace(" ", "").replace("\u2212", "-")
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def tagged_run(text: str, offsets, seq_ids, tags, want: int, seq: int) -> str | None:
+    """The characters of the first run of tokens tagged `want` in segment `seq`."""
+    start = end = None
+    for (s, e), sid, t in zip(offsets, seq_ids, tags):
+        if sid != seq or e <= s:
+            continue
+        if t == want:
+            start = s if start is None else start
+            end = e
+        elif start is not None:
+            break
+    return None if start is None else text[start:end]
+
+
+def compare(op: str, v: float, t1: float, t2: float | None) -> bool | None:
+    if op == "in":
+        return None if t2 is None else min(t1, t2) <= v <= max(t1, t2)
+    return {">": v > t1, ">=": v >= t1, "<": v < t1, "<=": v <= t1}[op]
+
+
+@torch.no_grad()
+def judge(model, tok, conditions: list[str], states: list[str]) -> list[float]:
+    """P(condition holds | state) for each pair. A literal the model reads as a numeric
+    comparison (op head) is decided by comparing the numbers it tagged, weighted by how sure
+    it is that the literal is one; the judge head's probability covers the rest."""
+    if not conditions:
+        return []
+    enc = encode_pairs(tok, conditions, states)
+    offsets = enc.pop("offset_mapping").tolist()
+    logit, op_logits, num_logits = model.holds(enc)
+    p = torch.sigmoid(logit).tolist()
+    op_p = torch.softmax(op_logits, -1).tolist()
+    tags = num_logits.argmax(-1).tolist()
+    out = []
+    for i, (cond, state) in enumerate(zip(conditions, states)):
+        p_num = 1 - op_p[i][0]
+        prob = p[i]
+        if p_num >= 0.5:
+            op = OPS[1 + max(range(len(OPS) - 1), key=lambda k: op_p[i][k + 1])]
+            seq_ids = [x if x is not None else -1 for x in enc.sequence_ids(i)]
+
+            def run(tag: str, seq: int, text: str) -> str | None:
+                return tagged_run(text, offsets[i], seq_ids, tags[i], JUDGE_TAGS.index(tag), seq)
+
+            t1, t2, v = run("T1", 0, cond), run("T2", 0, cond), run("V", 1, state)
+            t1, t2, v = (parse_number(x) if x else None for x in (t1, t2, v))
+            if t1 is not None and v is not None:
+                c = compare(op, v, t1, t2)
+                if c is not None:
+                    prob = p_num * float(c) + (1 - p_num) * p[i]
+        out.append(prob)
+    return out
+
+
+def combine(reading: Reading, p_lit: list[float]) -> dict[str, float]:
+    """Letter -> probability, from the literals' probabilities in reading.literals() order."""
+    it = iter(p_lit)
+    q: dict[str, float] = {}
+    for o in reading.options:
+        best = 0.0
+        for c in o.clauses:
+            ps = [next(it) for _ in c.texts]
+            if c.join == "or":
+                v = 1.0
+                for p in ps:
+                    v *= 1 - p
+                v = 1 - v
+            else:
+                v = 1.0
+                for p in ps:
+                    v *= p
+            best = max(best, v)
+        q[o.letter] = best
+    d = reading.default
+    none = 1.0
+    for letter, v in q.items():
+        if letter != d:
+            none *= 1 - v
+    if d is not None:
+        rest = {k: v for k, v in q.items() if k != d}
+        total = sum(rest.values())
+        probs = {k: (1 - none) * v / total if total > 0 else 0.0 for k, v in rest.items()}
+        probs[d] = none if total > 0 else 1.0
+    else:
+        total = sum(q.values()) or 1.0
+        probs = {k: v / total for k, v in q.items()}
+    return {o.letter: probs.get(o.letter, 0.0) for o in reading.options}
+
+
+def decide(model, tok, reading: Reading, states: list[str]) -> list[dict]:
+    """One decision per state: {"letter", "probs", "literals": [(text, p)]}."""
+    lits = reading.literals()
+    flat = judge(model, tok, [t for _ in states for t in lits], [s for s in states for _ in lits])
+    out = []
+    for k, _ in enumerate(states):
+        p = flat[k * len(lits) : (k + 1) * len(lits)]
+        probs = combine(reading, p)
+        letter = max(probs, key=probs.get)
+        out.append({"letter": letter, "probs": probs, "literals": list(zip(lits, p))})
+    return out

@@ -1,0 +1,250 @@
+"""Fine-tune all-MiniLM-L6-v2 into meadow-reader: reading and judging, taught in parts.
+
+    .venv-train/bin/python -m train.reader.train [--out DIR] [--steps N] [--minutes M]
+
+Each step takes one batch of reading examples (tags + default) and one of judging examples
+(train/reader/data.py), composed on the fly from the bank's training domains; a tenth of the
+domains (by name hash) never train and give the dev score. Resumable: model, optimizer, step
+and the data stream's RNG are saved to DIR/ckpt.pt every `save_every` steps; the log of
+evaluations is DIR/log.jsonl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import os
+import random
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from transformers import BertTokenizerFast  # noqa: E402
+
+from train import cache_dir  # noqa: E402
+from train.reader import data as R  # noqa: E402
+from train.reader import decide as D  # noqa: E402
+from train.reader.model import Reader  # noqa: E402
+from train.small import compose, heldout  # noqa: E402
+
+
+def default_base() -> str:
+    return os.path.join(cache_dir.train_cache(), "base", "all-minilm-l6-v2")
+
+
+def default_out() -> str:
+    return os.path.join(cache_dir.train_cache(), "reader", "run")
+
+
+@dataclasses.dataclass
+class Config:
+    base: str = dataclasses.field(default_factory=default_base)
+    out: str = dataclasses.field(default_factory=default_out)
+    seed: int = 0
+    lr: float = 8e-5
+    warmup: int = 50
+    steps: int = 3000
+    read_batch: int = 16
+    judge_batch: int = 48
+    states_per_rule: int = 4
+    max_len: int = 192
+    save_every: int = 50
+    eval_every: int = 250
+    threads: int = 2
+
+
+def is_dev(domain: str) -> bool:
+    return int(hashlib.sha1(domain.encode()).hexdigest(), 16) % 10 == 0
+
+
+class Stream:
+    """Reading and judging examples from composed items, shuffled through a small pool."""
+
+    def __init__(self, domains: list[dict], seed: int):
+        self.domains = domains
+        self.rng = random.Random(seed)
+        self.reads: list[R.ReadingExample] = []
+        self.judges: list[R.JudgeExample] = []
+
+    def _fill(self, states_per_rule: int) -> None:
+        while len(self.reads) < 200 or len(self.judges) < 400:
+            items = compose.items_for_rule(
+                self.rng, self.rng.choice(self.domains), states_per_rule, dense=True
+            )
+            items = [it for it in items if heldout.clean(it)]
+            if not items:
+                continue
+            self.reads += R.reading_examples(items[0])
+            for it in items:
+                self.judges += R.judge_examples(it)
+        self.rng.shuffle(self.reads)
+        self.rng.shuffle(self.judges)
+
+    def batch(self, n_read: int, n_judge: int, states_per_rule: int):
+        self._fill(states_per_rule)
+        reads, self.reads = self.reads[:n_read], self.reads[n_read:]
+        judges, self.judges = self.judges[:n_judge], self.judges[n_judge:]
+        return reads, judges
+
+
+def read_tensors(tok, examples: list[R.ReadingExample], max_len: int) -> dict:
+    enc = D.encode_pairs(tok, [e.query for e in examples], [e.rule for e in examples], max_len)
+    offsets = enc.pop("offset_mapping").tolist()
+    tags = []
+    for i, e in enumerate(examples):
+        in_rule = [s == 1 for s in enc.sequence_ids(i)]
+        tags.append(R.token_tags([tuple(o) for o in offsets[i]], in_rule, e.spans))
+    enc["tags"] = torch.tensor(tags)
+    enc["is_default"] = torch.tensor([float(e.is_default) for e in examples])
+    return enc
+
+
+def judge_tensors(tok, examples: list[R.JudgeExample], max_len: int) -> dict:
+    enc = D.encode_pairs(tok, [e.condition for e in examples], [e.state for e in examples], max_len)
+    offsets = enc.pop("offset_mapping").tolist()
+    enc["holds"] = torch.tensor([float(e.holds) for e in examples])
+    enc["op"] = torch.tensor([R.OPS.index(e.op) for e in examples])
+    enc["numbers"] = torch.tensor(
+        [R.judge_token_tags(offsets[i], enc.sequence_ids(i), e) for i, e in enumerate(examples)]
+    )
+    return enc
+
+
+def losses(model, rb: dict, jb: dict) -> dict:
+    tag_logits, def_logits = model.read(rb)
+    judge, op, numbers = model.holds(jb)
+    out = {
+        "tag": F.cross_entropy(tag_logits.flatten(0, 1), rb["tags"].flatten(), ignore_index=-100),
+        "default": F.binary_cross_entropy_with_logits(def_logits, rb["is_default"]),
+        "judge": F.binary_cross_entropy_with_logits(judge, jb["holds"]),
+        "op": F.cross_entropy(op, jb["op"]),
+        "num": F.cross_entropy(numbers.flatten(0, 1), jb["numbers"].flatten(), ignore_index=-100),
+    }
+    out["total"] = sum(out.values())
+    return out
+
+
+def dev_items(domains: list[dict], n_rules: int = 120, seed: int = 999) -> list[dict]:
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n_rules * 3:
+        for it in compose.items_for_rule(rng, rng.choice(domains), 3, dense=True):
+            if heldout.clean(it):
+                out.append(dict(it.to_json(), answer=it.answer))
+    return out
+
+
+def save_checkpoint(path: str, model, opt, step: int, stream: Stream, cfg: Config) -> None:
+    tmp = path + ".tmp"
+    torch.save(
+        {
+            "model": model.state_dict(),
+            "opt": opt.state_dict(),
+            "step": step,
+            "rng": stream.rng.getstate(),
+            "config": dataclasses.asdict(cfg),
+        },
+        tmp,
+    )
+    os.replace(tmp, path)
+
+
+def load_checkpoint(run_dir: str):
+    """(model, tokenizer) of a run's latest checkpoint, for evaluation."""
+    ck = torch.load(os.path.join(run_dir, "ckpt.pt"), map_location="cpu", weights_only=False)
+    base = ck["config"]["base"]
+    model = Reader(base)
+    model.load_state_dict(ck["model"])
+    model.eval()
+    return model, BertTokenizerFast.from_pretrained(base)
+
+
+def evaluate(model, tok, dev: list[dict], exams: list[str]) -> dict:
+    from train.reader import evaluate as E
+
+    model.eval()
+    out = {"dev": round(E.score(model, tok, dev)["acc"], 3)}
+    for path in exams:
+        s = E.score(model, tok, E.load(path))
+        out[os.path.basename(path)] = round(s["acc"], 3)
+    model.train()
+    return out
+
+
+def run(cfg: Config, minutes: float | None, exams: list[str], eval_first: bool = False) -> None:
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    os.makedirs(cfg.out, exist_ok=True)
+    domains = compose.load_bank()
+    train_domains = [d for d in domains if not is_dev(d["domain"])]
+    dev = dev_items([d for d in domains if is_dev(d["domain"])])
+    tok = BertTokenizerFast.from_pretrained(cfg.base)
+    model = Reader(cfg.base)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / cfg.warmup) * max(0.05, 1 - s / cfg.steps)
+    )
+    stream = Stream(train_domains, cfg.seed)
+    ckpt = os.path.join(cfg.out, "ckpt.pt")
+    step = 0
+    if os.path.exists(ckpt):
+        ck = torch.load(ckpt, map_location="cpu", weights_only=False)
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        step = ck["step"]
+        stream.rng.setstate(ck["rng"])
+        for _ in range(step):
+            sched.step()
+        print(f"resumed at step {step}", flush=True)
+    log = open(os.path.join(cfg.out, "log.jsonl"), "a", encoding="utf-8")
+    t0 = time.time()
+    model.train()
+    if step == 0 and eval_first:
+        log.write(json.dumps({"step": 0, "min": 0.0, **evaluate(model, tok, dev, exams)}) + "\n")
+        log.flush()
+    while step < cfg.steps:
+        reads, judges = stream.batch(cfg.read_batch, cfg.judge_batch, cfg.states_per_rule)
+        ls = losses(model, read_tensors(tok, reads, cfg.max_len), judge_tensors(tok, judges, cfg.max_len))
+        opt.zero_grad()
+        ls["total"].backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        step += 1
+        if step % 10 == 0:
+            msg = " ".join(f"{k} {v.item():.3f}" for k, v in ls.items())
+            print(f"step {step} {msg} ({(time.time() - t0) / 60:.1f} min)", flush=True)
+        if step % cfg.save_every == 0 or step == cfg.steps:
+            save_checkpoint(ckpt, model, opt, step, stream, cfg)
+        if step % cfg.eval_every == 0 or step == cfg.steps:
+            row = {"step": step, "min": round((time.time() - t0) / 60, 1), **evaluate(model, tok, dev, exams)}
+            log.write(json.dumps(row) + "\n")
+            log.flush()
+            print(row, flush=True)
+        if minutes is not None and time.time() - t0 > minutes * 60:
+            save_checkpoint(ckpt, model, opt, step, stream, cfg)
+            break
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=default_out())
+    ap.add_argument("--steps", type=int, default=Config.steps)
+    ap.add_argument("--minutes", type=float, default=None, help="stop (resumable) after this long")
+    ap.add_argument("--lr", type=float, default=Config.lr)
+    ap.add_argument("--eval-every", type=int, default=Config.eval_every)
+    ap.add_argument("--no-exams", action="store_true", help="dev score only")
+    args = ap.parse_args()
+    from train.reader.evaluate import EXAMS
+
+    cfg = Config(out=args.out, steps=args.steps, lr=args.lr, eval_every=args.eval_every)
+    run(cfg, args.minutes, [] if args.no_exams else EXAMS)
+
+
+if __name__ == "__main__":
+    main()
