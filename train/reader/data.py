@@ -15,6 +15,7 @@ held-out text (train/small/heldout.py) are dropped before they get here.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from train.small.compose import Item
 
@@ -108,7 +109,8 @@ def reading_examples(item: Item) -> list[ReadingExample]:
                     mine.append(j)
                 ante = c["antes"][k]
                 if ante:
-                    a = item.rule.lower().rfind(ante.lower(), 0, s)
+                    found = list(re.finditer(r"\b" + re.escape(ante.lower()) + r"\b", item.rule.lower()[:s]))
+                    a = found[-1].start() if found else -1
                     word = c["texts"][k].split(" ", 1)[0]
                     if a < 0:
                         return []

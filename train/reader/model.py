@@ -22,6 +22,9 @@ class Reader(nn.Module):
     def __init__(self, base_dir: str):
         super().__init__()
         self.bert = BertModel.from_pretrained(base_dir, add_pooling_layer=False)
+        # The word embeddings stay as pretrained: half the parameters, none of the reading, and
+        # the shipped delta then leaves them out.
+        self.bert.embeddings.word_embeddings.weight.requires_grad_(False)
         h = self.bert.config.hidden_size
         self.tag = nn.Linear(h, len(TAGS))
         self.default = nn.Linear(h, 1)

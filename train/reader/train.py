@@ -185,7 +185,7 @@ def run(cfg: Config, minutes: float | None, exams: list[str], eval_first: bool =
     dev = dev_items([d for d in domains if is_dev(d["domain"])])
     tok = BertTokenizerFast.from_pretrained(cfg.base)
     model = Reader(cfg.base)
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=cfg.lr, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min(1.0, (s + 1) / cfg.warmup) * max(0.05, 1 - s / cfg.steps)
     )

@@ -193,8 +193,9 @@ class Rule:
 
 
 def integral(q: dict) -> bool:
-    """Whole numbers for a wide integer range; tenths otherwise (so boundaries have room)."""
-    return bool(q["int"]) and q["hi"] - q["lo"] >= 20
+    """Whole numbers for a whole-number quantity ("4.3 players" reads as nonsense; a narrow
+    range just has fewer thresholds), tenths otherwise."""
+    return bool(q["int"]) and q["hi"] - q["lo"] >= 4
 
 
 def step_of(q: dict) -> float:
