@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "meadow/encoder.hpp"
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
@@ -316,22 +317,45 @@ void add_model_commands(CLI::App& app) {
       print_info(j);
   });
 
-  auto* tok = app.add_subcommand("tokenize", "Token ids of a text (BOS added if the model asks)");
+  auto* tok = app.add_subcommand("tokenize",
+                                 "Token ids of a text (BOS added if the model asks; an encoder's "
+                                 "[CLS] text [SEP], with its token types)");
   auto tok_model = std::make_shared<std::string>();
   auto tok_text = std::make_shared<std::string>();
+  auto tok_pair = std::make_shared<std::string>();
   auto tok_json = std::make_shared<bool>(false);
   auto tok_lora = std::make_shared<std::string>();
   add_model_option(tok, *tok_model, true);
   add_lora_option(tok, *tok_lora);
   tok->add_option("text", *tok_text, "Text to tokenize")->required();
-  tok->add_flag("--json", *tok_json, "Print {\"ids\": [...]}");
-  tok->callback([tok_model, tok_lora, tok_text, tok_json] {
-    // An adapter does not change the vocabulary; it is still loaded, so a bad one fails here
-    // as it would in any other command.
-    const model::Model m = model::Model::load(resolve_model(*tok_model), *tok_lora);
-    const auto ids = tokenize(m.file(), *tok_text);
+  auto* pair = tok->add_option("--pair", *tok_pair,
+                               "Encoders (bert): a second segment, [CLS] text [SEP] pair [SEP]");
+  tok->add_flag("--json", *tok_json, "Print {\"ids\": [...]} (encoders: and \"type_ids\": [...])");
+  tok->callback([tok_model, tok_lora, tok_text, tok_pair, tok_json, pair] {
+    const std::string path = resolve_model(*tok_model);
+    std::vector<int32_t> ids, types;
+    const bool encoder = model::is_encoder(gguf::File::open(path));
+    if (encoder) {
+      if (!tok_lora->empty())
+        throw Error("--lora: " + path + " is an encoder (bert); adapters apply to decoders");
+      const model::Encoder enc = model::Encoder::load(path);  // validated, as decoders are
+      SegmentIds s =
+          Tokenizer::from_gguf(enc.file())
+              .encode_segments(*tok_text, pair->count() ? std::optional<std::string_view>(*tok_pair)
+                                                        : std::nullopt);
+      ids = std::move(s.ids);
+      types = std::move(s.types);
+    } else {
+      if (pair->count()) throw Error("--pair: only an encoder (bert) reads a second segment");
+      // An adapter does not change the vocabulary; it is still loaded, so a bad one fails here
+      // as it would in any other command.
+      const model::Model m = model::Model::load(path, *tok_lora);
+      ids = tokenize(m.file(), *tok_text);
+    }
     if (*tok_json) {
-      std::printf("%s\n", json{{"ids", ids}}.dump().c_str());
+      json j{{"ids", ids}};
+      if (encoder) j["type_ids"] = types;
+      std::printf("%s\n", j.dump().c_str());
     } else {
       for (size_t i = 0; i < ids.size(); ++i) std::printf("%s%d", i ? " " : "", ids[i]);
       std::printf("\n");

@@ -18,6 +18,7 @@ int run_cli(int argc, char** argv) {
   app.require_subcommand(1);
   // Each group registers here; keep one line per group.
   meadow::cli::add_model_commands(app);
+  meadow::cli::add_encoder_commands(app);
   meadow::cli::add_env_commands(app);
   meadow::cli::add_mind_commands(app);
   meadow::cli::add_task_commands(app);

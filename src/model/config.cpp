@@ -29,6 +29,10 @@ Arch parse_arch(const gguf::File& f) {
   if (name == "llada") return Arch::Llada;
   if (name == "qwen2") return Arch::Qwen2;
   if (name == "llama") return Arch::Llama;
+  if (name == "bert")
+    throw Error(f.path() +
+                ": bert is an encoder, without logits: read its hidden states with "
+                "meadow-mind hidden (model::Encoder, meadow/encoder.hpp)");
   throw Error(f.path() + ": unsupported architecture " + util::quoted(name) +
               " (expected dream, llada, qwen2 or llama)");
 }

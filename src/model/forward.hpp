@@ -34,6 +34,7 @@ struct WorkspaceBuffers {
   std::vector<float> xr, hr;
   // run_batch: the batch laid end to end, the rows read, their normed hidden states and logits
   std::vector<int32_t> tokens;
+  std::vector<int32_t> types;  // an encoder's token type ids, laid out as tokens
   std::vector<Segment> segs;
   std::vector<int64_t> rows;
   std::vector<float> hidden, normed, logits;
