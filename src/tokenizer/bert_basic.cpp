@@ -12,6 +12,33 @@
 namespace meadow::tokenizer {
 namespace {
 
+// Hugging Face `tokenizers` takes general categories from the unicode_categories crate, whose
+// tables are Unicode 8.0's: a character assigned later is unassigned (Cn) there, so it is
+// neither removed (Cf), stripped (Mn) nor split off (P*). ICU knows a newer version, so
+// characters younger than 8.0 are given Cn, and the six whose category changed since 8.0 their
+// 8.0 category; ids then follow the reference's on every code point (measured one by one
+// against tokenizers 0.20.3: tests/reference/minilm_reference_test.cpp).
+int8_t category(char32_t c) {
+  switch (c) {
+    case 0x166D:   // CANADIAN SYLLABICS CHI SIGN: So since Unicode 12
+    case 0x111C9:  // SHARADA SANDHI MARK: Mn since Unicode 10
+      return U_OTHER_PUNCTUATION;
+    case 0x1734:  // HANUNOO SIGN PAMUDPOD: Mc since Unicode 14
+      return U_NON_SPACING_MARK;
+    case 0x1885:  // MONGOLIAN LETTER ALI GALI BALUDA, ... THREE BALUDA: Mn since Unicode 9
+    case 0x1886:
+      return U_OTHER_LETTER;
+    case 0xA9BD:  // JAVANESE CONSONANT SIGN KERET: Mn since Unicode 12
+      return U_COMBINING_SPACING_MARK;
+    default:
+      break;
+  }
+  UVersionInfo age;
+  u_charAge(UChar32(c), age);
+  if (age[0] > 8) return U_UNASSIGNED;
+  return int8_t(u_charType(UChar32(c)));
+}
+
 bool ascii_punctuation(char32_t c) {
   return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
          (c >= 0x7B && c <= 0x7E);
@@ -92,7 +119,7 @@ void unicode_words(std::string_view text, Splitter& split) {
   for (int32_t i = 0; i < decomposed.length();) {
     const UChar32 c = decomposed.char32At(i);
     i += U16_LENGTH(c);
-    if (u_charType(c) == U_NON_SPACING_MARK) continue;
+    if (category(char32_t(c)) == U_NON_SPACING_MARK) continue;
     split.add(char32_t(u_tolower(c)));
   }
 }
@@ -101,7 +128,7 @@ void unicode_words(std::string_view text, Splitter& split) {
 
 bool bert_is_control(char32_t c) {
   if (c == '\t' || c == '\n' || c == '\r') return false;
-  switch (u_charType(UChar32(c))) {
+  switch (category(c)) {
     case U_CONTROL_CHAR:
     case U_FORMAT_CHAR:
     case U_PRIVATE_USE_CHAR:
@@ -127,7 +154,7 @@ bool bert_is_cjk(char32_t c) {
 
 bool bert_is_punctuation(char32_t c) {
   if (c < 0x80) return ascii_punctuation(c);
-  switch (u_charType(UChar32(c))) {
+  switch (category(c)) {
     case U_DASH_PUNCTUATION:
     case U_START_PUNCTUATION:
     case U_END_PUNCTUATION:

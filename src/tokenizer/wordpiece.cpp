@@ -30,8 +30,13 @@ void WordPiece::encode_word(std::string_view word, uint32_t chars,
     size_t end = word.size();
     int32_t id = -1;
     while (end > start) {
-      id = start == 0 ? find(std::string_view(spaced).substr(0, kPhantomSpace.size() + end))
-                      : find(word.substr(start, end - start));
+      if (start == 0) {
+        id = find(std::string_view(spaced).substr(0, kPhantomSpace.size() + end));
+      } else if (!word.substr(start).starts_with(kPhantomSpace)) {
+        // (A continuation that starts with U+2581 would find a word-initial piece's phantom
+        // form: "##\u2581b" is no token where "b" is one.)
+        id = find(word.substr(start, end - start));
+      }
       if (id >= 0) break;
       do --end;  // back over one code point (and its continuation bytes)
       while (end > start && (static_cast<unsigned char>(word[end]) & 0xC0) == 0x80);
