@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Decision latency (bench_decide) on random-weight fixtures shaped like the embedded model
 # (docs/training-sessions.md: 64 x 2 up to 128 x 4, the 4096-token training vocabulary), plus
-# models/meadow-nano.gguf when it exists.
+# models/meadow-nano.gguf when it exists, and the cached minilm-l6 (encoder rows).
 # Usage: bench/run_bench_decide.sh BUILD_DIR [DIR=/tmp/meadow-bench] [threads=2] [decisions=300]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,3 +22,8 @@ large=$(make nano-128x4 --hidden 128 --layers 4 --heads 4 --kv-heads 2 --ffn 384
 big=$(make nano-256x4 --hidden 256 --layers 4 --heads 8 --kv-heads 4 --ffn 768)
 for m in "$small" "$large" "$big"; do "$build/bench/bench_decide" "$m" "$threads" "$n"; done
 if [ -f models/meadow-nano.gguf ]; then "$build/bench/bench_decide" models/meadow-nano.gguf "$threads" "$n"; fi
+# all-MiniLM-L6-v2 (scripts/fetch_models.sh), the meadow-reader's base: encoder rows.
+if [ -n "${XDG_CACHE_HOME:-}" ]; then cache="$XDG_CACHE_HOME/meadow-mind/models"; else
+  cache="$HOME/.meadow-mind/models"; fi
+minilm="$cache/minilm-l6.gguf"
+if [ -f "$minilm" ]; then "$build/bench/bench_decide" "$minilm" "$threads" "$n"; fi
