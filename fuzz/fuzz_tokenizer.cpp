@@ -4,7 +4,11 @@
 //   gpt2 / llama3 families: decode(encode(text)) == text for any bytes (invalid UTF-8 becomes
 //     byte tokens, which decode back), with and without parsing special tokens;
 //   qwen2 family (NFC first): decode(encode(text)) == NFC(text) for valid UTF-8;
-//   every id is inside the vocabulary, and encoding twice gives the same ids (piece cache).
+//   every id is inside the vocabulary, and encoding twice gives the same ids (piece cache);
+//   WordPiece (a small "bert" vocabulary): ids inside the vocabulary, any bytes; words never
+//   reach across a space, so encode(text + " " + text) is encode(text) twice; encode_segments
+//   is [CLS] ids [SEP] with types 0.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -76,6 +80,37 @@ std::vector<int32_t> checked_encode(const Tokenizer& tok, std::string_view text,
   return ids;
 }
 
+// [PAD] [UNK] [CLS] [SEP] [MASK], then word-initial pieces (U+2581 + text) and continuations.
+Tokenizer make_wordpiece() {
+  Vocab v;
+  v.model = "bert";
+  for (const char* s : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}) {
+    v.tokens.push_back(s);
+    v.types.push_back(int32_t(TokenType::control));
+  }
+  const std::string sp = "\xE2\x96\x81";
+  for (const char* s : {"the", "a", "un", "in", ",", ".", "1", "\xE4\xB8\xAD", "\xCF\x83"})
+    v.tokens.push_back(sp + s);
+  for (const char* s : {"a", "e", "ing", "s", "1", "\xCF\x83", "\xE2\x96\x81"})
+    v.tokens.push_back(s);
+  v.types.resize(v.tokens.size(), int32_t(TokenType::normal));
+  v.unk = 1, v.cls = 2, v.sep = 3;
+  return Tokenizer::from_vocab(std::move(v));
+}
+
+void check_wordpiece(const Tokenizer& tok, std::string_view text) {
+  const auto ids = checked_encode(tok, text, true);
+  const std::string twice = std::string(text) + " " + std::string(text);
+  auto both = ids;
+  both.insert(both.end(), ids.begin(), ids.end());
+  if (checked_encode(tok, twice, true) != both) std::abort();
+  const SegmentIds s = tok.encode_segments(text);
+  if (s.ids.size() != ids.size() + 2 || s.ids.front() != 2 || s.ids.back() != 3) std::abort();
+  if (!std::equal(ids.begin(), ids.end(), s.ids.begin() + 1)) std::abort();
+  for (int32_t t : s.types)
+    if (t != 0) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -83,12 +118,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Tokenizer gpt2 = make("default", true);
   static const Tokenizer llama3 = make("llama-bpe", true);
   static const Tokenizer qwen2 = make("qwen2", false);
+  static const Tokenizer wordpiece = make_wordpiece();
   if (size > 4096) return 0;  // long texts add nothing the short ones do not reach
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   for (const Tokenizer* tok : {&gpt2, &llama3}) {
     for (bool special : {true, false})
       if (tok->decode(checked_encode(*tok, text, special)) != text) std::abort();
   }
+  check_wordpiece(wordpiece, text);
   const std::string back = qwen2.decode(checked_encode(qwen2, text, false));
   if (valid_utf8(text)) {
     std::string normal;
