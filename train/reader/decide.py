@@ -59,6 +59,17 @@ def encode_pairs(tok, firsts: list[str], seconds: list[str], max_len: int = 256)
     )
 
 
+def encode_singles(tok, texts: list[str], max_len: int = 256) -> dict:
+    return tok(
+        texts,
+        padding=True,
+        truncation=True,
+        max_length=max_len,
+        return_tensors="pt",
+        return_offsets_mapping=True,
+    )
+
+
 def clauses_from_tags(rule: str, offsets, seq_ids, tags: list[int]) -> list[Clause]:
     """Literals are runs of B/I tokens (or PRON then I: a pronoun, replaced by the nearest
     ANTE run before it); two literals with an AND/OR token between form one clause, otherwise
@@ -151,13 +162,27 @@ def compare(op: str, v: float, t1: float, t2: float | None) -> bool | None:
     return {">": v > t1, ">=": v >= t1, "<": v < t1, "<=": v <= t1}[op]
 
 
+def mix(p_judge: float, op_p: list[float], t1: str | None, t2: str | None, v: str | None) -> float:
+    """P(holds): a literal read as a numeric comparison (P(op != none) >= 0.5) whose numbers
+    parse is decided by comparing them, weighted by that probability; else the judge alone."""
+    p_num = 1 - op_p[0]
+    if p_num < 0.5:
+        return p_judge
+    op = OPS[1 + max(range(len(OPS) - 1), key=lambda k: op_p[k + 1])]
+    n1, n2, nv = (parse_number(x) if x else None for x in (t1, t2, v))
+    if n1 is None or nv is None:
+        return p_judge
+    c = compare(op, nv, n1, n2)
+    return p_judge if c is None else p_num * float(c) + (1 - p_num) * p_judge
+
+
 @torch.no_grad()
 def judge(model, tok, conditions: list[str], states: list[str]) -> list[float]:
-    """P(condition holds | state) for each pair. A literal the model reads as a numeric
-    comparison (op head) is decided by comparing the numbers it tagged, weighted by how sure
-    it is that the literal is one; the judge head's probability covers the rest."""
+    """P(condition holds | state) for each pair."""
     if not conditions:
         return []
+    if model.judge_kind == "late":
+        return judge_late(model, tok, conditions, states)
     enc = encode_pairs(tok, conditions, states)
     offsets = enc.pop("offset_mapping").tolist()
     logit, op_logits, num_logits = model.holds(enc)
@@ -166,22 +191,39 @@ def judge(model, tok, conditions: list[str], states: list[str]) -> list[float]:
     tags = num_logits.argmax(-1).tolist()
     out = []
     for i, (cond, state) in enumerate(zip(conditions, states)):
-        p_num = 1 - op_p[i][0]
-        prob = p[i]
-        if p_num >= 0.5:
-            op = OPS[1 + max(range(len(OPS) - 1), key=lambda k: op_p[i][k + 1])]
-            seq_ids = [x if x is not None else -1 for x in enc.sequence_ids(i)]
+        seq = [x if x is not None else -1 for x in enc.sequence_ids(i)]
+        t1 = tagged_run(cond, offsets[i], seq, tags[i], JUDGE_TAGS.index("T1"), 0)
+        t2 = tagged_run(cond, offsets[i], seq, tags[i], JUDGE_TAGS.index("T2"), 0)
+        v = tagged_run(state, offsets[i], seq, tags[i], JUDGE_TAGS.index("V"), 1)
+        out.append(mix(p[i], op_p[i], t1, t2, v))
+    return out
 
-            def run(tag: str, seq: int, text: str) -> str | None:
-                return tagged_run(text, offsets[i], seq_ids, tags[i], JUDGE_TAGS.index(tag), seq)
 
-            t1, t2, v = run("T1", 0, cond), run("T2", 0, cond), run("V", 1, state)
-            t1, t2, v = (parse_number(x) if x else None for x in (t1, t2, v))
-            if t1 is not None and v is not None:
-                c = compare(op, v, t1, t2)
-                if c is not None:
-                    prob = p_num * float(c) + (1 - p_num) * p[i]
-        out.append(prob)
+@torch.no_grad()
+def judge_late(model, tok, conditions: list[str], states: list[str]) -> list[float]:
+    """The late judge: each distinct literal and situation encoded once (the runtime caches
+    the literals with the reading), then each pair judged from both."""
+    lits = list(dict.fromkeys(conditions))
+    sts = list(dict.fromkeys(states))
+    le, se = encode_singles(tok, lits), encode_singles(tok, sts)
+    l_off, s_off = le.pop("offset_mapping").tolist(), se.pop("offset_mapping").tolist()
+    lit, st = model.literal_part(le), model.state_part(se)
+    li = torch.tensor([lits.index(c) for c in conditions])
+    si = torch.tensor([sts.index(s) for s in states])
+    logit, value = model.late_holds(lit, st, li, si)
+    p = torch.sigmoid(logit).tolist()
+    op_p = torch.softmax(lit["op"], -1).tolist()
+    thr = lit["thr"].argmax(-1).tolist()
+    vtag = (value > 0).long().tolist()
+    out = []
+    for k, (cond, state) in enumerate(zip(conditions, states)):
+        i, j = int(li[k]), int(si[k])
+        lseq = [0 if x is not None else -1 for x in le.sequence_ids(i)]
+        sseq = [0 if x is not None else -1 for x in se.sequence_ids(j)]
+        t1 = tagged_run(cond, l_off[i], lseq, thr[i], JUDGE_TAGS.index("T1"), 0)
+        t2 = tagged_run(cond, l_off[i], lseq, thr[i], JUDGE_TAGS.index("T2"), 0)
+        v = tagged_run(state, s_off[j], sseq, vtag[k], 1, 0)
+        out.append(mix(p[k], op_p[i], t1, t2, v))
     return out
 
 

@@ -56,6 +56,8 @@ class Config:
     save_every: int = 50
     eval_every: int = 250
     threads: int = 2
+    judge: str = "cross"  # "cross": (literal, situation) in one pass; "late": apart, then a look
+    head_lr_scale: float = 10.0  # the heads start from random; the encoder from pretrained
 
 
 def is_dev(domain: str) -> bool:
@@ -63,16 +65,18 @@ def is_dev(domain: str) -> bool:
 
 
 class Stream:
-    """Reading and judging examples from composed items, shuffled through a small pool."""
+    """Reading and judging examples from composed items, shuffled through a small pool. The
+    judging examples of one item (every literal of its rule, one situation) stay together: the
+    situation is encoded once, and its literals are each other's near misses."""
 
     def __init__(self, domains: list[dict], seed: int):
         self.domains = domains
         self.rng = random.Random(seed)
         self.reads: list[R.ReadingExample] = []
-        self.judges: list[R.JudgeExample] = []
+        self.judges: list[list[R.JudgeExample]] = []
 
     def _fill(self, states_per_rule: int) -> None:
-        while len(self.reads) < 200 or len(self.judges) < 400:
+        while len(self.reads) < 200 or len(self.judges) < 150:
             items = compose.items_for_rule(
                 self.rng, self.rng.choice(self.domains), states_per_rule, dense=True
             )
@@ -80,15 +84,16 @@ class Stream:
             if not items:
                 continue
             self.reads += R.reading_examples(items[0])
-            for it in items:
-                self.judges += R.judge_examples(it)
+            self.judges += [g for g in (R.judge_examples(it) for it in items) if g]
         self.rng.shuffle(self.reads)
         self.rng.shuffle(self.judges)
 
     def batch(self, n_read: int, n_judge: int, states_per_rule: int):
         self._fill(states_per_rule)
         reads, self.reads = self.reads[:n_read], self.reads[n_read:]
-        judges, self.judges = self.judges[:n_judge], self.judges[n_judge:]
+        judges: list[R.JudgeExample] = []
+        while len(judges) < n_judge and self.judges:
+            judges += self.judges.pop()
         return reads, judges
 
 
@@ -115,15 +120,68 @@ def judge_tensors(tok, examples: list[R.JudgeExample], max_len: int) -> dict:
     return enc
 
 
+def late_tensors(tok, examples: list[R.JudgeExample], max_len: int) -> dict:
+    """The late judge's batch: each distinct literal and situation encoded once, the pairs as
+    indices into them, and per pair the situation tokens that hold the quantity's value."""
+    lits = list(dict.fromkeys(e.condition for e in examples))
+    states = list(dict.fromkeys(e.state for e in examples))
+    first = {}
+    for e in examples:
+        first.setdefault(e.condition, e)
+    lit = D.encode_singles(tok, lits, max_len)
+    lit_off = lit.pop("offset_mapping").tolist()
+    thr = []
+    for i, text in enumerate(lits):
+        seq = [0 if x is not None else None for x in lit.sequence_ids(i)]
+        thr.append(R.judge_token_tags(lit_off[i], seq, dataclasses.replace(first[text], value=None)))
+    st = D.encode_singles(tok, states, max_len)
+    st_off = st.pop("offset_mapping").tolist()
+    li = [lits.index(e.condition) for e in examples]
+    si = [states.index(e.state) for e in examples]
+    value = torch.zeros(len(examples), st["input_ids"].shape[1])
+    for k, e in enumerate(examples):
+        if e.value is not None:
+            for t, (a, b) in enumerate(st_off[si[k]]):
+                if b > a and a < e.value[1] and b > e.value[0]:
+                    value[k, t] = 1.0
+    return {
+        "lit": lit,
+        "st": st,
+        "li": torch.tensor(li),
+        "si": torch.tensor(si),
+        "holds": torch.tensor([float(e.holds) for e in examples]),
+        "op": torch.tensor([R.OPS.index(first[t].op) for t in lits]),
+        "thr": torch.tensor(thr),
+        "value": value,
+    }
+
+
+def judge_losses(model, jb: dict) -> dict:
+    if model.judge_kind == "cross":
+        judge, op, numbers = model.holds(jb)
+        return {
+            "judge": F.binary_cross_entropy_with_logits(judge, jb["holds"]),
+            "op": F.cross_entropy(op, jb["op"]),
+            "num": F.cross_entropy(numbers.flatten(0, 1), jb["numbers"].flatten(), ignore_index=-100),
+        }
+    lit, st = model.literal_part(jb["lit"]), model.state_part(jb["st"])
+    logit, value = model.late_holds(lit, st, jb["li"], jb["si"])
+    smask = jb["st"]["attention_mask"][jb["si"]].float()
+    v = F.binary_cross_entropy_with_logits(value, jb["value"], reduction="none")
+    return {
+        "judge": F.binary_cross_entropy_with_logits(logit, jb["holds"]),
+        "op": F.cross_entropy(lit["op"], jb["op"]),
+        "num": F.cross_entropy(lit["thr"].flatten(0, 1), jb["thr"].flatten(), ignore_index=-100)
+        + (v * smask).sum() / smask.sum(),
+    }
+
+
 def losses(model, rb: dict, jb: dict) -> dict:
     tag_logits, def_logits = model.read(rb)
-    judge, op, numbers = model.holds(jb)
     out = {
         "tag": F.cross_entropy(tag_logits.flatten(0, 1), rb["tags"].flatten(), ignore_index=-100),
         "default": F.binary_cross_entropy_with_logits(def_logits, rb["is_default"]),
-        "judge": F.binary_cross_entropy_with_logits(judge, jb["holds"]),
-        "op": F.cross_entropy(op, jb["op"]),
-        "num": F.cross_entropy(numbers.flatten(0, 1), jb["numbers"].flatten(), ignore_index=-100),
+        **judge_losses(model, jb),
     }
     out["total"] = sum(out.values())
     return out
@@ -158,7 +216,7 @@ def load_checkpoint(run_dir: str):
     """(model, tokenizer) of a run's latest checkpoint, for evaluation."""
     ck = torch.load(os.path.join(run_dir, "ckpt.pt"), map_location="cpu", weights_only=False)
     base = ck["config"]["base"]
-    model = Reader(base)
+    model = Reader(base, ck["config"].get("judge", "cross"))
     model.load_state_dict(ck["model"])
     model.eval()
     return model, BertTokenizerFast.from_pretrained(base)
@@ -184,8 +242,13 @@ def run(cfg: Config, minutes: float | None, exams: list[str], eval_first: bool =
     train_domains = [d for d in domains if not is_dev(d["domain"])]
     dev = dev_items([d for d in domains if is_dev(d["domain"])])
     tok = BertTokenizerFast.from_pretrained(cfg.base)
-    model = Reader(cfg.base)
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=cfg.lr, weight_decay=0.01)
+    model = Reader(cfg.base, cfg.judge)
+    heads = [p for n, p in model.named_parameters() if not n.startswith("bert.") and p.requires_grad]
+    body = [p for n, p in model.named_parameters() if n.startswith("bert.") and p.requires_grad]
+    opt = torch.optim.AdamW(
+        [{"params": body, "lr": cfg.lr}, {"params": heads, "lr": cfg.lr * cfg.head_lr_scale}],
+        weight_decay=0.01,
+    )
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min(1.0, (s + 1) / cfg.warmup) * max(0.05, 1 - s / cfg.steps)
     )
@@ -209,7 +272,8 @@ def run(cfg: Config, minutes: float | None, exams: list[str], eval_first: bool =
         log.flush()
     while step < cfg.steps:
         reads, judges = stream.batch(cfg.read_batch, cfg.judge_batch, cfg.states_per_rule)
-        ls = losses(model, read_tensors(tok, reads, cfg.max_len), judge_tensors(tok, judges, cfg.max_len))
+        jt = judge_tensors if cfg.judge == "cross" else late_tensors
+        ls = losses(model, read_tensors(tok, reads, cfg.max_len), jt(tok, judges, cfg.max_len))
         opt.zero_grad()
         ls["total"].backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -239,10 +303,21 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=Config.lr)
     ap.add_argument("--eval-every", type=int, default=Config.eval_every)
     ap.add_argument("--no-exams", action="store_true", help="dev score only")
+    ap.add_argument("--judge", default=Config.judge, choices=["cross", "late"])
+    ap.add_argument(
+        "--threads", type=int, default=Config.threads, help="1 is faster when builds share the cores"
+    )
     args = ap.parse_args()
     from train.reader.evaluate import EXAMS
 
-    cfg = Config(out=args.out, steps=args.steps, lr=args.lr, eval_every=args.eval_every)
+    cfg = Config(
+        out=args.out,
+        steps=args.steps,
+        lr=args.lr,
+        eval_every=args.eval_every,
+        threads=args.threads,
+        judge=args.judge,
+    )
     run(cfg, args.minutes, [] if args.no_exams else EXAMS)
 
 
