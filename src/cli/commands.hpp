@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace meadow::cli {
 
 // Thrown by a command that has printed its own report and must end with a given exit code
@@ -22,13 +24,15 @@ CLI::Option* add_float_recheck_option(CLI::App* app, double& margin);
 
 void add_model_commands(CLI::App& app);    // model info, model list, tokenize, logits
 void add_encoder_commands(CLI::App& app);  // hidden (BERT-family encoders)
-void add_env_commands(CLI::App& app);      // env list, env run, env play
-void add_mind_commands(CLI::App& app);     // decide, ai-prompt
-void add_task_commands(CLI::App& app);     // <task>, list, check, play, bench
-void add_reading_command(CLI::App& app);   // reading (exam sets, side by side)
-void add_pull_command(CLI::App& app);      // pull NAME|URL, pull --list
-void add_text_commands(CLI::App& app);     // generate, draft, route, infill, tool-call
-void add_latency_command(CLI::App& app);   // latency (decision vs generation, plotted)
-void add_serve_command(CLI::App& app);     // serve (the HTTP server)
+// `model info` of a bert file (printed, or one JSON object); false when the file is not one.
+bool encoder_info(const std::string& path, bool as_json);
+void add_env_commands(CLI::App& app);     // env list, env run, env play
+void add_mind_commands(CLI::App& app);    // decide, ai-prompt
+void add_task_commands(CLI::App& app);    // <task>, list, check, play, bench
+void add_reading_command(CLI::App& app);  // reading (exam sets, side by side)
+void add_pull_command(CLI::App& app);     // pull NAME|URL, pull --list
+void add_text_commands(CLI::App& app);    // generate, draft, route, infill, tool-call
+void add_latency_command(CLI::App& app);  // latency (decision vs generation, plotted)
+void add_serve_command(CLI::App& app);    // serve (the HTTP server)
 
 }  // namespace meadow::cli

@@ -1,5 +1,5 @@
 // `hidden`: the last hidden states of a BERT-family encoder (meadow/encoder.hpp), the encoder's
-// counterpart of `logits`, for checks against other implementations.
+// counterpart of `logits`, for checks against other implementations; and `model info` of one.
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -15,6 +15,7 @@
 #include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/tokenizer.hpp"
+#include "util/printable.hpp"
 
 namespace meadow::cli {
 namespace {
@@ -86,7 +87,71 @@ void run_hidden(const HiddenArgs& a, bool has_pair) {
   if (!pooled.empty()) std::printf("%s pooled: %zu values\n", a.pool.c_str(), pooled.size());
 }
 
+const char* pooling_name(model::Pooling p) {
+  switch (p) {
+    case model::Pooling::Mean:
+      return "mean";
+    case model::Pooling::Cls:
+      return "cls";
+    case model::Pooling::None:
+      break;
+  }
+  return "none";
+}
+
+json special(const Tokenizer& t, std::optional<int32_t> id) {
+  if (!id) return nullptr;
+  return json{{"id", *id}, {"text", t.token(*id)}};
+}
+
 }  // namespace
+
+bool encoder_info(const std::string& path, bool as_json) {
+  if (!model::is_encoder(gguf::File::open(path))) return false;
+  const model::Encoder enc = model::Encoder::load(path);
+  const model::EncoderConfig& c = enc.config();
+  const Tokenizer tok = Tokenizer::from_gguf(enc.file());
+  uint64_t params = 0;
+  for (const auto& t : enc.file().tensors()) params += t.n_elements();
+  const json j{{"path", path},
+               {"file_bytes", enc.file().file_size()},
+               {"arch", "bert"},
+               {"name", enc.file().get_string("general.name", "")},
+               {"n_embd", c.n_embd},
+               {"n_layer", c.n_layer},
+               {"n_head", c.n_head},
+               {"head_dim", c.head_dim},
+               {"n_ff", c.n_ff},
+               {"n_vocab", c.n_vocab},
+               {"n_ctx", c.n_ctx},
+               {"n_types", c.n_types},
+               {"norm_eps", c.norm_eps},
+               {"pooling", pooling_name(c.pooling)},
+               {"parameters", params},
+               {"tensors", enc.file().tensors().size()},
+               {"tokenizer",
+                {{"size", tok.size()},
+                 {"model", tok.model()},
+                 {"cls", special(tok, tok.cls_id())},
+                 {"sep", special(tok, tok.sep_id())},
+                 {"pad", special(tok, tok.pad_id())},
+                 {"unk", special(tok, tok.unk_id())},
+                 {"mask", special(tok, tok.mask_id())}}}};
+  if (as_json) {
+    std::printf("%s\n", j.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+    return true;
+  }
+  std::printf("%s\n  encoder     bert (%s), %.3f M parameters, %zu tensors, pooling %s\n",
+              util::printable(path).c_str(), util::printable(j["name"].get<std::string>()).c_str(),
+              double(params) / 1e6, enc.file().tensors().size(), pooling_name(c.pooling));
+  std::printf(
+      "  sizes       embd %lld, layers %lld, heads %lld (dim %lld), ffn %lld, vocab %lld, "
+      "positions %lld, token types %lld\n",
+      (long long)c.n_embd, (long long)c.n_layer, (long long)c.n_head, (long long)c.head_dim,
+      (long long)c.n_ff, (long long)c.n_vocab, (long long)c.n_ctx, (long long)c.n_types);
+  std::printf("  tokenizer   WordPiece, %d tokens\n", tok.size());
+  return true;
+}
 
 void add_encoder_commands(CLI::App& app) {
   auto* cmd = app.add_subcommand(

@@ -309,7 +309,9 @@ void add_model_commands(CLI::App& app) {
   list->callback([list_json] { print_model_list(*list_json); });
   info->add_flag("--json", *info_json, "Print one JSON object");
   info->callback([info_path, info_json] {
-    const json j = model_info(resolve_model(*info_path));
+    const std::string path = resolve_model(*info_path);
+    if (encoder_info(path, *info_json)) return;
+    const json j = model_info(path);
     // Invalid UTF-8 in a name or token text is replaced (U+FFFD): dump() would throw.
     if (*info_json)
       std::printf("%s\n", j.dump(-1, ' ', false, json::error_handler_t::replace).c_str());

@@ -1,5 +1,5 @@
-// `meadow-mind tokenize` and `hidden` on a small random bert file (written here): [CLS]/[SEP]
-// and token types, the hidden rows equal model::Encoder's, and the usage errors exit 2.
+// `meadow-mind tokenize`, `hidden` and `model info` on a small random bert file (written here):
+// [CLS]/[SEP] and token types, the hidden rows equal model::Encoder's, usage errors exit 2.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -116,6 +116,19 @@ TEST(EncoderCommands, HiddenRowsAreTheEncodersStates) {
   ASSERT_EQ(ids.code, 0) << ids.err;
   EXPECT_EQ(json::parse(ids.out)["hidden"], j["hidden"]);
   EXPECT_EQ(run("hidden --model " + bert_fixture() + " --text 'red light'").code, 0);
+}
+
+TEST(EncoderCommands, ModelInfoDescribesTheEncoder) {
+  const CliResult r = run("model info --json " + bert_fixture());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["arch"], "bert");
+  EXPECT_EQ(j["n_embd"], 16);
+  EXPECT_EQ(j["n_ctx"], 12);
+  EXPECT_EQ(j["n_types"], 2);
+  EXPECT_EQ(j["tokenizer"]["model"], "bert");
+  EXPECT_EQ(j["tokenizer"]["cls"]["text"], "[CLS]");
+  EXPECT_EQ(run("model info " + bert_fixture()).code, 0);
 }
 
 TEST(EncoderCommands, UsageErrorsExitTwo) {
