@@ -180,3 +180,103 @@ def token_tags(offsets: list[tuple[int, int]], in_rule: list[bool], spans: list[
             tags.append(TAG[hit.tag])
             prev_lit = None
     return tags
+
+
+# ---- one pass per rule ---------------------------------------------------------------------
+#
+# The rule as the first segment, the lettered options as the second ("A: stop the music; C:
+# let the song carry on"). Tags mark every literal of every option (RULE_TAGS, and a separate
+# antecedent flag, since the words a pronoun stands for usually sit inside an earlier literal);
+# a link head points each literal at the option it chooses, a default head flags the default.
+
+RULE_TAGS = ["O", "B", "I", "AND", "OR", "PRON"]
+RULE_TAG = {t: i for i, t in enumerate(RULE_TAGS)}
+
+
+def option_listing(options: list[tuple[str, str]]) -> tuple[str, list[tuple[int, int]]]:
+    """The second segment of a reading pass and each option's character span in it."""
+    pieces, spans, at = [], [], 0
+    for letter, text in options:
+        piece = option_query(letter, text)
+        spans.append((at, at + len(piece)))
+        pieces.append(piece)
+        at += len(piece) + 2
+    return "; ".join(pieces), spans
+
+
+@dataclasses.dataclass
+class RuleExample:
+    rule: str
+    listing: str
+    option_spans: list[tuple[int, int]]  # in `listing`, in the options' order
+    spans: list[Span]  # literals (LIT), joins (AND/OR), pronouns (PRON), antecedents (ANTE)
+    literal_option: list[int]  # per LIT span, in order: the index of the option it chooses
+    default: int | None
+
+
+def rule_example(item: Item) -> RuleExample | None:
+    r = item.reading
+    found = locate(item.rule, r["clauses"])
+    if found is None:
+        return None
+    letters = [letter for letter, _ in item.options]
+    spans: list[Span] = []
+    link: list[int] = []
+    for c, sp in zip(r["clauses"], found):
+        for k, (s, e) in enumerate(sp):
+            if k:
+                j = join_span(item.rule, sp[k - 1], (s, e), c["join"])
+                if j is None:
+                    return None
+                spans.append(j)
+            ante = c["antes"][k]
+            if ante:
+                hits = list(re.finditer(r"\b" + re.escape(ante.lower()) + r"\b", item.rule.lower()[:s]))
+                if not hits:
+                    return None
+                a = hits[-1].start()
+                word = c["texts"][k].split(" ", 1)[0]
+                spans += [Span(a, a + len(ante), "ANTE"), Span(s, s + len(word), "PRON")]
+                s += len(word) + 1
+            spans.append(Span(s, e, "LIT"))
+            link.append(letters.index(c["letter"]))
+    listing, option_spans = option_listing(item.options)
+    default = letters.index(r["default"]) if r["default"] is not None else None
+    return RuleExample(item.rule, listing, option_spans, spans, link, default)
+
+
+def rule_token_labels(offsets, seq_ids, ex: RuleExample):
+    """Per token of a reading pass: its tag (-100 outside the rule), its antecedent flag, and,
+    per literal / per option, which tokens belong to it (index lists)."""
+    tags, ante = [], []
+    lit_tokens: list[list[int]] = [[] for sp in ex.spans if sp.tag == "LIT"]
+    opt_tokens: list[list[int]] = [[] for _ in ex.option_spans]
+    lit_ids = {id(sp): k for k, sp in enumerate(sp for sp in ex.spans if sp.tag == "LIT")}
+    prev = None
+    for t, ((s, e), sid) in enumerate(zip(offsets, seq_ids)):
+        if sid == 1 and e > s:
+            for k, (a, b) in enumerate(ex.option_spans):
+                if s < b and e > a:
+                    opt_tokens[k].append(t)
+        if sid != 0 or e <= s:
+            tags.append(-100)
+            ante.append(-100.0)
+            prev = None
+            continue
+        ante.append(float(any(sp.tag == "ANTE" and s < sp.end and e > sp.start for sp in ex.spans)))
+        hit = next((sp for sp in ex.spans if sp.tag != "ANTE" and s < sp.end and e > sp.start), None)
+        if hit is None:
+            tags.append(RULE_TAG["O"])
+            prev = None
+        elif hit.tag == "LIT":
+            cont = prev is hit or (prev is not None and prev.tag == "PRON")
+            tags.append(RULE_TAG["I"] if cont else RULE_TAG["B"])
+            lit_tokens[lit_ids[id(hit)]].append(t)
+            prev = hit
+        elif hit.tag == "PRON":
+            tags.append(RULE_TAG["PRON"])
+            prev = hit
+        else:
+            tags.append(RULE_TAG[hit.tag])
+            prev = None
+    return tags, ante, lit_tokens, opt_tokens

@@ -119,6 +119,8 @@ def clauses_from_tags(rule: str, offsets, seq_ids, tags: list[int]) -> list[Clau
 
 @torch.no_grad()
 def read(model, tok, rule: str, options: list[tuple[str, str]]) -> Reading:
+    if getattr(model, "reading_kind", "option") == "rule":
+        return read_rule(model, tok, rule, options)
     queries = [option_query(letter, text) for letter, text in options]
     enc = encode_pairs(tok, queries, [rule] * len(options))
     offsets = enc.pop("offset_mapping").tolist()
@@ -273,3 +275,97 @@ def decide(model, tok, reading: Reading, states: list[str]) -> list[dict]:
         letter = max(probs, key=probs.get)
         out.append({"letter": letter, "probs": probs, "literals": list(zip(lits, p))})
     return out
+
+
+def literals_from_rule_tags(rule: str, offsets, seq_ids, tags: list[int], ante: list[bool]):
+    """A one-pass reading's literals: [(text with its pronoun resolved, token indices, join
+    with the previous literal)]. Antecedents come from their own flags (they may sit inside
+    an earlier literal)."""
+    from train.reader.data import RULE_TAG
+
+    runs: list[list[int]] = []  # antecedent runs [start, end]
+    lits: list[dict] = []
+    cur = None
+    pending = ""
+    prev_ante = False
+    for t, ((s, e), sid, tag) in enumerate(zip(offsets, seq_ids, tags)):
+        if sid != 0 or e <= s:
+            cur, prev_ante = None, False
+            continue
+        if ante[t]:
+            if prev_ante:
+                runs[-1][1] = e
+            else:
+                runs.append([s, e])
+        prev_ante = bool(ante[t])
+        if tag in (RULE_TAG["B"], RULE_TAG["PRON"]) or (tag == RULE_TAG["I"] and cur is None):
+            a = runs[-1] if tag == RULE_TAG["PRON"] and runs else None
+            cur = {
+                "start": s,
+                "end": e,
+                "pron_end": e if a else None,
+                "ante": rule[a[0] : a[1]] if a else None,
+            }
+            cur["tokens"] = [t]
+            cur["join"] = pending
+            pending = ""
+            lits.append(cur)
+        elif tag == RULE_TAG["I"]:
+            cur["end"] = e
+            cur["tokens"].append(t)
+        else:
+            cur = None
+            if tag == RULE_TAG["AND"]:
+                pending = "and"
+            elif tag == RULE_TAG["OR"]:
+                pending = "or"
+    out = []
+    for x in lits:
+        text = (
+            rule[x["start"] : x["end"]] if x["ante"] is None else x["ante"] + rule[x["pron_end"] : x["end"]]
+        )
+        out.append((text, x["tokens"], x["join"]))
+    return out
+
+
+@torch.no_grad()
+def read_rule(model, tok, rule: str, options: list[tuple[str, str]]) -> Reading:
+    """One pass over (rule, lettered options); each clause goes to the option its literals
+    point at (their link logits averaged)."""
+    from train.reader.data import option_listing
+    from train.reader.model import pool
+
+    listing, spans = option_listing(options)
+    enc = encode_pairs(tok, [rule], [listing])
+    offsets = enc.pop("offset_mapping")[0].tolist()
+    seq = [x if x is not None else -1 for x in enc.sequence_ids(0)]
+    h = model.encode(enc)
+    tags = model.rule_tag(h)[0].argmax(-1).tolist()
+    ante = (model.ante(h)[0, :, 0] > 0).tolist()
+    lits = literals_from_rule_tags(rule, offsets, seq, tags, ante)
+    t = h.shape[1]
+    opt_masks = torch.zeros(1, len(options), t)
+    for k, (a, b) in enumerate(spans):
+        for i, ((s, e), sid) in enumerate(zip(offsets, seq)):
+            if sid == 1 and e > s and s < b and e > a:
+                opt_masks[0, k, i] = 1.0
+    opt = pool(h, opt_masks)
+    p_default = torch.sigmoid(model.rule_default(opt))[0, :, 0].tolist()
+    readings = [OptionReading(letter, text, [], p_default[k]) for k, (letter, text) in enumerate(options)]
+    if lits:
+        lit_masks = torch.zeros(1, len(lits), t)
+        for k, (_, toks, _) in enumerate(lits):
+            lit_masks[0, k, toks] = 1.0
+        link = (model.link_q(pool(h, lit_masks)) @ model.link_k(opt).transpose(1, 2))[0]
+        clauses: list[tuple[Clause, list[int]]] = []
+        for k, (text, _, join) in enumerate(lits):
+            if join and clauses:
+                c, ks = clauses[-1]
+                c.texts.append(text)
+                c.join = c.join or join
+                ks.append(k)
+            else:
+                clauses.append((Clause([text], ""), [k]))
+        for c, ks in clauses:
+            readings[int(link[ks].mean(0).argmax())].clauses.append(c)
+    return Reading(readings)

@@ -15,13 +15,14 @@ import torch
 from torch import nn
 from transformers import BertModel
 
-from train.reader.data import JUDGE_TAGS, OPS, TAGS
+from train.reader.data import JUDGE_TAGS, OPS, RULE_TAGS, TAGS
 
 
 class Reader(nn.Module):
-    def __init__(self, base_dir: str, judge: str = "cross"):
+    def __init__(self, base_dir: str, judge: str = "cross", reading: str = "option"):
         super().__init__()
         self.judge_kind = judge
+        self.reading_kind = reading
         self.bert = BertModel.from_pretrained(base_dir, add_pooling_layer=False)
         # The word embeddings stay as pretrained: half the parameters, none of the reading, and
         # the shipped delta then leaves them out.
@@ -30,6 +31,12 @@ class Reader(nn.Module):
         self.tag = nn.Linear(h, len(TAGS))
         self.default = nn.Linear(h, 1)
         self.op = nn.Linear(h, len(OPS))
+        # one pass per rule (data.RULE_TAGS): tags, antecedent flags, literal -> option links
+        self.rule_tag = nn.Linear(h, len(RULE_TAGS))
+        self.ante = nn.Linear(h, 1)
+        self.link_q = nn.Linear(h, h)
+        self.link_k = nn.Linear(h, h)
+        self.rule_default = nn.Linear(h, 1)
         if judge == "cross":
             self.judge = nn.Linear(h, 1)
             self.numbers = nn.Linear(h, len(JUDGE_TAGS))
@@ -64,6 +71,16 @@ class Reader(nn.Module):
         m = mean(h, batch["attention_mask"])
         return self.judge(m).squeeze(-1), self.op(m), self.numbers(h)
 
+    def read_rule(self, batch: dict, lit_masks: torch.Tensor, opt_masks: torch.Tensor):
+        """One reading pass. lit_masks [B, L, T] / opt_masks [B, O, T] mark each literal's and
+        each option's tokens. Returns tag logits [B, T, tags], antecedent logits [B, T], link
+        logits [B, L, O] (which option each literal chooses), default logits [B, O]."""
+        h = self.encode(batch)
+        lit = pool(h, lit_masks)
+        opt = pool(h, opt_masks)
+        link = self.link_q(lit) @ self.link_k(opt).transpose(1, 2) / h.shape[-1] ** 0.5
+        return self.rule_tag(h), self.ante(h).squeeze(-1), link, self.rule_default(opt).squeeze(-1)
+
     # ---- the late judge ---------------------------------------------------------------------
 
     def literal_part(self, batch: dict) -> dict:
@@ -86,6 +103,11 @@ class Reader(nn.Module):
         logit = self.judge(torch.cat([u, v, u * v, (u - v).abs(), c], -1)).squeeze(-1)
         value = self.value(torch.cat([hs, hs * u.unsqueeze(1)], -1)).squeeze(-1)
         return logit, value
+
+
+def pool(h: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """[B, N, T] token masks -> [B, N, H] means of the marked tokens' states."""
+    return masks @ h / masks.sum(-1, keepdim=True).clamp(min=1.0)
 
 
 def mean(h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
