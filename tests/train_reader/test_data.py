@@ -100,6 +100,35 @@ class ReadingLabels(unittest.TestCase):
             self.assertIn(tag, forms)
 
 
+class RuleReadingLabels(unittest.TestCase):
+    """The one-pass reading: every literal tagged, each pointing at its option."""
+
+    def test_tags_decode_to_the_literals_and_links_to_their_options(self):
+        checked = pronouns = 0
+        for g in composed(600, seed=8):
+            item = g[0]
+            ex = R.rule_example(item)
+            if ex is None:
+                continue
+            # offsets per segment, as a tokenizer of pairs gives them
+            offs = offsets(ex.rule) + offsets(ex.listing)
+            seq = [0] * len(offsets(ex.rule)) + [1] * len(offsets(ex.listing))
+            tags, ante, lit_tokens, opt_tokens = R.rule_token_labels(offs, seq, ex)
+            got = D.literals_from_rule_tags(
+                ex.rule, offs, seq, [max(t, 0) for t in tags], [a > 0 for a in ante]
+            )
+            want = [t for c in item.reading["clauses"] for t in c["resolved"]]
+            self.assertEqual([x[0].lower() for x in got], [w.lower() for w in want], ex.rule)
+            self.assertEqual(len(lit_tokens), len(ex.literal_option))
+            self.assertTrue(all(toks for toks in opt_tokens), ex.listing)
+            letters = [c["letter"] for c in item.reading["clauses"] for _ in c["texts"]]
+            self.assertEqual([item.options[k][0] for k in ex.literal_option], letters)
+            pronouns += sum(1 for sp in ex.spans if sp.tag == "PRON")
+            checked += 1
+        self.assertGreater(checked, 500)
+        self.assertGreater(pronouns, 10)
+
+
 class JudgeLabels(unittest.TestCase):
     def test_truth_follows_the_world_and_numbers_point_at_numbers(self):
         numeric = 0
