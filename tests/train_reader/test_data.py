@@ -79,7 +79,7 @@ class ReadingLabels(unittest.TestCase):
                 self.assertEqual(sum(flags), 1)
 
     def test_every_form_is_composed_with_its_labels(self):
-        forms = {f for g in self.groups for f in g[0].forms if R.reading_examples(g[0])}
+        forms = {f for g in self.groups for it in g for f in it.forms if R.rule_example(g[0])}
         for tag in (
             "if",
             "when",
@@ -96,6 +96,13 @@ class ReadingLabels(unittest.TestCase):
             "named-by-text",
             "parentheses",
             "pronoun",
+            "multi-condition",
+            "default",
+            "otherwise-first",
+            "otherwise-middle",
+            "otherwise-last",
+            "letters-out-of-order",
+            "distractor",
         ):
             self.assertIn(tag, forms)
 

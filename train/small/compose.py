@@ -530,6 +530,9 @@ def compose_rule(rng, dom, trace: list | None = None):
     text = render(rng, dom, rule, letters, texts, forms, trace)
     if [letters[i] for i in listing] != sorted(letters):
         forms.add("letters-out-of-order")
+    chosen = [c[2] for c in rule.clauses]
+    if len(set(chosen)) < len(chosen) or any(c[1] == "or" for c in rule.clauses):
+        forms.add("multi-condition")
     options = [(letters[i], texts[i]) for i in listing]
     return rule, aspects_used, used, letters, options, text, forms
 
