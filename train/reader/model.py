@@ -28,15 +28,19 @@ class Reader(nn.Module):
         # the shipped delta then leaves them out.
         self.bert.embeddings.word_embeddings.weight.requires_grad_(False)
         h = self.bert.config.hidden_size
-        self.tag = nn.Linear(h, len(TAGS))
-        self.default = nn.Linear(h, 1)
+        if reading == "option":
+            self.tag = nn.Linear(h, len(TAGS))
+            self.default = nn.Linear(h, 1)
         self.op = nn.Linear(h, len(OPS))
-        # one pass per rule (data.RULE_TAGS): tags, antecedent flags, literal -> option links
-        self.rule_tag = nn.Linear(h, len(RULE_TAGS))
-        self.ante = nn.Linear(h, 1)
-        self.link_q = nn.Linear(h, h)
-        self.link_k = nn.Linear(h, h)
-        self.rule_default = nn.Linear(h, 1)
+        if reading == "rule":
+            # one pass per rule (data.RULE_TAGS): tags, antecedent flags, literal -> option links
+            self.rule_tag = nn.Linear(h, len(RULE_TAGS))
+            self.ante = nn.Linear(h, 1)
+            self.link_q = nn.Linear(h, h)
+            self.link_k = nn.Linear(h, h)
+            self.rule_default = nn.Linear(h, 1)
+        elif reading != "option":
+            raise ValueError(f"reading {reading!r}: option or rule")
         if judge == "cross":
             self.judge = nn.Linear(h, 1)
             self.numbers = nn.Linear(h, len(JUDGE_TAGS))

@@ -284,7 +284,10 @@ def load_checkpoint(run_dir: str):
     ck = torch.load(os.path.join(run_dir, "ckpt.pt"), map_location="cpu", weights_only=False)
     base = ck["config"]["base"]
     model = Reader(base, ck["config"].get("judge", "cross"), ck["config"].get("reading", "option"))
-    model.load_state_dict(ck["model"])
+    # checkpoints from before the heads of the other reading were left out carry them: ignored
+    missing, _ = model.load_state_dict(ck["model"], strict=False)
+    if missing:
+        raise SystemExit(f"{run_dir}: the checkpoint lacks {', '.join(missing[:4])}")
     model.eval()
     return model, BertTokenizerFast.from_pretrained(base)
 
