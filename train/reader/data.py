@@ -90,6 +90,29 @@ def join_span(rule: str, a: tuple[int, int], b: tuple[int, int], join: str) -> S
     return Span(a[1] + k, a[1] + k + len(word), join.upper())
 
 
+def clause_spans(rule: str, clause: dict, found: list[tuple[int, int]]) -> list[Span] | None:
+    """One clause's spans: its literals (a pronoun split off with its antecedent) and the words
+    joining them. None when a join or an antecedent is not where the composer put it."""
+    out: list[Span] = []
+    for k, (s, e) in enumerate(found):
+        if k:
+            j = join_span(rule, found[k - 1], (s, e), clause["join"])
+            if j is None:
+                return None
+            out.append(j)
+        ante = clause["antes"][k]
+        if ante:
+            hits = list(re.finditer(r"\b" + re.escape(ante.lower()) + r"\b", rule.lower()[:s]))
+            if not hits:
+                return None
+            a = hits[-1].start()
+            word = clause["texts"][k].split(" ", 1)[0]
+            out += [Span(a, a + len(ante), "ANTE"), Span(s, s + len(word), "PRON")]
+            s += len(word) + 1
+        out.append(Span(s, e, "LIT"))
+    return out
+
+
 def reading_examples(item: Item) -> list[ReadingExample]:
     r = item.reading
     spans = locate(item.rule, r["clauses"])
@@ -101,22 +124,10 @@ def reading_examples(item: Item) -> list[ReadingExample]:
         for c, sp in zip(r["clauses"], spans):
             if c["letter"] != letter:
                 continue
-            for k, (s, e) in enumerate(sp):
-                if k:
-                    j = join_span(item.rule, sp[k - 1], (s, e), c["join"])
-                    if j is None:
-                        return []
-                    mine.append(j)
-                ante = c["antes"][k]
-                if ante:
-                    found = list(re.finditer(r"\b" + re.escape(ante.lower()) + r"\b", item.rule.lower()[:s]))
-                    a = found[-1].start() if found else -1
-                    word = c["texts"][k].split(" ", 1)[0]
-                    if a < 0:
-                        return []
-                    mine += [Span(a, a + len(ante), "ANTE"), Span(s, s + len(word), "PRON")]
-                    s += len(word) + 1
-                mine.append(Span(s, e, "LIT"))
+            got = clause_spans(item.rule, c, sp)
+            if got is None:
+                return []
+            mine += got
         antes = [m for m in mine if m.tag == "ANTE"]
         if any(a.start < m.end and m.start < a.end for a in antes for m in mine if m.tag == "LIT"):
             return []  # the antecedent inside this option's own condition: no clean tags
@@ -166,20 +177,22 @@ def token_tags(offsets: list[tuple[int, int]], in_rule: list[bool], spans: list[
         # a token inside this option's own literal is never the antecedent
         hits = [sp for sp in spans if s < sp.end and e > sp.start]
         hit = next((sp for sp in hits if sp.tag != "ANTE"), hits[0] if hits else None)
-        if hit is None:
-            tags.append(TAG["O"])
-            prev_lit = None
-        elif hit.tag == "LIT":
-            cont = prev_lit is hit or (prev_lit is not None and prev_lit.tag == "PRON")
-            tags.append(TAG["I"] if cont else TAG["B"])
-            prev_lit = hit
-        elif hit.tag == "PRON":
-            tags.append(TAG["PRON"])
-            prev_lit = hit
-        else:
-            tags.append(TAG[hit.tag])
-            prev_lit = None
+        tag, prev_lit = tag_of(hit, prev_lit)
+        tags.append(TAG[tag])
     return tags
+
+
+def tag_of(hit: Span | None, prev: Span | None) -> tuple[str, Span | None]:
+    """A token's tag from the span it falls in, and the span that the next token continues
+    (a literal goes on after its own tokens, or after the pronoun that begins it)."""
+    if hit is None:
+        return "O", None
+    if hit.tag == "LIT":
+        cont = prev is hit or (prev is not None and prev.tag == "PRON")
+        return ("I" if cont else "B"), hit
+    if hit.tag == "PRON":
+        return "PRON", hit
+    return hit.tag, None
 
 
 # ---- one pass per rule ---------------------------------------------------------------------
@@ -223,23 +236,11 @@ def rule_example(item: Item) -> RuleExample | None:
     spans: list[Span] = []
     link: list[int] = []
     for c, sp in zip(r["clauses"], found):
-        for k, (s, e) in enumerate(sp):
-            if k:
-                j = join_span(item.rule, sp[k - 1], (s, e), c["join"])
-                if j is None:
-                    return None
-                spans.append(j)
-            ante = c["antes"][k]
-            if ante:
-                hits = list(re.finditer(r"\b" + re.escape(ante.lower()) + r"\b", item.rule.lower()[:s]))
-                if not hits:
-                    return None
-                a = hits[-1].start()
-                word = c["texts"][k].split(" ", 1)[0]
-                spans += [Span(a, a + len(ante), "ANTE"), Span(s, s + len(word), "PRON")]
-                s += len(word) + 1
-            spans.append(Span(s, e, "LIT"))
-            link.append(letters.index(c["letter"]))
+        got = clause_spans(item.rule, c, sp)
+        if got is None:
+            return None
+        spans += got
+        link += [letters.index(c["letter"])] * len(sp)
     listing, option_spans = option_listing(item.options)
     default = letters.index(r["default"]) if r["default"] is not None else None
     return RuleExample(item.rule, listing, option_spans, spans, link, default)
@@ -265,18 +266,8 @@ def rule_token_labels(offsets, seq_ids, ex: RuleExample):
             continue
         ante.append(float(any(sp.tag == "ANTE" and s < sp.end and e > sp.start for sp in ex.spans)))
         hit = next((sp for sp in ex.spans if sp.tag != "ANTE" and s < sp.end and e > sp.start), None)
-        if hit is None:
-            tags.append(RULE_TAG["O"])
-            prev = None
-        elif hit.tag == "LIT":
-            cont = prev is hit or (prev is not None and prev.tag == "PRON")
-            tags.append(RULE_TAG["I"] if cont else RULE_TAG["B"])
+        tag, prev = tag_of(hit, prev)
+        tags.append(RULE_TAG[tag])
+        if hit is not None and hit.tag == "LIT":
             lit_tokens[lit_ids[id(hit)]].append(t)
-            prev = hit
-        elif hit.tag == "PRON":
-            tags.append(RULE_TAG["PRON"])
-            prev = hit
-        else:
-            tags.append(RULE_TAG[hit.tag])
-            prev = None
     return tags, ante, lit_tokens, opt_tokens

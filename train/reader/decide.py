@@ -71,47 +71,20 @@ def encode_singles(tok, texts: list[str], max_len: int = 256) -> dict:
 
 
 def clauses_from_tags(rule: str, offsets, seq_ids, tags: list[int]) -> list[Clause]:
-    """Literals are runs of B/I tokens (or PRON then I: a pronoun, replaced by the nearest
-    ANTE run before it); two literals with an AND/OR token between form one clause, otherwise
-    separate clauses (several conditions for one option)."""
-    lits: list[list] = []  # [start, end, pronoun end or None, antecedent text or None]
-    joins: list[str] = []  # the join seen since the previous literal
-    antes: list[list[int]] = []
-    cur = None
-    pending = ""
-    prev = None
-    for (s, e), sid, t in zip(offsets, seq_ids, tags):
-        if sid != 1 or e <= s:
-            prev = None
-            continue
-        if t == TAG["ANTE"]:
-            if prev == TAG["ANTE"]:
-                antes[-1][1] = e
-            else:
-                antes.append([s, e])
-            cur = None
-        elif t in (TAG["B"], TAG["PRON"]) or (t == TAG["I"] and cur is None):
-            ante = rule[antes[-1][0] : antes[-1][1]] if t == TAG["PRON"] and antes else None
-            cur = [s, e, e if ante else None, ante]
-            lits.append(cur)
-            joins.append(pending)
-            pending = ""
-        elif t == TAG["I"]:
-            cur[1] = e
-        else:
-            cur = None
-            if t == TAG["AND"]:
-                pending = "and"
-            elif t == TAG["OR"]:
-                pending = "or"
-        prev = t
+    """A reading pass per option: its tags (data.TAGS, antecedents a tag of their own) in the
+    rule's segment (1) as clauses."""
+    ante = [t == TAG["ANTE"] for t in tags]
+    return group_clauses(literals_from_tags(rule, offsets, seq_ids, tags, ante, TAG, segment=1))
+
+
+def group_clauses(lits: list[tuple[str, list[int], str]]) -> list[Clause]:
+    """Two literals with an and/or between them form one clause, otherwise separate clauses
+    (several conditions for one option)."""
     clauses: list[Clause] = []
-    for (s, e, pron_end, ante), j in zip(lits, joins):
-        text = rule[s:e] if ante is None else ante + rule[pron_end:e]
-        if j and clauses:
-            c = clauses[-1]
-            c.texts.append(text)
-            c.join = c.join or j
+    for text, _, join in lits:
+        if join and clauses:
+            clauses[-1].texts.append(text)
+            clauses[-1].join = clauses[-1].join or join
         else:
             clauses.append(Clause([text], ""))
     return clauses
@@ -277,19 +250,19 @@ def decide(model, tok, reading: Reading, states: list[str]) -> list[dict]:
     return out
 
 
-def literals_from_rule_tags(rule: str, offsets, seq_ids, tags: list[int], ante: list[bool]):
-    """A one-pass reading's literals: [(text with its pronoun resolved, token indices, join
-    with the previous literal)]. Antecedents come from their own flags (they may sit inside
-    an earlier literal)."""
-    from train.reader.data import RULE_TAG
-
+def literals_from_tags(
+    rule: str, offsets, seq_ids, tags: list[int], ante: list[bool], table: dict, segment: int
+):
+    """The literals of a reading pass: [(text with its pronoun resolved, token indices, join
+    with the previous literal)]. Runs of B I… (or PRON I…) in `segment` are literals; a PRON
+    literal is judged with the nearest antecedent run before it in place of the pronoun."""
     runs: list[list[int]] = []  # antecedent runs [start, end]
     lits: list[dict] = []
     cur = None
     pending = ""
     prev_ante = False
     for t, ((s, e), sid, tag) in enumerate(zip(offsets, seq_ids, tags)):
-        if sid != 0 or e <= s:
+        if sid != segment or e <= s:
             cur, prev_ante = None, False
             continue
         if ante[t]:
@@ -298,8 +271,8 @@ def literals_from_rule_tags(rule: str, offsets, seq_ids, tags: list[int], ante: 
             else:
                 runs.append([s, e])
         prev_ante = bool(ante[t])
-        if tag in (RULE_TAG["B"], RULE_TAG["PRON"]) or (tag == RULE_TAG["I"] and cur is None):
-            a = runs[-1] if tag == RULE_TAG["PRON"] and runs else None
+        if tag in (table["B"], table["PRON"]) or (tag == table["I"] and cur is None):
+            a = runs[-1] if tag == table["PRON"] and runs else None
             cur = {
                 "start": s,
                 "end": e,
@@ -310,14 +283,14 @@ def literals_from_rule_tags(rule: str, offsets, seq_ids, tags: list[int], ante: 
             cur["join"] = pending
             pending = ""
             lits.append(cur)
-        elif tag == RULE_TAG["I"]:
+        elif tag == table["I"]:
             cur["end"] = e
             cur["tokens"].append(t)
         else:
             cur = None
-            if tag == RULE_TAG["AND"]:
+            if tag == table["AND"]:
                 pending = "and"
-            elif tag == RULE_TAG["OR"]:
+            elif tag == table["OR"]:
                 pending = "or"
     out = []
     for x in lits:
@@ -326,6 +299,14 @@ def literals_from_rule_tags(rule: str, offsets, seq_ids, tags: list[int], ante: 
         )
         out.append((text, x["tokens"], x["join"]))
     return out
+
+
+def literals_from_rule_tags(rule: str, offsets, seq_ids, tags: list[int], ante: list[bool]):
+    """A one-pass reading's literals (data.RULE_TAGS in the rule's segment, 0); antecedents
+    come from their own flags, since they may sit inside an earlier literal."""
+    from train.reader.data import RULE_TAG
+
+    return literals_from_tags(rule, offsets, seq_ids, tags, ante, RULE_TAG, segment=0)
 
 
 @torch.no_grad()
@@ -360,10 +341,9 @@ def read_rule(model, tok, rule: str, options: list[tuple[str, str]]) -> Reading:
         clauses: list[tuple[Clause, list[int]]] = []
         for k, (text, _, join) in enumerate(lits):
             if join and clauses:
-                c, ks = clauses[-1]
-                c.texts.append(text)
-                c.join = c.join or join
-                ks.append(k)
+                clauses[-1][0].texts.append(text)
+                clauses[-1][0].join = clauses[-1][0].join or join
+                clauses[-1][1].append(k)
             else:
                 clauses.append((Clause([text], ""), [k]))
         for c, ks in clauses:
