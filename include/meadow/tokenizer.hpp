@@ -67,6 +67,12 @@ struct SegmentIds {
   std::vector<int32_t> types;
 };
 
+// [begin, end) bytes of an encoded text that one token came from.
+struct TokenOffset {
+  uint32_t begin = 0, end = 0;
+  bool operator==(const TokenOffset&) const = default;
+};
+
 class Tokenizer {
  public:
   // Reads the tokenizer.* keys. Throws meadow::Error naming the file and the problem for a
@@ -89,6 +95,13 @@ class Tokenizer {
   SegmentIds encode_segments(std::string_view a, std::optional<std::string_view> b = std::nullopt,
                              bool parse_special = true) const;
   void decode(std::span<const int32_t> ids, bool skip_special, std::string& out) const;
+  // encode() into ids with, per token, the bytes of text it came from: Hugging Face
+  // `tokenizers`' offsets (return_offsets_mapping), in bytes of the UTF-8 text where Python's
+  // are code points, so text.substr(begin, end - begin) is the same words. A special token
+  // written in the text covers its own bytes. WordPiece vocabularies only (meadow::Error for
+  // byte-level BPE, whose pieces need not end on a character).
+  void encode_offsets(std::string_view text, bool parse_special, std::vector<int32_t>& ids,
+                      std::vector<TokenOffset>& offsets) const;
 
   std::optional<int32_t> find(std::string_view token) const;  // exact token text -> id
   std::string_view token(int32_t id) const;                   // throws if out of range

@@ -47,18 +47,21 @@ bool ascii_punctuation(char32_t c) {
 // Step 5 over the normalized code points, appending words to norm.
 class Splitter {
  public:
-  Splitter(std::string& norm, std::vector<BertWord>& words) : norm_(norm), words_(words) {}
-  void add(char32_t c) {
+  Splitter(std::string& norm, std::vector<BertWord>& words, std::vector<ByteSpan>* origin)
+      : norm_(norm), words_(words), origin_(origin) {}
+  // c came from the bytes `from` of the text (kept only when origins were asked for).
+  void add(char32_t c, ByteSpan from) {
     if (bert_is_whitespace(c)) return close();
     if (bert_is_punctuation(c)) {
       close();
       open();
-      append(c);
+      append(c, from);
       return close();
     }
     if (!in_word_) open();
-    append(c);
+    append(c, from);
   }
+  bool wants_origin() const { return origin_ != nullptr; }
   void close() {
     if (!in_word_) return;
     in_word_ = false;
@@ -72,31 +75,54 @@ class Splitter {
     in_word_ = true;
     word_ = {uint32_t(norm_.size()), 0, 0};
   }
-  void append(char32_t c) {
+  void append(char32_t c, ByteSpan from) {
     if (c < 0x80)
       norm_.push_back(char(c));
     else
       norm_ += utf8_encode(c);
+    if (origin_) origin_->resize(norm_.size(), from);
     ++word_.chars;
   }
   std::string& norm_;
   std::vector<BertWord>& words_;
+  std::vector<ByteSpan>* origin_;
   BertWord word_;
   bool in_word_ = false;
 };
 
 void ascii_words(std::string_view text, Splitter& split) {
-  for (char ch : text) {
-    const auto c = char32_t(static_cast<unsigned char>(ch));
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = char32_t(static_cast<unsigned char>(text[i]));
     if (c == 0 || bert_is_control(c)) continue;
-    split.add(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    split.add(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c, {uint32_t(i), uint32_t(i + 1)});
   }
 }
 
+// Where each UTF-16 unit of NFD(cleaned) came from: each character's own full decomposition
+// laid end to end has NFD's length (canonical reordering only permutes marks), and
+// `tokenizers` aligns the reordered characters by position, as this does.
+std::vector<ByteSpan> nfd_origin(const icu::Normalizer2& nfd, const icu::UnicodeString& cleaned,
+                                 const std::vector<ByteSpan>& from, int32_t nfd_length) {
+  std::vector<ByteSpan> out;
+  out.reserve(size_t(nfd_length));
+  icu::UnicodeString dec;
+  for (int32_t i = 0; i < cleaned.length();) {
+    const UChar32 c = cleaned.char32At(i);
+    const int32_t n = nfd.getDecomposition(c, dec) ? dec.length() : U16_LENGTH(c);
+    out.insert(out.end(), size_t(n), from[size_t(i)]);
+    i += U16_LENGTH(c);
+  }
+  if (int32_t(out.size()) != nfd_length)
+    throw Error("tokenizer: NFD changed the length of a text beyond its decompositions");
+  return out;
+}
+
 void unicode_words(std::string_view text, Splitter& split) {
-  // Steps 1 and 2 into UTF-16 for ICU.
+  // Steps 1 and 2 into UTF-16 for ICU; with origins, where each UTF-16 unit came from.
   icu::UnicodeString cleaned;
+  std::vector<ByteSpan> from;
   for (size_t i = 0; i < text.size();) {
+    const size_t at = i;
     const char32_t c = utf8_next(text, i).value_or(0xFFFD);
     if (c == 0 || c == 0xFFFD || bert_is_control(c)) continue;
     if (bert_is_whitespace(c)) {
@@ -106,6 +132,7 @@ void unicode_words(std::string_view text, Splitter& split) {
     } else {
       cleaned.append(UChar32(c));
     }
+    if (split.wants_origin()) from.resize(size_t(cleaned.length()), {uint32_t(at), uint32_t(i)});
   }
   // Step 3.
   UErrorCode status = U_ZERO_ERROR;
@@ -114,13 +141,17 @@ void unicode_words(std::string_view text, Splitter& split) {
     throw Error(std::string("tokenizer: ICU NFD unavailable: ") + u_errorName(status));
   const icu::UnicodeString decomposed = nfd->normalize(cleaned, status);
   if (U_FAILURE(status)) throw Error(std::string("tokenizer: NFD failed: ") + u_errorName(status));
+  const std::vector<ByteSpan> origin = split.wants_origin()
+                                           ? nfd_origin(*nfd, cleaned, from, decomposed.length())
+                                           : std::vector<ByteSpan>{};
   // Steps 4 and 5. u_tolower is the simple mapping, which equals the full one for every code
   // point but U+0130, and NFD has already turned U+0130 into "I" + a removed U+0307.
   for (int32_t i = 0; i < decomposed.length();) {
     const UChar32 c = decomposed.char32At(i);
+    const ByteSpan at = origin.empty() ? ByteSpan{} : origin[size_t(i)];
     i += U16_LENGTH(c);
     if (category(char32_t(c)) == U_NON_SPACING_MARK) continue;
-    split.add(char32_t(u_tolower(c)));
+    split.add(char32_t(u_tolower(c)), at);
   }
 }
 
@@ -168,9 +199,11 @@ bool bert_is_punctuation(char32_t c) {
   }
 }
 
-void bert_words(std::string_view text, std::string& norm, std::vector<BertWord>& words) {
+void bert_words(std::string_view text, std::string& norm, std::vector<BertWord>& words,
+                std::vector<ByteSpan>* origin) {
   norm.clear();
-  Splitter split(norm, words);
+  if (origin) origin->clear();
+  Splitter split(norm, words, origin);
   bool ascii = true;
   for (char c : text) ascii &= static_cast<unsigned char>(c) < 0x80;
   if (ascii)

@@ -70,6 +70,8 @@ struct Tokenizer::Impl {
   void encode_valid(std::string_view text, std::vector<int32_t>& out) const;
   void encode_plain(std::string_view text, std::vector<int32_t>& out) const;
   void encode_wordpiece(std::string_view text, std::vector<int32_t>& out) const;
+  void encode_wordpiece_offsets(std::string_view text, uint32_t base, std::vector<int32_t>& out,
+                                std::vector<TokenOffset>& offsets) const;
   int32_t byte_id(unsigned char b) const;
 };
 
@@ -81,6 +83,26 @@ void Tokenizer::Impl::encode_wordpiece(std::string_view text, std::vector<int32_
   tokenizer::bert_words(text, norm, words);
   for (const auto& w : words)
     wordpiece->encode_word(std::string_view(norm).substr(w.begin, w.end - w.begin), w.chars, out);
+}
+
+// The same ids, each with the bytes of the text its piece came from (text starts `base` bytes
+// into what the caller encodes): a piece's first normalized byte gives the start, its last the
+// end, as `tokenizers` converts a normalized range back through its alignments.
+void Tokenizer::Impl::encode_wordpiece_offsets(std::string_view text, uint32_t base,
+                                               std::vector<int32_t>& out,
+                                               std::vector<TokenOffset>& offsets) const {
+  std::string norm;
+  std::vector<tokenizer::BertWord> words;
+  std::vector<tokenizer::ByteSpan> origin, pieces;
+  tokenizer::bert_words(text, norm, words, &origin);
+  for (const auto& w : words) {
+    pieces.clear();
+    wordpiece->encode_word(std::string_view(norm).substr(w.begin, w.end - w.begin), w.chars, out,
+                           &pieces);
+    for (const auto& p : pieces)
+      offsets.push_back(
+          {base + origin[w.begin + p.begin].begin, base + origin[w.begin + p.end - 1].end});
+  }
 }
 
 int32_t Tokenizer::Impl::byte_id(unsigned char b) const {
@@ -287,6 +309,26 @@ void Tokenizer::encode(std::string_view text, bool parse_special, std::vector<in
     t.encode_plain(text.substr(pos, end - pos), out);
     if (hit.pos == std::string_view::npos) break;
     out.push_back(hit.id);
+    pos = hit.pos + hit.len;
+  }
+}
+
+void Tokenizer::encode_offsets(std::string_view text, bool parse_special, std::vector<int32_t>& ids,
+                               std::vector<TokenOffset>& offsets) const {
+  const Impl& t = *impl_;
+  if (!t.wordpiece) fail("token offsets are given for WordPiece (bert) vocabularies only");
+  if (text.size() > UINT32_MAX / 2) fail("text over 2 GiB");
+  const tokenizer::SpecialMatcher& specials = parse_special ? t.with_control : t.user_only;
+  ids.clear();
+  offsets.clear();
+  size_t pos = 0;
+  while (pos < text.size()) {
+    auto hit = specials.empty() ? tokenizer::SpecialMatcher::Hit{} : specials.find(text, pos);
+    size_t end = hit.pos == std::string_view::npos ? text.size() : hit.pos;
+    t.encode_wordpiece_offsets(text.substr(pos, end - pos), uint32_t(pos), ids, offsets);
+    if (hit.pos == std::string_view::npos) break;
+    ids.push_back(hit.id);
+    offsets.push_back({uint32_t(hit.pos), uint32_t(hit.pos + hit.len)});
     pos = hit.pos + hit.len;
   }
 }

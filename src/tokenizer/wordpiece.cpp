@@ -13,13 +13,15 @@ int32_t WordPiece::find(std::string_view text) const {
   return *id;
 }
 
-void WordPiece::encode_word(std::string_view word, uint32_t chars,
-                            std::vector<int32_t>& out) const {
+void WordPiece::encode_word(std::string_view word, uint32_t chars, std::vector<int32_t>& out,
+                            std::vector<ByteSpan>* pieces) const {
   if (word.empty()) return;
-  if (chars > uint32_t(max_chars_)) {
+  const size_t first_piece = pieces ? pieces->size() : 0;
+  auto unknown = [&] {
     out.push_back(unk_);
-    return;
-  }
+    if (pieces) pieces->push_back({0, uint32_t(word.size())});
+  };
+  if (chars > uint32_t(max_chars_)) return unknown();
   // The word with its phantom space in front: a word-initial candidate is a prefix of it, a
   // continuation a substring of the word itself, so no candidate is ever copied.
   thread_local std::string spaced;
@@ -43,10 +45,11 @@ void WordPiece::encode_word(std::string_view word, uint32_t chars,
     }
     if (id < 0) {
       out.resize(first);
-      out.push_back(unk_);
-      return;
+      if (pieces) pieces->resize(first_piece);
+      return unknown();
     }
     out.push_back(id);
+    if (pieces) pieces->push_back({uint32_t(start), uint32_t(end)});
     start = end;
   }
 }

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenizer/bert_basic.hpp"
 #include "tokenizer/string_table.hpp"
 
 namespace meadow::tokenizer {
@@ -23,8 +24,11 @@ class WordPiece {
             int32_t max_chars = 100)
       : tokens_(tokens), types_(types), unk_(unk), max_chars_(max_chars) {}
 
-  // Appends the ids of one word (valid UTF-8, `chars` code points long) to out.
-  void encode_word(std::string_view word, uint32_t chars, std::vector<int32_t>& out) const;
+  // Appends the ids of one word (valid UTF-8, `chars` code points long) to out; with
+  // `pieces`, also each id's [begin, end) bytes of the word (the whole word for the unknown
+  // token).
+  void encode_word(std::string_view word, uint32_t chars, std::vector<int32_t>& out,
+                   std::vector<ByteSpan>* pieces = nullptr) const;
 
  private:
   int32_t find(std::string_view text) const;  // a normal piece's id, or -1

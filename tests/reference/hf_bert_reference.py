@@ -9,6 +9,11 @@ converter mistake shows up too.
                                 tokens of "a" c "b " c c "x", compared with ours (OURS: one
                                 line of space-separated ids per code point, in order); writes
                                 the count and the first mismatches
+  offsets SRC CORPUS... OUT     each corpus entry's token offsets (return_offsets_mapping:
+                                [start, end) code points of its own segment, [0, 0] for
+                                [CLS] / [SEP])
+  codepoint_offsets SRC OURS OUT  as codepoints, for the offsets of "a" c "b " c c "x" (OURS:
+                                one line of "start,end" pairs per code point)
   hidden SRC INPUTS OURS OUT    transformers' BertModel (float32, CPU) on each input's ids and
                                 type ids; compares its last hidden states and their mean with
                                 ours (OURS/i.f32: rows x hidden float32) and writes statistics
@@ -81,6 +86,36 @@ def cmd_codepoints(src, ours_path, out_path):
                    "mismatches": mismatches[:20]}, f)
 
 
+def cmd_offsets(src, *paths):
+    *corpora, out_path = paths
+    tok = tokenizer(src)
+    out = []
+    for path in corpora:
+        with open(path, encoding="utf-8") as f:
+            for entry in json.load(f):
+                e = tok.encode(*entry) if isinstance(entry, list) else tok.encode(entry)
+                out.append([list(o) for o in e.offsets])
+    with open(out_path, "w") as f:
+        json.dump({"offsets": out}, f)
+
+
+def cmd_codepoint_offsets(src, ours_path, out_path):
+    tok = tokenizer(src)
+    cps = codepoints()
+    ref = tok.encode_batch([codepoint_text(c) for c in cps], add_special_tokens=False)
+    with open(ours_path) as f:
+        ours = f.read().split("\n")
+    mismatches = []
+    for i, (c, e) in enumerate(zip(cps, ref)):
+        got = ours[i] if i < len(ours) else None
+        want = " ".join(f"{a},{b}" for a, b in e.offsets)
+        if got != want:
+            mismatches.append({"code_point": c, "reference": want, "ours": got})
+    with open(out_path, "w") as f:
+        json.dump({"checked": len(cps), "mismatch_count": len(mismatches),
+                   "mismatches": mismatches[:20]}, f)
+
+
 def cmd_hidden(src, inputs_path, ours_dir, out_path):
     import numpy as np
     import torch
@@ -117,6 +152,10 @@ def main(argv):
         return cmd_tokens(*argv[1:])
     if len(argv) == 4 and argv[0] == "codepoints":
         return cmd_codepoints(*argv[1:])
+    if len(argv) >= 4 and argv[0] == "offsets":
+        return cmd_offsets(*argv[1:])
+    if len(argv) == 4 and argv[0] == "codepoint_offsets":
+        return cmd_codepoint_offsets(*argv[1:])
     if len(argv) == 5 and argv[0] == "hidden":
         return cmd_hidden(*argv[1:])
     print(__doc__, file=sys.stderr)

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -65,6 +66,23 @@ fs::path scratch_dir() {
 fs::path scratch(const std::string& name) {
   fs::create_directories(scratch_dir());
   return scratch_dir() / name;
+}
+
+std::string utf8(char32_t c) {
+  char b[4];
+  size_t n = 1;
+  if (c < 0x80) {
+    b[0] = char(c);
+  } else if (c < 0x800) {
+    b[0] = char(0xC0 | (c >> 6)), b[1] = char(0x80 | (c & 0x3F)), n = 2;
+  } else if (c < 0x10000) {
+    b[0] = char(0xE0 | (c >> 12)), b[1] = char(0x80 | ((c >> 6) & 0x3F));
+    b[2] = char(0x80 | (c & 0x3F)), n = 3;
+  } else {
+    b[0] = char(0xF0 | (c >> 18)), b[1] = char(0x80 | ((c >> 12) & 0x3F));
+    b[2] = char(0x80 | ((c >> 6) & 0x3F)), b[3] = char(0x80 | (c & 0x3F)), n = 4;
+  }
+  return std::string(b, n);
 }
 
 json run_reference(const std::string& args, const fs::path& out) {
@@ -156,6 +174,87 @@ TEST_F(MinilmReference, EveryCodePointTokenizesAsTokenizers) {
   const json r =
       run_reference("codepoints " + pin_.source + " " + ours.string() + " " + out.string(), out);
   std::printf("%d code points, %d tokenized differently\n", r["checked"].get<int>(),
+              r["mismatch_count"].get<int>());
+  EXPECT_GT(r["checked"].get<int>(), 1'100'000);
+  EXPECT_EQ(r["mismatch_count"].get<int>(), 0) << r["mismatches"].dump();
+}
+
+// Byte offsets (ours) as code point offsets (Python's): the code points before each byte.
+std::vector<std::array<int64_t, 2>> code_point_offsets(std::string_view text,
+                                                       const std::vector<TokenOffset>& off) {
+  auto at = [&](uint32_t byte) {
+    int64_t n = 0;
+    for (uint32_t i = 0; i < byte; ++i) n += (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+    return n;
+  };
+  std::vector<std::array<int64_t, 2>> out;
+  for (const auto& o : off) out.push_back({at(o.begin), at(o.end)});
+  return out;
+}
+
+// Each token's offsets in the text (what the reader cuts a rule's words out with) against
+// `tokenizers`' return_offsets_mapping on both corpora: the same characters, [CLS] / [SEP] at
+// [0, 0], each segment of a pair from its own start.
+TEST_F(MinilmReference, TokenOffsetsMatchTokenizers) {
+  const std::string dir = std::string(MEADOW_SOURCE_DIR) + "/tests/tokenizer/";
+  std::vector<json> entries;
+  for (const char* name : {"bert_corpus.json", "corpus.json"}) {
+    std::ifstream in(dir + name);
+    for (const json& e : json::parse(in)) entries.push_back(e);
+  }
+  const fs::path out = scratch("offsets.json");
+  const json ref = run_reference("offsets " + pin_.source + " " + dir + "bert_corpus.json " + dir +
+                                     "corpus.json " + out.string(),
+                                 out)["offsets"];
+  ASSERT_EQ(ref.size(), entries.size());
+  const Tokenizer tok = Tokenizer::from_gguf(gguf::File::open(pin_.gguf));
+  int same = 0;
+  std::vector<int32_t> ids;
+  std::vector<TokenOffset> off;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const json& e = entries[i];
+    std::vector<std::array<int64_t, 2>> ours = {{0, 0}};  // [CLS]
+    for (size_t k = 0; k < (e.is_array() ? 2u : 1u); ++k) {
+      const std::string text = e.is_array() ? e[k].get<std::string>() : e.get<std::string>();
+      tok.encode_offsets(text, true, ids, off);
+      for (const auto& o : code_point_offsets(text, off)) ours.push_back(o);
+      ours.push_back({0, 0});  // [SEP]
+    }
+    const auto want = ref[i].get<std::vector<std::array<int64_t, 2>>>();
+    if (ours == want)
+      ++same;
+    else
+      ADD_FAILURE() << "entry " << i << " " << e.dump() << ": ours " << json(ours).dump()
+                    << ", reference " << json(want).dump();
+  }
+  std::printf("%d of %zu entries with identical offsets\n", same, entries.size());
+  EXPECT_EQ(same, int(entries.size()));
+}
+
+// Every code point (but the surrogates) inside "a" c "b " c c "x": the offsets follow each
+// character through cleaning, CJK spacing, NFD (decompositions and reordering), accents and case.
+TEST_F(MinilmReference, EveryCodePointHasTokenizersOffsets) {
+  const Tokenizer tok = Tokenizer::from_gguf(gguf::File::open(pin_.gguf));
+  const fs::path ours = scratch("codepoint_offsets.txt"), out = scratch("codepoint_offsets.json");
+  {
+    std::ofstream f(ours);
+    std::vector<int32_t> ids;
+    std::vector<TokenOffset> off;
+    std::string line;
+    for (char32_t c = 0; c < 0x110000; ++c) {
+      if (c >= 0xD800 && c <= 0xDFFF) continue;
+      const std::string ch = utf8(c);
+      const std::string text = "a" + ch + "b " + ch + ch + "x";
+      tok.encode_offsets(text, true, ids, off);
+      line.clear();
+      for (const auto& o : code_point_offsets(text, off))
+        line += (line.empty() ? "" : " ") + std::to_string(o[0]) + "," + std::to_string(o[1]);
+      f << line << (c + 1 < 0x110000 ? "\n" : "");
+    }
+  }
+  const json r = run_reference(
+      "codepoint_offsets " + pin_.source + " " + ours.string() + " " + out.string(), out);
+  std::printf("%d code points, %d with other offsets\n", r["checked"].get<int>(),
               r["mismatch_count"].get<int>());
   EXPECT_GT(r["checked"].get<int>(), 1'100'000);
   EXPECT_EQ(r["mismatch_count"].get<int>(), 0) << r["mismatches"].dump();

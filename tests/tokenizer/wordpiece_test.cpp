@@ -167,6 +167,39 @@ TEST(WordPiece, VocabularyChecks) {
   EXPECT_THROW(Tokenizer::from_vocab(bad_sep), Error);
 }
 
+// Each token's bytes of the text: pieces of one word split it, accents and case map back to the
+// characters they came from, removed characters fall between tokens, an unknown word covers
+// itself, a special token written in the text its own bytes. (Against `tokenizers`' offsets on
+// the real vocabulary: tests/reference/minilm_reference_test.cpp.)
+TEST(WordPiece, OffsetsAreTheBytesOfTheText) {
+  auto spans = [](std::string_view text) {
+    std::vector<int32_t> got;
+    std::vector<TokenOffset> off;
+    tok().encode_offsets(text, true, got, off);
+    EXPECT_EQ(got, tok().encode(text)) << text;
+    std::vector<std::string> out;
+    for (const auto& o : off) out.emplace_back(text.substr(o.begin, o.end - o.begin));
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(spans("unaffable  Hello, world!"),
+            (V{"una", "ff", "able", "Hello", ",", "world", "!"}));
+  EXPECT_EQ(spans("Naïve CAFÉ"), (V{"Naïve", "CAFÉ"}));
+  EXPECT_EQ(spans("nai\xCC\x88ve"), (V{"nai\xCC\x88ve"}));  // the mark inside the word
+  EXPECT_EQ(spans("ΣΑΣ"), (V{"Σ", "Α", "Σ"}));
+  EXPECT_EQ(spans("hel\xC2\xADlo a中b"), (V{"hel\xC2\xADlo", "a", "中", "b"}));
+  EXPECT_EQ(spans("zzz 3.5"), (V{"zzz", "3", ".", "5"}));
+  EXPECT_EQ(spans("a[MASK]b"), (V{"a", "[MASK]", "b"}));
+  EXPECT_EQ(spans(""), V{});
+  // Byte-level BPE pieces need not end on a character: no offsets there.
+  Vocab bpe;
+  bpe.tokens = {"a"};
+  const Tokenizer byte_level = Tokenizer::from_vocab(bpe);
+  std::vector<int32_t> got;
+  std::vector<TokenOffset> off;
+  EXPECT_THROW(byte_level.encode_offsets("a", true, got, off), Error);
+}
+
 // The character classes at their edges (general categories as of Unicode 8.0, as the
 // reference's tables have them).
 TEST(BertBasic, CharacterClasses) {
