@@ -201,8 +201,10 @@ def tensor_names(n_layer):
 SKIPPED = ("embeddings.position_ids", "pooler.dense.weight", "pooler.dense.bias")
 
 
-def load(src):
-    """Reads a source into (config, tokenizer.json, pooling name, {gguf name: array})."""
+def load(src, edit=None):
+    """Reads a source into (config, tokenizer.json, pooling name, {gguf name: array}). edit, if
+    given, takes the encoder's tensors by Hugging Face name (without "bert.") and returns them
+    changed (a fine-tuned reader's delta added), before they are renamed and checked."""
     files = Files(src)
     config = json.loads(files.read("config.json"))
     tok = json.loads(files.read("tokenizer.json"))
@@ -221,6 +223,8 @@ def load(src):
     # A task model (BertForX) prefixes the encoder's names with "bert."; its head is not ours.
     if any(k.startswith("bert.") for k in raw):
         raw = {k[5:]: v for k, v in raw.items() if k.startswith("bert.")}
+    if edit is not None:
+        raw = edit(raw)
     names = tensor_names(config["num_hidden_layers"])
     unexpected = sorted(set(raw) - set(names) - set(SKIPPED))
     if unexpected:
@@ -232,13 +236,13 @@ def load(src):
     return config, tok, pooling, {gg: raw[hf] for hf, gg in names.items()}
 
 
-def convert(src, out, type_name="F32", name=None, extra_tensors=(), extra_metadata=()):
+def convert(src, out, type_name="F32", name=None, extra_tensors=(), extra_metadata=(), edit=None):
     """Writes the GGUF. extra_tensors: (name, float32 array) pairs written after the encoder's
     (stored F32, dims in ggml order, i.e. the array's shape reversed); extra_metadata:
-    (key, gguf_file value type, value) triples."""
+    (key, gguf_file value type, value) triples; edit: as load()'s."""
     if type_name not in ("F32", "F16"):
         raise ConvertError(f"--type {type_name}: only F32 and F16")
-    config, tok, pooling, tensors = load(src)
+    config, tok, pooling, tensors = load(src, edit)
     tokens, types, ids = vocab_of(tok)
     e, n_layer = config["hidden_size"], config["num_hidden_layers"]
     if tensors["token_embd.weight"].shape != (len(tokens), e):

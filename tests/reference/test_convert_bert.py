@@ -157,6 +157,20 @@ class ConvertBertTest(unittest.TestCase):
         with self.assertRaises(convert_bert.ConvertError):
             self.convert(extra_tensors=[("token_embd.weight", head)])
 
+    def test_edit_changes_the_encoder_tensors_before_they_are_written(self):
+        def edit(tensors):
+            self.assertIn("encoder.layer.0.attention.self.query.weight", tensors)  # HF names
+            out = dict(tensors)
+            out["encoder.layer.0.attention.self.query.weight"] = np.ones((8, 8), np.float32)
+            return out
+
+        r = self.convert(edit=edit)
+        np.testing.assert_array_equal(r.tensor("blk.0.attn_q.weight"), np.ones((8, 8), np.float32))
+        np.testing.assert_array_equal(r.tensor("blk.1.attn_q.weight"),
+                                      hf_tensors()["encoder.layer.1.attention.self.query.weight"])
+        with self.assertRaises(convert_bert.ConvertError):  # an edit that drops one is refused
+            self.convert(edit=lambda t: {k: v for k, v in t.items() if "layer.1.output.dense" not in k})
+
     def test_zip_wheel_and_prefixed_names_give_the_same_file(self):
         self.convert()
         want = (self.dir / "out.gguf").read_bytes()

@@ -2,7 +2,7 @@
 
     .venv-train/bin/python -m train.reader.export delta RUN_DIR OUT.delta.npz [--rank R]
     .venv/bin/python -m train.reader.export build BASE_SRC DELTA.npz OUT.gguf [--type F32|F16]
-    .venv/bin/python -m train.reader.export random BASE_SRC OUT.gguf [--seed N]
+    .venv/bin/python -m train.reader.export random BASE_SRC OUT.gguf [--seed N] [--reading R]
 
 The delta holds, per fine-tuned matrix, the truncated SVD of (fine-tuned - base) as two F16
 factors of rank R; vectors (biases, norms) and the heads whole. The word embeddings are never
@@ -12,8 +12,8 @@ GGUF in llama.cpp's `bert` conventions with the heads as `reader.*` tensors and 
 runtime must know to read them as `reader.*` metadata. `random` writes the same file from the
 base alone with seeded random heads: the C++ runtime's parity tests need no trained model.
 
-Only the runtime's contract is exported (train/reader/README.md): the reading pass per option
-and the late judge (src/reader/ in C++).
+Only the runtime's contract is exported (train/reader/README.md, src/reader/ in C++): the late
+judge, with either reading (one pass per option, or one pass per rule; `reader.reading`).
 """
 
 from __future__ import annotations
@@ -31,18 +31,14 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import convert_bert  # noqa: E402
 from gguf_py import gguf_file as gf  # noqa: E402
 
-from train.reader.data import JUDGE_TAGS, OPS, TAGS  # noqa: E402
+from train.reader.data import JUDGE_TAGS, OPS, RULE_TAGS, TAGS  # noqa: E402
 
 VERSION = 1
 MAX_TOKENS = 256  # decide.py's max_len: longer inputs are truncated there, refused here
 LOOK_NORM_EPS = 1e-5  # nn.LayerNorm's default, as model.py builds look_norm
 
-# The heads of the late judge and the reading pass per option: PyTorch name -> GGUF name.
-HEADS = {
-    "tag.weight": "reader.tag.weight",
-    "tag.bias": "reader.tag.bias",
-    "default.weight": "reader.default.weight",
-    "default.bias": "reader.default.bias",
+# The heads, PyTorch name -> GGUF name: the late judge's, and each reading's own.
+JUDGE_HEADS = {
     "op.weight": "reader.op.weight",
     "op.bias": "reader.op.bias",
     "look.in_proj_weight": "reader.look.in_proj.weight",  # [3h, h]: q, k, v stacked
@@ -60,28 +56,48 @@ HEADS = {
     "value.weight": "reader.value.weight",  # per situation token, from [h, h * u]
     "value.bias": "reader.value.bias",
 }
+READING_HEADS = {
+    "option": ("tag", "default"),
+    "rule": ("rule_tag", "ante", "link_q", "link_k", "rule_default"),
+}
 
 
-def head_shapes(h: int) -> dict[str, tuple[int, ...]]:
-    """Each head tensor's shape (PyTorch names) for hidden size h."""
+def heads(reading: str) -> dict[str, str]:
+    """PyTorch name -> GGUF name of every head a reader with this reading ships."""
     out = {}
-    for name, rows, cols in (
-        ("tag", len(TAGS), h),
-        ("default", 1, h),
-        ("op", len(OPS), h),
-        ("look.out_proj", h, h),
-        ("judge.0", h, 5 * h),
-        ("judge.2", 1, h),
-        ("thresholds", 3, h),
-        ("value", 1, 2 * h),
-    ):
+    for name in READING_HEADS[reading]:
+        for kind in ("weight", "bias"):
+            out[f"{name}.{kind}"] = f"reader.{name}.{kind}"
+    out.update(JUDGE_HEADS)
+    return out
+
+
+def head_shapes(h: int, reading: str) -> dict[str, tuple[int, ...]]:
+    """Each head tensor's shape (PyTorch names) for hidden size h."""
+    linears = {
+        "tag": (len(TAGS), h),
+        "default": (1, h),
+        "rule_tag": (len(RULE_TAGS), h),
+        "ante": (1, h),
+        "link_q": (h, h),
+        "link_k": (h, h),
+        "rule_default": (1, h),
+        "op": (len(OPS), h),
+        "look.out_proj": (h, h),
+        "judge.0": (h, 5 * h),
+        "judge.2": (1, h),
+        "thresholds": (3, h),
+        "value": (1, 2 * h),
+    }
+    out = {}
+    for name, (rows, cols) in linears.items():
         out[f"{name}.weight"] = (rows, cols)
         out[f"{name}.bias"] = (rows,)
     out["look.in_proj_weight"] = (3 * h, h)
     out["look.in_proj_bias"] = (3 * h,)
     out["look_norm.weight"] = (h,)
     out["look_norm.bias"] = (h,)
-    return out
+    return {k: v for k, v in out.items() if k in heads(reading)}
 
 
 def delta_from_run(run_dir: str, rank: int) -> dict[str, np.ndarray]:
@@ -92,11 +108,12 @@ def delta_from_run(run_dir: str, rank: int) -> dict[str, np.ndarray]:
     # grown heads an older run does not have).
     ck = torch.load(os.path.join(run_dir, "ckpt.pt"), map_location="cpu", weights_only=False)
     cfg = ck["config"]
-    if cfg.get("judge", "cross") != "late" or cfg.get("reading", "option") != "option":
-        raise SystemExit(f"export: {run_dir} is not the runtime's reader (late judge, reading per option)")
+    reading = cfg.get("reading", "option")
+    if cfg.get("judge", "cross") != "late" or reading not in READING_HEADS:
+        raise SystemExit(f"export: {run_dir} is not a reader the runtime runs (the late judge)")
     state = ck["model"]
     base = BertModel.from_pretrained(cfg["base"], add_pooling_layer=False).state_dict()
-    out: dict[str, np.ndarray] = {"meta.judge": np.array("late"), "meta.reading": np.array("option")}
+    out: dict[str, np.ndarray] = {"meta.judge": np.array("late"), "meta.reading": np.array(reading)}
     for name, b in base.items():
         if name.startswith("embeddings.word_embeddings") or name.endswith("position_ids"):
             continue
@@ -107,7 +124,7 @@ def delta_from_run(run_dir: str, rank: int) -> dict[str, np.ndarray]:
             out[f"bert.{name}.v"] = vh[:rank].numpy().astype(np.float16)
         else:
             out[f"bert.{name}"] = d.numpy().astype(np.float16 if d.ndim == 2 else np.float32)
-    for name in HEADS:
+    for name in heads(reading):
         out[f"head.{name}"] = state[name].detach().float().numpy()
     return out
 
@@ -132,14 +149,15 @@ def apply_delta(base: dict[str, np.ndarray], delta: dict[str, np.ndarray]) -> di
     return out
 
 
-def metadata(n_head: int) -> list[tuple]:
+def metadata(n_head: int, reading: str) -> list[tuple]:
     """What the runtime must know to run the heads (src/reader/heads.cpp reads these)."""
     return [
         ("reader.version", gf.U32, VERSION),
         ("reader.judge", gf.STRING, "late"),
-        ("reader.reading", gf.STRING, "option"),
+        ("reader.reading", gf.STRING, reading),
         ("reader.query_format", gf.STRING, "{letter}: {text}"),
-        ("reader.tags", gf.ARRAY, (gf.STRING, TAGS)),
+        ("reader.listing_separator", gf.STRING, "; "),  # data.option_listing's
+        ("reader.tags", gf.ARRAY, (gf.STRING, RULE_TAGS if reading == "rule" else TAGS)),
         ("reader.ops", gf.ARRAY, (gf.STRING, OPS)),
         ("reader.judge_tags", gf.ARRAY, (gf.STRING, JUDGE_TAGS)),
         ("reader.look.head_count", gf.U32, n_head),
@@ -152,21 +170,23 @@ def base_config(base_src: str) -> dict:
     return json.loads(convert_bert.Files(base_src).read("config.json"))
 
 
-def write(base_src: str, out: str, heads: dict[str, np.ndarray], type_name: str, delta=None) -> None:
+def write(
+    base_src: str, out: str, tensors: dict[str, np.ndarray], reading: str, type_name: str, delta=None
+) -> None:
     cfg = base_config(base_src)
-    shapes = head_shapes(cfg["hidden_size"])
-    for name, shape in shapes.items():
-        if name not in heads:
+    for name, shape in head_shapes(cfg["hidden_size"], reading).items():
+        if name not in tensors:
             raise SystemExit(f"export: no head tensor {name}")
-        if tuple(heads[name].shape) != shape:
-            raise SystemExit(f"export: head {name} is {tuple(heads[name].shape)}, expected {shape}")
+        if tuple(tensors[name].shape) != shape:
+            raise SystemExit(f"export: head {name} is {tuple(tensors[name].shape)}, expected {shape}")
+    names = heads(reading)
     convert_bert.convert(
         base_src,
         out,
         type_name,
         name="meadow-reader",
-        extra_tensors=[(HEADS[k], heads[k].astype(np.float32)) for k in HEADS],
-        extra_metadata=metadata(cfg["num_attention_heads"]),
+        extra_tensors=[(names[k], tensors[k].astype(np.float32)) for k in names],
+        extra_metadata=metadata(cfg["num_attention_heads"], reading),
         edit=None if delta is None else (lambda tensors: apply_delta(tensors, delta)),
     )
 
@@ -174,30 +194,36 @@ def write(base_src: str, out: str, heads: dict[str, np.ndarray], type_name: str,
 def build(base_src: str, delta_path: str, out: str, type_name: str = "F32") -> None:
     with np.load(delta_path) as z:
         delta = {k: z[k] for k in z.files}
-    if str(delta.get("meta.judge", "")) != "late" or str(delta.get("meta.reading", "")) != "option":
-        raise SystemExit(f"export: {delta_path} is not a delta of the runtime's reader (late judge)")
-    heads = {k[len("head.") :]: v for k, v in delta.items() if k.startswith("head.")}
-    write(base_src, out, heads, type_name, delta)
+    reading = str(delta.get("meta.reading", ""))
+    if str(delta.get("meta.judge", "")) != "late" or reading not in READING_HEADS:
+        raise SystemExit(f"export: {delta_path} is not a delta of a reader the runtime runs (late judge)")
+    tensors = {k[len("head.") :]: v for k, v in delta.items() if k.startswith("head.")}
+    write(base_src, out, tensors, reading, type_name, delta)
 
 
 O_BIAS = 4.0
 DEFAULT_BIAS = 1.5
 
 
-def random_heads(h: int, seed: int) -> dict[str, np.ndarray]:
+def random_heads(h: int, seed: int, reading: str) -> dict[str, np.ndarray]:
     """Seeded random heads, scaled so that each head's outputs vary across inputs (tags of every
     kind, defaults on both sides of 0.5, comparisons and plain literals)."""
     rng = np.random.default_rng(seed)
     out = {}
-    for name, shape in head_shapes(h).items():
+    sharp = ("tag.", "rule_tag.", "ante.", "op.", "default.", "rule_default.", "thresholds.")
+    for name, shape in head_shapes(h, reading).items():
         fan_in = shape[-1] if len(shape) == 2 else h
-        scale = 6.0 if name.startswith(("tag.", "op.", "default.", "thresholds.")) else 1.0
+        scale = 6.0 if name.startswith(sharp) else 1.0
         out[name] = (rng.standard_normal(shape) * scale / np.sqrt(fan_in)).astype(np.float32)
     out["look_norm.weight"] += 1.0
     # Most rule words are outside every literal in a real reading: so here too (about 3 in 4),
-    # which keeps the literals, and a test's time, near a trained reader's.
-    out["tag.bias"][TAGS.index("O")] += O_BIAS
-    out["default.bias"] -= DEFAULT_BIAS  # and some rules have no default
+    # which keeps the literals, and a test's time, near a trained reader's; some rules have no
+    # default.
+    tag, default = ("rule_tag", "rule_default") if reading == "rule" else ("tag", "default")
+    out[f"{tag}.bias"][0] += O_BIAS  # "O" is the first tag of both sets
+    out[f"{default}.bias"] -= DEFAULT_BIAS
+    if reading == "rule":
+        out["ante.bias"] -= DEFAULT_BIAS
     return out
 
 
@@ -217,6 +243,7 @@ def main() -> None:
     r.add_argument("base")
     r.add_argument("out")
     r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--reading", default="option", choices=sorted(READING_HEADS))
     r.add_argument("--type", default="F32", choices=["F32", "F16"])
     args = ap.parse_args()
     if args.cmd == "delta":
@@ -227,8 +254,8 @@ def main() -> None:
         if args.cmd == "build":
             build(args.base, args.delta, args.out, args.type)
         else:
-            heads = random_heads(base_config(args.base)["hidden_size"], args.seed)
-            write(args.base, args.out, heads, args.type)
+            tensors = random_heads(base_config(args.base)["hidden_size"], args.seed, args.reading)
+            write(args.base, args.out, tensors, args.reading, args.type)
     except (convert_bert.ConvertError, OSError, KeyError, ValueError) as e:
         raise SystemExit(f"export {args.cmd}: {e}")
     print(f"{args.out}: {os.path.getsize(args.out) / 1e6:.1f} MB")
