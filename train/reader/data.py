@@ -225,6 +225,7 @@ class RuleExample:
     spans: list[Span]  # literals (LIT), joins (AND/OR), pronouns (PRON), antecedents (ANTE)
     literal_option: list[int]  # per LIT span, in order: the index of the option it chooses
     default: int | None
+    literal_clause: list[int] = dataclasses.field(default_factory=list)  # per LIT span
 
 
 def rule_example(item: Item) -> RuleExample | None:
@@ -235,15 +236,31 @@ def rule_example(item: Item) -> RuleExample | None:
     letters = [letter for letter, _ in item.options]
     spans: list[Span] = []
     link: list[int] = []
-    for c, sp in zip(r["clauses"], found):
+    clause: list[int] = []
+    for k, (c, sp) in enumerate(zip(r["clauses"], found)):
         got = clause_spans(item.rule, c, sp)
         if got is None:
             return None
         spans += got
         link += [letters.index(c["letter"])] * len(sp)
+        clause += [k] * len(sp)
     listing, option_spans = option_listing(item.options)
     default = letters.index(r["default"]) if r["default"] is not None else None
-    return RuleExample(item.rule, listing, option_spans, spans, link, default)
+    return RuleExample(item.rule, listing, option_spans, spans, link, default, clause)
+
+
+def clause_windows(clauses: list[list[int]], rule_tokens: list[int]) -> list[tuple[list[int], list[int]]]:
+    """Per clause (its literals' token indices), the rule tokens on either side of it up to the
+    neighbouring clauses: where the words naming its option are ("→ D (put down a beer trap)",
+    "Whistle once (A) for …"). The link head reads them with the clause's own tokens."""
+    order = sorted(range(len(clauses)), key=lambda k: min(clauses[k]))
+    out: list[tuple[list[int], list[int]]] = [([], []) for _ in clauses]
+    for i, k in enumerate(order):
+        lo = max(clauses[order[i - 1]]) if i > 0 else -1
+        hi = min(clauses[order[i + 1]]) if i + 1 < len(order) else 1 << 30
+        first, last = min(clauses[k]), max(clauses[k])
+        out[k] = ([t for t in rule_tokens if lo < t < first], [t for t in rule_tokens if last < t < hi])
+    return out
 
 
 def rule_token_labels(offsets, seq_ids, ex: RuleExample):

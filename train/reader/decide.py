@@ -334,18 +334,23 @@ def read_rule(model, tok, rule: str, options: list[tuple[str, str]]) -> Reading:
     p_default = torch.sigmoid(model.rule_default(opt))[0, :, 0].tolist()
     readings = [OptionReading(letter, text, [], p_default[k]) for k, (letter, text) in enumerate(options)]
     if lits:
-        lit_masks = torch.zeros(1, len(lits), t)
-        for k, (_, toks, _) in enumerate(lits):
-            lit_masks[0, k, toks] = 1.0
-        link = (model.link_q(pool(h, lit_masks)) @ model.link_k(opt).transpose(1, 2))[0]
+        from train.reader.data import clause_windows
+
         clauses: list[tuple[Clause, list[int]]] = []
-        for k, (text, _, join) in enumerate(lits):
+        for text, toks, join in lits:
             if join and clauses:
                 clauses[-1][0].texts.append(text)
                 clauses[-1][0].join = clauses[-1][0].join or join
-                clauses[-1][1].append(k)
+                clauses[-1][1].extend(toks)
             else:
-                clauses.append((Clause([text], ""), [k]))
-        for c, ks in clauses:
-            readings[int(link[ks].mean(0).argmax())].clauses.append(c)
+                clauses.append((Clause([text], ""), list(toks)))
+        rule_tokens = [i for i, ((s, e), sid) in enumerate(zip(offsets, seq)) if sid == 0 and e > s]
+        windows = clause_windows([toks for _, toks in clauses], rule_tokens)
+        masks = [torch.zeros(1, len(clauses), t) for _ in range(3)]
+        for k, ((_, own), (left, right)) in enumerate(zip(clauses, windows)):
+            for m, toks in zip(masks, (own, left, right)):
+                m[0, k, toks] = 1.0
+        link = model.link(h, masks, opt)[0]
+        for k, (c, _) in enumerate(clauses):
+            readings[int(link[k].argmax())].clauses.append(c)
     return Reading(readings)

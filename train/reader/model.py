@@ -36,7 +36,7 @@ class Reader(nn.Module):
             # one pass per rule (data.RULE_TAGS): tags, antecedent flags, literal -> option links
             self.rule_tag = nn.Linear(h, len(RULE_TAGS))
             self.ante = nn.Linear(h, 1)
-            self.link_q = nn.Linear(h, h)
+            self.link_q = nn.Linear(3 * h, h)  # a clause, and the words on either side of it
             self.link_k = nn.Linear(h, h)
             self.rule_default = nn.Linear(h, 1)
         elif reading != "option":
@@ -75,15 +75,23 @@ class Reader(nn.Module):
         m = mean(h, batch["attention_mask"])
         return self.judge(m).squeeze(-1), self.op(m), self.numbers(h)
 
-    def read_rule(self, batch: dict, lit_masks: torch.Tensor, opt_masks: torch.Tensor):
-        """One reading pass. lit_masks [B, L, T] / opt_masks [B, O, T] mark each literal's and
-        each option's tokens. Returns tag logits [B, T, tags], antecedent logits [B, T], link
-        logits [B, L, O] (which option each literal chooses), default logits [B, O]."""
+    def read_rule(self, batch: dict, clause_masks: list[torch.Tensor], opt_masks: torch.Tensor):
+        """One reading pass. clause_masks: three [B, C, T] masks (each clause's literal tokens,
+        the tokens before it, the tokens after it); opt_masks [B, O, T] each option's listing
+        tokens. Returns tag logits [B, T, tags], antecedent logits [B, T], link logits [B, C, O]
+        (which option each clause chooses), default logits [B, O]."""
         h = self.encode(batch)
-        lit = pool(h, lit_masks)
         opt = pool(h, opt_masks)
-        link = self.link_q(lit) @ self.link_k(opt).transpose(1, 2) / h.shape[-1] ** 0.5
-        return self.rule_tag(h), self.ante(h).squeeze(-1), link, self.rule_default(opt).squeeze(-1)
+        return (
+            self.rule_tag(h),
+            self.ante(h).squeeze(-1),
+            self.link(h, clause_masks, opt),
+            self.rule_default(opt).squeeze(-1),
+        )
+
+    def link(self, h: torch.Tensor, clause_masks: list[torch.Tensor], opt: torch.Tensor) -> torch.Tensor:
+        q = self.link_q(torch.cat([pool(h, m) for m in clause_masks], -1))
+        return q @ self.link_k(opt).transpose(1, 2) / h.shape[-1] ** 0.5
 
     # ---- the late judge ---------------------------------------------------------------------
 

@@ -134,19 +134,33 @@ def rule_tensors(tok, examples: list[R.RuleExample], max_len: int) -> dict:
     enc = D.encode_pairs(tok, [e.rule for e in examples], [e.listing for e in examples], max_len)
     offsets = enc.pop("offset_mapping").tolist()
     n, t = enc["input_ids"].shape
-    labels = [R.rule_token_labels(offsets[i], enc.sequence_ids(i), e) for i, e in enumerate(examples)]
-    n_lit = max(1, max(len(lab[2]) for lab in labels))
+    labels, clauses = [], []
+    for i, e in enumerate(examples):
+        seq = enc.sequence_ids(i)
+        lab = R.rule_token_labels(offsets[i], seq, e)
+        groups: dict[int, list[int]] = {}
+        targets: dict[int, int] = {}
+        for k, toks in enumerate(lab[2]):
+            groups.setdefault(e.literal_clause[k], []).extend(toks)
+            targets[e.literal_clause[k]] = e.literal_option[k]
+        keys = [c for c in sorted(groups) if groups[c]]
+        rule_tokens = [j for j, (sid, (a, b)) in enumerate(zip(seq, offsets[i])) if sid == 0 and b > a]
+        windows = R.clause_windows([groups[c] for c in keys], rule_tokens)
+        clauses.append([(groups[c], w[0], w[1], targets[c]) for c, w in zip(keys, windows)])
+        labels.append(lab)
+    n_cl = max(1, max(len(c) for c in clauses))
     n_opt = max(len(lab[3]) for lab in labels)
-    lit_masks, opt_masks = torch.zeros(n, n_lit, t), torch.zeros(n, n_opt, t)
-    link = torch.full((n, n_lit), -100, dtype=torch.long)
+    masks = [torch.zeros(n, n_cl, t) for _ in range(3)]
+    opt_masks = torch.zeros(n, n_opt, t)
+    link = torch.full((n, n_cl), -100, dtype=torch.long)
     default = torch.zeros(n, n_opt)
     opt_valid = torch.zeros(n, n_opt)
-    for i, (e, (_, _, lits, opts)) in enumerate(zip(examples, labels)):
-        for k, toks in enumerate(lits):
-            lit_masks[i, k, toks] = 1.0
-            if toks:
-                link[i, k] = e.literal_option[k]
-        for k, toks in enumerate(opts):
+    for i, e in enumerate(examples):
+        for k, (own, left, right, target) in enumerate(clauses[i]):
+            for m, toks in zip(masks, (own, left, right)):
+                m[i, k, toks] = 1.0
+            link[i, k] = target
+        for k, toks in enumerate(labels[i][3]):
             opt_masks[i, k, toks] = 1.0
             opt_valid[i, k] = 1.0
         if e.default is not None:
@@ -154,7 +168,7 @@ def rule_tensors(tok, examples: list[R.RuleExample], max_len: int) -> dict:
     enc.update(
         tags=torch.tensor([lab[0] for lab in labels]),
         ante=torch.tensor([lab[1] for lab in labels]),
-        lit_masks=lit_masks,
+        clause_masks=masks,
         opt_masks=opt_masks,
         link=link,
         default=default,
@@ -165,7 +179,7 @@ def rule_tensors(tok, examples: list[R.RuleExample], max_len: int) -> dict:
 
 def rule_losses(model, rb: dict, tag_weight: float) -> dict:
     batch = {k: rb[k] for k in ("input_ids", "attention_mask", "token_type_ids")}
-    tags, ante, link, default = model.read_rule(batch, rb["lit_masks"], rb["opt_masks"])
+    tags, ante, link, default = model.read_rule(batch, rb["clause_masks"], rb["opt_masks"])
     w = torch.full((len(R.RULE_TAGS),), tag_weight)
     w[R.RULE_TAG["O"]] = 1.0
     am = (rb["ante"] >= 0).float()
@@ -238,7 +252,7 @@ def judge_losses(model, jb: dict) -> dict:
 
 
 def losses(model, rb: dict, jb: dict, tag_weight: float = 1.0) -> dict:
-    if "lit_masks" in rb:
+    if "clause_masks" in rb:
         out = {**rule_losses(model, rb, tag_weight), **judge_losses(model, jb)}
         out["total"] = sum(out.values())
         return out
