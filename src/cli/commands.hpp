@@ -30,6 +30,7 @@ void add_env_commands(CLI::App& app);     // env list, env run, env play
 void add_mind_commands(CLI::App& app);    // decide, ai-prompt
 void add_task_commands(CLI::App& app);    // <task>, list, check, play, bench
 void add_reading_command(CLI::App& app);  // reading (exam sets, side by side)
+void add_reader_commands(CLI::App& app);  // read-rule (a meadow-reader's reading of a rule)
 void add_pull_command(CLI::App& app);     // pull NAME|URL, pull --list
 void add_text_commands(CLI::App& app);    // generate, draft, route, infill, tool-call
 void add_latency_command(CLI::App& app);  // latency (decision vs generation, plotted)

@@ -4,16 +4,20 @@
 //                      [--lora FILE] [--json]
 //                      [--no-cache] [--threads N] [--slot N]
 // prints {"letter", "probs": {letter: p}, "lat_ms", "margin", "entropy", "coherence", "model"}
-// with --json (DESIGN.md's stable hook), else one readable line.
+// with --json (DESIGN.md's stable hook), else one readable line. A meadow-reader file (a bert
+// encoder with reader heads) decides in parts instead, and prints how it read the rule too
+// (cli/reader_commands.cpp).
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/reader_cli.hpp"
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
 
@@ -46,6 +50,17 @@ Option parse_option(const std::string& spec, size_t index) {
   return o;
 }
 
+// The model's path when it is a reader; nullopt otherwise, and when it does not resolve (Mind
+// then says why).
+std::optional<std::string> reader_path(const std::string& model) {
+  try {
+    std::string path = resolve_model(model);
+    if (is_reader_model(path)) return path;
+  } catch (const Error&) {
+  }
+  return std::nullopt;
+}
+
 void run_decide(const DecideArgs& a) {
   Task task;
   task.name = "decide";
@@ -55,6 +70,10 @@ void run_decide(const DecideArgs& a) {
   validate(task);  // bad input fails here, before any model is loaded
   if (a.state.find_first_not_of(" \t\r\n") == std::string::npos)
     throw Error("--state is empty: give the situation sentence the rule is read against");
+  if (const auto path = reader_path(a.model)) {
+    if (!a.lora.empty()) throw Error("--lora: a meadow-reader file takes no adapter");
+    return decide_with_reader(*path, a.rule, a.options, a.state, a.threads, a.json);
+  }
   MindOptions mo;
   mo.threads = a.threads;
   mo.answer_slot = a.slot;

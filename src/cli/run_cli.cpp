@@ -23,6 +23,7 @@ int run_cli(int argc, char** argv) {
   meadow::cli::add_mind_commands(app);
   meadow::cli::add_task_commands(app);
   meadow::cli::add_reading_command(app);
+  meadow::cli::add_reader_commands(app);
   meadow::cli::add_pull_command(app);
   meadow::cli::add_text_commands(app);
   meadow::cli::add_latency_command(app);
