@@ -8,7 +8,9 @@
 //                     [float_recheck=0.1] [cached]
 // (float_recheck: DecideOptions'; `cached` runs the cached row only, for 7B-sized models.)
 // A BERT-family encoder (bert GGUF, e.g. minilm-l6) gets its own rows instead: encoding 24 and
-// 64 tokens, and tokenize + encode of a rule and a situation (bench/encoder_rows.hpp).
+// 64 tokens, and tokenize + encode of a rule and a situation (bench/encoder_rows.hpp); a
+// meadow-reader file (bert with reader.* heads) reading the table's rule and deciding its
+// situations (bench/reader_rows.hpp).
 // Fixtures shaped like the embedded model: bench/run_bench_decide.sh.
 #include <algorithm>
 #include <chrono>
@@ -25,6 +27,7 @@
 #include "bench_util.hpp"
 #include "decide_table.hpp"
 #include "encoder_rows.hpp"
+#include "reader_rows.hpp"
 
 using namespace meadow::bench;
 
@@ -66,6 +69,8 @@ int main(int argc, char** argv) {
   const double recheck = argc > 4 ? std::atof(argv[4]) : 0.1;
   const bool cached_only = argc > 5 && std::string(argv[5]) == "cached";
   try {
+    if (meadow::reader::Reader::is_reader(meadow::gguf::File::open(path)))
+      return reader_rows(path, std::max(threads, 1), n);
     if (meadow::model::is_encoder(meadow::gguf::File::open(path)))
       return encoder_rows(path, std::max(threads, 1), n);
     const meadow::Task task = table();
