@@ -190,7 +190,7 @@ Heads load_heads(const model::Encoder& enc) {
   if (per_rule) {
     hd.rule_tag = ld.linear("reader.rule_tag", n_tags, h);
     hd.ante = ld.linear("reader.ante", 1, h);
-    hd.link_q = ld.linear("reader.link_q", h, h);
+    hd.link_q = ld.linear("reader.link_q", h, 3 * h);  // a clause and the words either side
     hd.link_k = ld.linear("reader.link_k", h, h);
     hd.rule_default = ld.linear("reader.rule_default", 1, h);
   } else {

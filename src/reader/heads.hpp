@@ -40,8 +40,9 @@ struct Heads {
   int t1 = 1, t2 = 2;              // the thresholds head's rows of T1 and T2
   // The pass per option: tags over the rule, P(default) from segment A's mean.
   Linear tag, def;
-  // The pass per rule: tags and antecedent flags over the rule, each literal linked to an
-  // option (link_q(literal mean) . link_k(option listing mean)), P(default) per option.
+  // The pass per rule: tags and antecedent flags over the rule, each clause linked to an option
+  // (link_q([clause; words before; words after]) . link_k(option listing mean)), P(default)
+  // per option.
   Linear rule_tag, ante, link_q, link_k, rule_default;
   // The late judge.
   Linear op, q, k, v, out, fc1, fc2, thr;

@@ -9,14 +9,11 @@
 #include "reader/combine.hpp"
 #include "reader/heads.hpp"
 #include "reader/numbers.hpp"
+#include "reader/probability.hpp"
 #include "reader/tags.hpp"
 
 namespace meadow::reader {
 namespace {
-
-double sigmoid(float x) {
-  return 1.0 / (1.0 + std::exp(-double(x)));
-}
 
 // nn.GELU()'s default: the exact (erf) form.
 float gelu(float x) {
@@ -141,7 +138,7 @@ Decision Reader::decide(const Reading& reading, std::string_view state,
     auto view = [](const std::optional<std::string>& s) {
       return s ? std::optional<std::string_view>(*s) : std::nullopt;
     };
-    p_lit[j] = mix(sigmoid(logit), l.op, view(l.t1), view(l.t2), view(value));
+    p_lit[j] = mix(sigmoid32(logit), l.op, view(l.t1), view(l.t2), view(value));
   }
 
   return finish(reading, p_lit, t0);

@@ -11,6 +11,7 @@
 #include "meadow/reader.hpp"
 #include "meadow/tokenizer.hpp"
 #include "reader/heads.hpp"
+#include "reader/probability.hpp"
 #include "reader/tags.hpp"
 
 namespace meadow::reader {
@@ -38,10 +39,6 @@ void read_per_option(const PassContext& ctx, std::string_view rule,
                      const std::vector<Option>& options, Reading& r);
 void read_per_rule(const PassContext& ctx, std::string_view rule,
                    const std::vector<Option>& options, Reading& r);
-
-inline double sigmoid(float x) {
-  return 1.0 / (1.0 + std::exp(-double(x)));
-}
 
 // The first largest logit (torch.argmax's choice) and its softmax probability.
 inline std::pair<int, double> argmax_p(const float* logits, int64_t n) {

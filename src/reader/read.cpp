@@ -109,11 +109,9 @@ Reading Reader::read(std::string_view rule, const std::vector<Option>& options,
     lit.mean = model::mean_pool(h);
     float op_logits[kOps];
     hd.op.apply(lit.mean.data(), 1, op_logits);
-    double top = op_logits[0], sum = 0;
-    for (float x : op_logits) top = std::max(top, double(x));
-    for (float x : op_logits) sum += std::exp(double(x) - top);
-    for (int k = 0; k < kOps; ++k)
-      lit.op[size_t(k)] = std::exp(double(op_logits[hd.op_row[size_t(k)]]) - top) / sum;
+    double op_p[kOps];
+    softmax32(op_logits, kOps, op_p);
+    for (int k = 0; k < kOps; ++k) lit.op[size_t(k)] = op_p[hd.op_row[size_t(k)]];
     logits.resize(size_t(h.rows * 3));
     hd.thr.apply(h.data.data(), h.rows, logits.data());
     std::vector<TaggedToken>& toks = passes[j].tokens;

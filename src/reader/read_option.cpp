@@ -70,7 +70,7 @@ void read_per_option(const PassContext& ctx, std::string_view rule,
     float def = 0;
     hd.def.apply(a.data(), 1, &def);
     r.options.push_back({options[i].letter, options[i].text,
-                         clauses_from_tags(rule, p.tokens, hd.tags), sigmoid(def)});
+                         clauses_from_tags(rule, p.tokens, hd.tags), sigmoid32(def)});
   }
   r.unclaimed = unclaimed_runs(rule, std::span(rule_off).first(kept_min), claimed);
 }

@@ -1,7 +1,9 @@
 // The pass per rule (decide.py's read_rule): [CLS] rule [SEP] "A: text; B: text; ..." [SEP]
-// once; tags (data.RULE_TAGS) and antecedent flags over the rule give the literals, each clause
-// goes to the option its literals link to (link_q(literal mean) . link_k(option mean), averaged
-// over the clause's literals), and P(default) comes from each option's listing mean.
+// once; tags (data.RULE_TAGS) and antecedent flags over the rule give the literals, grouped into
+// clauses; each clause goes to the option it links to (link_q([mean of its literals' tokens;
+// mean of the rule tokens between the previous clause and it; mean of those up to the next
+// clause]) . link_k(the option's listing mean), data.clause_windows), and P(default) comes from
+// each option's listing mean.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -20,6 +22,29 @@ std::string listing_of(const std::vector<Option>& options, std::vector<TokenOffs
     const std::string piece = std::string(1, o.letter) + ": " + o.text;
     spans.push_back({uint32_t(out.size()), uint32_t(out.size() + piece.size())});
     out += piece;
+  }
+  return out;
+}
+
+// data.clause_windows: per clause (its tokens), the rule tokens between the clause before it
+// (in rule order) and it, and between it and the clause after it.
+std::vector<std::pair<std::vector<size_t>, std::vector<size_t>>> clause_windows(
+    const std::vector<std::vector<size_t>>& clauses, const std::vector<size_t>& rule_tokens) {
+  std::vector<size_t> order(clauses.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  auto first = [&](size_t k) { return *std::min_element(clauses[k].begin(), clauses[k].end()); };
+  auto last = [&](size_t k) { return *std::max_element(clauses[k].begin(), clauses[k].end()); };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return first(a) < first(b); });
+  std::vector<std::pair<std::vector<size_t>, std::vector<size_t>>> out(clauses.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    const size_t k = order[i];
+    const int64_t lo = i > 0 ? int64_t(last(order[i - 1])) : -1;
+    const int64_t hi = i + 1 < order.size() ? int64_t(first(order[i + 1])) : INT64_MAX;
+    for (size_t t : rule_tokens) {
+      if (lo < int64_t(t) && t < first(k)) out[k].first.push_back(t);
+      if (last(k) < t && int64_t(t) < hi) out[k].second.push_back(t);
+    }
   }
   return out;
 }
@@ -79,33 +104,44 @@ void read_per_rule(const PassContext& ctx, std::string_view rule,
     const std::vector<float> m = mean_of(h, option_rows[k]);
     float def = 0;
     hd.rule_default.apply(m.data(), 1, &def);
-    r.options.push_back({options[k].letter, options[k].text, {}, sigmoid(def)});
+    r.options.push_back({options[k].letter, options[k].text, {}, sigmoid32(def)});
     hd.link_k.apply(m.data(), 1, keys.data() + k * size_t(e));
   }
   std::vector<LiteralRun> lits = literals_from_tags(rule, p.tokens, hd.tags, 0);
-  std::vector<std::vector<double>> link(lits.size(), std::vector<double>(options.size()));
-  std::vector<float> query(static_cast<size_t>(e));
-  for (size_t l = 0; l < lits.size(); ++l) {
-    const std::vector<float> m = mean_of(h, lits[l].tokens);
-    hd.link_q.apply(m.data(), 1, query.data());
-    for (size_t k = 0; k < options.size(); ++k) {
-      double dot = 0;
-      for (int64_t c = 0; c < e; ++c)
-        dot += double(query[size_t(c)]) * keys[k * size_t(e) + size_t(c)];
-      link[l][k] = dot;
-    }
-  }
+  std::vector<std::vector<size_t>> tokens_of(lits.size());
+  for (size_t l = 0; l < lits.size(); ++l) tokens_of[l] = lits[l].tokens;
   std::vector<std::vector<size_t>> members;
   std::vector<Clause> clauses = group_clauses(std::move(lits), &members);
-  for (size_t c = 0; c < clauses.size(); ++c) {
-    // The clause's literals' links averaged; the first most likely option takes it. Its
-    // softmax at the trained scale (model.py divides by sqrt(h)) says how sure the link is.
-    std::vector<double> avg(options.size(), 0.0);
+  std::vector<std::vector<size_t>> clause_tokens(clauses.size());
+  for (size_t c = 0; c < clauses.size(); ++c)
     for (size_t l : members[c])
-      for (size_t k = 0; k < options.size(); ++k) avg[k] += link[l][k] / double(members[c].size());
-    const size_t best = size_t(std::max_element(avg.begin(), avg.end()) - avg.begin());
+      clause_tokens[c].insert(clause_tokens[c].end(), tokens_of[l].begin(), tokens_of[l].end());
+  std::vector<size_t> rule_tokens;
+  for (size_t t = 0; t < p.tokens.size(); ++t)
+    if (p.tokens[t].seq == 0 && p.tokens[t].off.end > p.tokens[t].off.begin)
+      rule_tokens.push_back(t);
+  const auto windows = clause_windows(clause_tokens, rule_tokens);
+
+  std::vector<float> query(static_cast<size_t>(e)), features;
+  for (size_t c = 0; c < clauses.size(); ++c) {
+    features.clear();
+    const std::vector<size_t>* parts[] = {&clause_tokens[c], &windows[c].first, &windows[c].second};
+    for (const std::vector<size_t>* rows : parts) {
+      const std::vector<float> m = mean_of(h, *rows);
+      features.insert(features.end(), m.begin(), m.end());
+    }
+    hd.link_q.apply(features.data(), 1, query.data());
+    std::vector<double> link(options.size());
+    for (size_t k = 0; k < options.size(); ++k) {
+      double dot = 0;
+      for (int64_t i = 0; i < e; ++i)
+        dot += double(query[size_t(i)]) * keys[k * size_t(e) + size_t(i)];
+      link[k] = dot / std::sqrt(double(e));  // model.py's scale: its softmax is the link's
+    }
+    // The first most likely option takes the clause; the softmax says how sure the link is.
+    const size_t best = size_t(std::max_element(link.begin(), link.end()) - link.begin());
     double sum = 0;
-    for (double a : avg) sum += std::exp((a - avg[best]) / std::sqrt(double(e)));
+    for (double a : link) sum += std::exp(a - link[best]);
     clauses[c].link_p = 1.0 / sum;
     r.options[best].clauses.push_back(std::move(clauses[c]));
   }

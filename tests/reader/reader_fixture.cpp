@@ -104,7 +104,7 @@ std::string write_tiny_reader(const std::string& path, const TinyReader& spec) {
         std::vector<float>(spec.tag_bias.begin(), spec.tag_bias.begin() + 6));
     add("reader.ante.weight", {E, 1}, 0);
     add("reader.ante.bias", {1}, 0, {spec.ante_bias});
-    add("reader.link_q.weight", {E, E}, 0);
+    add("reader.link_q.weight", {3 * E, E}, 0);
     add("reader.link_q.bias", {E}, 0);
     add("reader.link_k.weight", {E, E}, 0);
     add("reader.link_k.bias", {E}, 0);

@@ -64,7 +64,7 @@ TEST(Reader, ReadsEachOptionsClausesAndJudgesEachLiteralOnce) {
   EXPECT_EQ(j.text, kRule);
   EXPECT_EQ(j.mean.size(), 16u);
   EXPECT_EQ(j.query.size(), size_t(j.states.rows * 16));
-  EXPECT_NEAR(std::accumulate(j.op.begin(), j.op.end(), 0.0), 1.0, 1e-9);
+  EXPECT_NEAR(std::accumulate(j.op.begin(), j.op.end(), 0.0), 1.0, 1e-6);  // float32, as torch
   EXPECT_TRUE(r.unclaimed.empty());
   EXPECT_FALSE(r.unread.has_value());
   EXPECT_FALSE(r.default_index().has_value());

@@ -79,7 +79,7 @@ def head_shapes(h: int, reading: str) -> dict[str, tuple[int, ...]]:
         "default": (1, h),
         "rule_tag": (len(RULE_TAGS), h),
         "ante": (1, h),
-        "link_q": (h, h),
+        "link_q": (h, 3 * h),  # a clause, and the words on either side of it
         "link_k": (h, h),
         "rule_default": (1, h),
         "op": (len(OPS), h),
