@@ -21,17 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-
-import convert_bert  # noqa: E402
-from gguf_py import gguf_file as gf  # noqa: E402
-
-from train.reader.data import JUDGE_TAGS, OPS, RULE_TAGS, TAGS  # noqa: E402
+from tools import convert_bert
+from tools.gguf_py import gguf_file as gf
+from train.reader.data import JUDGE_TAGS, OPS, RULE_TAGS, TAGS
 
 VERSION = 1
 MAX_TOKENS = 256  # decide.py's max_len: longer inputs are truncated there, refused here
