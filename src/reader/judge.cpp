@@ -1,5 +1,6 @@
 // Reader::decide: the situation encoded once, then the late judge per literal (model.py's
 // late_holds, decide.py's judge_late, mix and combine).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
