@@ -3,40 +3,9 @@
 #include <string>
 
 #include "meadow/error.hpp"
+#include "model/tensor_lookup.hpp"
 
 namespace meadow::model {
-namespace {
-
-std::string shape_str(const std::vector<uint64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
-const gguf::TensorInfo& checked(const gguf::File& f, const std::string& name,
-                                std::vector<uint64_t> want) {
-  const gguf::TensorInfo* t = f.find_tensor(name);
-  if (!t) throw Error(f.path() + ": missing tensor " + name);
-  if (t->dims != want)
-    throw Error(f.path() + ": tensor " + name + " has shape " + shape_str(t->dims) + ", expected " +
-                shape_str(want));
-  return *t;
-}
-
-tensor::Weights matrix(const gguf::File& f, const std::string& name, int64_t cols, int64_t rows) {
-  return tensor::weights_of(checked(f, name, {uint64_t(cols), uint64_t(rows)}));
-}
-
-std::vector<float> vec(const gguf::File& f, const std::string& name, int64_t n) {
-  const gguf::TensorInfo& t = checked(f, name, {uint64_t(n)});
-  if (n % gguf::block_elements(t.type) != 0)
-    throw Error(f.path() + ": tensor " + name + " has a block type its length does not fit");
-  std::vector<float> out(static_cast<size_t>(n));
-  gguf::dequantize(t.type, t.data, out.data(), n);
-  return out;
-}
-
-}  // namespace
 
 ModelWeights bind_weights(const gguf::File& f, const Config& c) {
   const int64_t q_dim = c.n_head * c.head_dim, kv_dim = c.n_head_kv * c.head_dim;
