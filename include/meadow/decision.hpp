@@ -91,6 +91,14 @@ struct PromptIds {
   int64_t size() const { return int64_t(prefix.size() + suffix.size() + slot.size()); }
 };
 
+// A reader that reads in parts (meadow/reader.hpp) decides from conditions: each one it read,
+// the option it chooses and how likely it holds in the situation decided.
+struct ConditionP {
+  char letter = 0;   // the option it chooses
+  std::string text;  // as read: the rule's words, quoted, joined by "and" / "or"
+  double p = 0;      // P(it holds in this situation)
+};
+
 // One decision, the one record of it: the Decider fills it, Mind returns it (as
 // meadow::DecisionInfo), the runner keeps it in each EpisodeStep and the trace writes it.
 struct Decision {
@@ -106,6 +114,9 @@ struct Decision {
   std::string draft;     // decoded step-0 draft of the answer positions (when coherence is on)
   double lat_ms = 0;     // wall time of tokenize + forward + softmax
   int64_t layers = 0;    // layers the pass ran (fewer than the model's after an early exit)
+  // Why the letter was chosen, for a reader that reads in parts: every condition it read, in
+  // the options' order, with P(holds). Empty for a model that answers the letter directly.
+  std::vector<ConditionP> conditions;
   double prob(char letter) const;  // 0 for a letter that is not an option
 };
 

@@ -9,7 +9,8 @@
 //   1. $MEADOW_MIND_MODEL (must exist if set),
 //   2. the explicit path given to Mind(path); a bare name without '/' that is not a file is a
 //      model name: a known model's file (`known_models()`: "nano" is the embedded model,
-//      "smollm2-135m" the pinned SmolLM2 that scripts/fetch_models.sh puts in the cache), else
+//      "smollm2-135m" the pinned SmolLM2 that scripts/fetch_models.sh puts in the cache,
+//      "reader" a meadow-reader built into the cache by train/reader/), else
 //      NAME then NAME.gguf in the cache dir,
 //   3. the cache dir: $XDG_CACHE_HOME/meadow-mind/models, else ~/.meadow-mind/models —
 //      its default.gguf, else its meadow-nano.gguf,
@@ -19,6 +20,10 @@
 //      (the Python package's extension module), and MEADOW_MODELS_DIR (compile time: the
 //      source tree's models/ folder, so build trees find it).
 //   None found → meadow::Error listing every place tried.
+//
+// A meadow-reader file (a bert encoder with reader heads, meadow/reader.hpp) is found by its
+// architecture: it reads each task's rule once into conditions (reading()), and each decision
+// judges them against the situation; DecisionInfo::conditions says why the letter was chosen.
 //
 // Per-task prefix cache: the first decision of a task (known by its rule + options text)
 // validates the task and encodes the constant prefix; later decisions tokenize and run only the
@@ -40,6 +45,7 @@
 #include "meadow/decision.hpp"
 #include "meadow/error.hpp"
 #include "meadow/model.hpp"
+#include "meadow/reader.hpp"
 #include "meadow/task.hpp"
 #include "meadow/tokenizer.hpp"
 
@@ -71,6 +77,12 @@ diffusion::DecideOptions decide_options(const MindOptions& opts);
 // lat_ms: tokenize + forward + softmax, not the task's one-time prefix encoding).
 using DecisionInfo = diffusion::Decision;
 
+// A meadow-reader's decision as the mind's record: its letter, probabilities, margin and
+// entropy, no Σ (NaN: a reader has no answer slot), and every condition of the reading with
+// P(holds). What Mind returns for a reader; the server answers the same.
+DecisionInfo reader_info(const reader::Reading& reading, const reader::Decision& decision,
+                         std::string_view status, int64_t layers);
+
 struct Decided {
   Values action;  // options[letter].action
   DecisionInfo info;
@@ -88,6 +100,9 @@ struct ExamResult {
   int max_misses = 1;
   std::vector<DecisionInfo> decisions;  // one per exam item, exam order
   std::vector<ExamMiss> misses;
+  // How a meadow-reader read the rule (reader::describe), printed before the table; empty for
+  // a model that answers the letter directly.
+  std::string reading;
 };
 
 // A failed exam. NOT a meadow::Error (bad input, exit 2): the CLI reports it with exit 1.
@@ -169,12 +184,21 @@ class Mind {
   ExamResult check(const Task& task, std::optional<int> max_misses = std::nullopt);
 
   const std::string& model_path() const;
+  // The language model. Throws meadow::Error for a meadow-reader, which has none.
   const model::Model& model() const;
   const Tokenizer& tokenizer() const;
+  // The reader when the model file is a meadow-reader (a bert encoder with reader heads:
+  // decisions read the rule in parts, and carry DecisionInfo::conditions); else nullptr.
+  const reader::Reader* reader() const;
+  // How the reader read the task's rule (once per table, then cached); nullptr for a model
+  // that answers the letter directly. Throws meadow::Error for an invalid task, or a rule the
+  // reader cannot decide from (Reading::unreadable: the words at fault).
+  const reader::Reading* reading(const Task& task);
   const MindOptions& options() const { return opts_; }
 
  private:
   const diffusion::Decider& decider_for(const Task& task);
+  DecisionInfo read_and_decide(const Task& task, std::string_view status);
   struct Loaded;
   MindOptions opts_;
   std::unique_ptr<Loaded> m_;

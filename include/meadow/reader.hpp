@@ -97,6 +97,9 @@ struct Reading {
   std::string unreadable() const;
   // Options that no condition names and that are not the default: they can never be chosen.
   std::vector<char> unreachable() const;
+  // Literals whose words or whose option the reader was not sure of (a tag or link under 0.5):
+  // one line each naming the words, for `check` to show before a user trusts the reading.
+  std::vector<std::string> unsure() const;
 };
 
 struct Decision {
@@ -105,8 +108,17 @@ struct Decision {
   double margin = 0;                           // best minus second-best probability
   std::vector<double> literal_p;               // P(holds) of each literal, in literal_texts() order
   std::vector<double> option_p;  // P(the option's condition holds): its most likely clause
+  std::vector<double> clause_p;  // P(each clause holds), in the options' / clauses' order
   double lat_ms = 0;
 };
+
+// A clause as one line: its literals quoted, joined by "and" / "or".
+std::string clause_text(const Clause& clause);
+
+// How the rule was read, one line per option ("  C \"pour the tea\" if \"the kettle whistles\"",
+// "  B \"wait\" by default"), then the words no option claimed and the literals the reader was
+// unsure of; with a decision, each literal's P(holds) after it. What `check` and `decide` print.
+std::string describe(const Reading& reading, const Decision* decision = nullptr);
 
 struct RunOptions {
   int threads = 1;                        // the encoder's (at most model::kMaxThreads)

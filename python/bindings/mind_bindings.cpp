@@ -45,13 +45,20 @@ void bind_mind(nb::module_& m) {
       .def_ro("margin", &DecisionInfo::margin)
       .def_ro("entropy", &DecisionInfo::entropy)
       .def_ro("coherence", &DecisionInfo::coherence)
-      .def_ro("lat_ms", &DecisionInfo::lat_ms);
+      .def_ro("lat_ms", &DecisionInfo::lat_ms)
+      .def_prop_ro("conditions", [](const DecisionInfo& d) {
+        // (letter, condition as read, P(holds)): a reader's, empty for a letter model
+        std::vector<std::tuple<std::string, std::string, double>> out;
+        for (const auto& c : d.conditions) out.emplace_back(std::string(1, c.letter), c.text, c.p);
+        return out;
+      });
 
   nb::class_<ExamResult>(m, "ExamResult")
       .def_ro("ok", &ExamResult::ok)
       .def_ro("n_right", &ExamResult::n_right)
       .def_ro("n_total", &ExamResult::n_total)
       .def_ro("max_misses", &ExamResult::max_misses)
+      .def_ro("reading", &ExamResult::reading)
       .def_ro("decisions", &ExamResult::decisions)
       .def_prop_ro("misses", [](const ExamResult& r) {
         // (status, expected letter, what the mind decided)
@@ -173,9 +180,21 @@ void bind_mind(nb::module_& m) {
       .def_prop_ro("model_path", &Mind::model_path)
       .def_prop_ro("threads", [](const Mind& mind) { return mind.options().threads; })
       .def_prop_ro("max_misses", [](const Mind& mind) { return mind.options().max_misses; })
-      .def_prop_ro("arch", [](const Mind& mind) {
-        return std::string(model::arch_name(mind.model().config().arch));
-      });
+      .def_prop_ro("arch",
+                   [](const Mind& mind) {
+                     return mind.reader()
+                                ? std::string("bert")
+                                : std::string(model::arch_name(mind.model().config().arch));
+                   })
+      .def(
+          "reading",
+          [](Mind& mind, const Task& task) -> std::optional<std::string> {
+            const reader::Reading* r = mind.reading(task);
+            if (!r) return std::nullopt;
+            return reader::describe(*r);
+          },
+          nb::arg("task"), nb::call_guard<nb::gil_scoped_release>(),
+          "How a meadow-reader read the task's rule (None for a model that answers the letter).");
 
   m.def(
       "resolve_model", [](const std::string& p) { return resolve_model(p); }, nb::arg("path") = "");

@@ -33,8 +33,10 @@ class Info(dict):
 
     Keys: ``status`` (the perceiver's sentence), ``letter``, ``probs`` ({letter: probability},
     option order, sums to 1), ``margin`` (top-1 minus top-2), ``entropy`` (0 certain .. 1
-    uniform), ``coherence`` (Σ of the step-0 draft; NaN when off), ``lat`` (seconds) and
-    ``lat_ms`` (tokenize + forward + softmax).
+    uniform), ``coherence`` (Σ of the step-0 draft; NaN when off), ``lat`` (seconds),
+    ``lat_ms`` (tokenize + forward + softmax) and ``conditions``: for a meadow-reader, why the
+    letter was chosen — each condition it read as ``{"letter", "text", "p"}`` (P(holds) in this
+    situation), in the options' order; empty for a model that answers the letter directly.
     """
 
     __slots__ = ()
@@ -56,18 +58,21 @@ class Info(dict):
             coherence=d.coherence,
             lat=d.lat_ms / 1000.0,
             lat_ms=d.lat_ms,
+            conditions=[{"letter": letter, "text": text, "p": p} for letter, text, p in d.conditions],
         )
 
 
 class ExamResult:
     """Every exam item decided: ``ok``, ``n_right``, ``n_total``, ``max_misses``,
-    ``decisions`` (an Info per item) and ``misses`` ([(status, expected, Info)])."""
+    ``decisions`` (an Info per item), ``misses`` ([(status, expected, Info)]) and ``reading``
+    (how a meadow-reader read the rule; "" for a model that answers the letter)."""
 
     def __init__(self, r: Any, table: str) -> None:
         self.ok: bool = r.ok
         self.n_right: int = r.n_right
         self.n_total: int = r.n_total
         self.max_misses: int = r.max_misses
+        self.reading: str = r.reading
         self.decisions: list[Info] = [Info.from_core(d) for d in r.decisions]
         self.misses: list[tuple[str, str, Info]] = [(s, e, Info.from_core(d)) for s, e, d in r.misses]
         self.table = table
@@ -160,6 +165,16 @@ class MeadowMind:
         if not isinstance(status, str):
             raise TypeError(f"status must be a str, got {type(status).__name__}")
         return Info.from_core(self._mind.decide_status(task.core(), status))
+
+    def reading(self, task: Task) -> str | None:
+        """How a meadow-reader reads the task's rule: each option with its condition(s), the
+        default, words it could not place. ``None`` for a model that answers the letter
+        directly. Raises ValueError for a rule the reader cannot decide from."""
+        _need_task(task)
+        try:
+            return self._mind.reading(task.core())
+        except _core.MeadowError as e:
+            raise ValueError(str(e)) from None
 
     def exam(self, task: Task, max_misses: int | None = None) -> ExamResult:
         """Every exam item decided; never raises for a failing exam."""

@@ -23,7 +23,18 @@ def test_decide_returns_action_and_info(mind):
     obs, _ = envs.make("CartPole-v1").reset(seed=3)
     action, info = mind.decide(task, obs)
     assert isinstance(action, int) and action in (0, 1)
-    assert set(info) == {"status", "letter", "probs", "margin", "entropy", "coherence", "lat", "lat_ms"}
+    assert set(info) == {
+        "status",
+        "letter",
+        "probs",
+        "margin",
+        "entropy",
+        "coherence",
+        "lat",
+        "lat_ms",
+        "conditions",
+    }
+    assert info.conditions == []  # meadow-nano answers the letter directly
     assert info.letter in ("A", "B") and info["letter"] == info.letter
     assert math.isclose(sum(info.probs.values()), 1.0, rel_tol=1e-6)
     assert info.lat == pytest.approx(info.lat_ms / 1000)

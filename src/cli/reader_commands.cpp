@@ -83,40 +83,6 @@ ordered_json reading_json(const reader::Reading& r, const reader::Decision* d) {
           {"unreadable", r.unreadable()}};
 }
 
-// One option's line: its letter and text, then its clauses ("a and b | c") or "default".
-void print_option(const reader::Reading& r, size_t i, const reader::Decision* d, size_t& lit) {
-  const reader::OptionReading& o = r.options[i];
-  std::string line = "  " + letter(o.letter) + " \"" + o.text + "\"";
-  std::string conds;
-  for (const reader::Clause& c : o.clauses) {
-    if (!conds.empty()) conds += " | ";
-    for (size_t k = 0; k < c.literals.size(); ++k) {
-      if (k) conds += std::string(" ") + (c.join == reader::Join::Or ? "or" : "and") + " ";
-      conds += "\"" + c.literals[k].text + "\"";
-      if (d) {
-        char p[32];
-        std::snprintf(p, sizeof p, " %.2f", d->literal_p[lit]);
-        conds += p;
-      }
-      ++lit;
-    }
-  }
-  if (!conds.empty()) line += " if " + conds;
-  if (r.default_index() == i) line += conds.empty() ? " by default" : "; the default";
-  if (o.clauses.empty() && r.default_index() != i) line += " (never: no condition names it)";
-  std::printf("%s\n", line.c_str());
-}
-
-void print_reading(const reader::Reading& r, const reader::Decision* d) {
-  size_t lit = 0;
-  for (size_t i = 0; i < r.options.size(); ++i) print_option(r, i, d, lit);
-  if (!r.unclaimed.empty()) {
-    std::string words;
-    for (const reader::Span& s : r.unclaimed) words += (words.empty() ? "'" : ", '") + s.text + "'";
-    std::printf("  words no option claimed: %s\n", words.c_str());
-  }
-}
-
 struct ReadRuleArgs {
   std::string model, rule;
   std::vector<std::string> options;
@@ -138,7 +104,7 @@ void run_read_rule(const ReadRuleArgs& a) {
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("read in %.2f ms\n", read_ms);
-    print_reading(r, nullptr);
+    std::printf("%s", reader::describe(r).c_str());
   }
   if (const std::string why = r.unreadable(); !why.empty()) throw Error(why);
 }
@@ -181,7 +147,7 @@ void decide_with_reader(const std::string& path, const std::string& rule,
     line += buf;
   }
   std::printf("%s)  %.2f ms (reading the rule: %.2f ms)\n", line.c_str(), d.lat_ms, read_ms);
-  print_reading(r, &d);
+  std::printf("%s", reader::describe(r, &d).c_str());
 }
 
 void add_reader_commands(CLI::App& app) {

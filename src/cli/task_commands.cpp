@@ -254,7 +254,7 @@ void run_bench(const BenchArgs& a) {
                    {"n", a.decisions}};
   }
   out["tasks"] = tasks;
-  out["forward"] = bench_forward(mind, mind.options().threads);
+  if (!mind.reader()) out["forward"] = bench_forward(mind, mind.options().threads);
   std::printf("%s\n", out.dump(2).c_str());
 }
 
@@ -270,6 +270,11 @@ void ensure_parent(const std::string& path) {
 
 // Prints the exam table; false when the exam failed.
 bool run_exam(Mind& mind, const Task& task) {
+  // A reader's reading first when the exam will refuse it: the user sees what to reword.
+  if (const reader::Reading* rd = mind.reading(task); rd && !rd->unreachable().empty()) {
+    std::printf("how the rule was read:\n%s", reader::describe(*rd).c_str());
+    std::fflush(stdout);
+  }
   const ExamResult r = mind.exam(task);
   std::printf("exam of %s (model %s):\n%s", task.name.c_str(), mind.model_path().c_str(),
               exam_table(task, r).c_str());

@@ -39,6 +39,18 @@ ExamResult Mind::exam(const Task& task, std::optional<int> max_misses) {
   r.max_misses = max_misses.value_or(opts_.max_misses);
   if (r.max_misses < 0) throw Error("exam: max_misses must be >= 0");
   r.n_total = int(task.sanity.size());
+  if (const reader::Reading* rd = reading(task)) {
+    // An option the reader cannot choose is a reading problem, not a miss to count.
+    std::string never;
+    for (char c : rd->unreachable())
+      never +=
+          (never.empty() ? "" : ", ") + std::string(1, c) + " (\"" + task.option(c).text + "\")";
+    if (!never.empty())
+      throw Error("task " + task.name + ": the reader found no condition for " + never +
+                  " and it is not the default: reword the rule so that it names each option "
+                  "with its condition");
+    r.reading = reader::describe(*rd);
+  }
   for (const auto& item : task.sanity) {
     DecisionInfo d = decide_status(task, item.status);
     if (d.letter == item.expected)
@@ -62,7 +74,9 @@ ExamResult Mind::check(const Task& task, std::optional<int> max_misses) {
 }
 
 std::string exam_table(const Task& task, const ExamResult& r) {
-  std::string out = "  #  exp  got  p(exp)  margin  status\n";
+  std::string out;
+  if (!r.reading.empty()) out += "how the rule was read:\n" + r.reading;
+  out += "  #  exp  got  p(exp)  margin  status\n";
   for (size_t i = 0; i < r.decisions.size() && i < task.sanity.size(); ++i) {
     const auto& d = r.decisions[i];
     const auto& item = task.sanity[i];

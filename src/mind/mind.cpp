@@ -1,18 +1,36 @@
-// Mind: a loaded model, per-task deciders (prefix caches) and the decide entry points.
+// Mind: a loaded model, per-task deciders (prefix caches) and the decide entry points. A
+// meadow-reader file decides in parts instead: its reading of each table is cached the same way.
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "meadow/encoder.hpp"
 #include "meadow/error.hpp"
+#include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
 
 namespace meadow {
+namespace {
 
+// One table as a reader read it.
+struct ReadTable {
+  std::string rule;
+  std::vector<reader::Option> options;
+  reader::Reading reading;
+};
+
+}  // namespace
+
+// Either a language model with its tokenizer, or a reader (which carries its own).
 struct Mind::Loaded {
   std::string path;
-  model::Model model;
-  Tokenizer tok;
+  std::optional<model::Model> model;
+  std::optional<Tokenizer> tok;
+  std::optional<reader::Reader> reader;
+  std::vector<std::unique_ptr<ReadTable>> tables;  // a reader's, in first use order
 };
 
 namespace {
@@ -25,6 +43,14 @@ std::vector<diffusion::Choice> choices_of(const Task& task) {
 
 // Whether a decider reads this task's table: the same rule and the same lettered options.
 // Compared in place, so a decision allocates nothing to find its table.
+bool reads_table(const ReadTable& t, const Task& task) {
+  if (t.rule != task.rule || t.options.size() != task.options.size()) return false;
+  for (size_t i = 0; i < task.options.size(); ++i)
+    if (t.options[i].letter != task.options[i].letter || t.options[i].text != task.options[i].text)
+      return false;
+  return true;
+}
+
 bool reads_table(const diffusion::Decider& d, const Task& task) {
   if (d.rule() != task.rule || d.choices().size() != task.options.size()) return false;
   for (size_t i = 0; i < task.options.size(); ++i)
@@ -46,6 +72,29 @@ int auto_threads(const model::Config& c) {
 
 }  // namespace
 
+// A reader's decision as the mind's record: the letter's distribution with its margin and
+// entropy, no Σ draft (a reader has no answer slot), and every condition with P(holds).
+DecisionInfo reader_info(const reader::Reading& r, const reader::Decision& d,
+                         std::string_view status, int64_t layers) {
+  DecisionInfo info;
+  info.status = std::string(status);
+  info.letter = d.letter;
+  info.probs = d.probs;
+  info.margin = d.margin;
+  double h = 0;
+  for (const auto& lp : d.probs)
+    if (lp.second > 0) h -= lp.second * std::log(lp.second);
+  info.entropy = d.probs.size() > 1 ? h / std::log(double(d.probs.size())) : 0.0;
+  info.coherence = std::nan("");
+  info.lat_ms = d.lat_ms;
+  info.layers = layers;
+  size_t k = 0;
+  for (const reader::OptionReading& o : r.options)
+    for (const reader::Clause& c : o.clauses)
+      info.conditions.push_back({o.letter, reader::clause_text(c), d.clause_p.at(k++)});
+  return info;
+}
+
 diffusion::DecideOptions decide_options(const MindOptions& m) {
   diffusion::DecideOptions d;
   d.threads = m.threads;
@@ -62,11 +111,22 @@ Mind::Mind(MindOptions opts) : Mind(resolve_model(""), std::move(opts)) {}
 
 Mind::Mind(const std::string& path, MindOptions opts)
     : opts_(std::move(opts)), mu_(std::make_unique<std::mutex>()) {
-  const std::string resolved = resolve_model(path);
-  auto model = model::Model::load(resolved, opts_.lora);
-  auto tok = Tokenizer::from_gguf(model.file());
-  m_ = std::make_unique<Loaded>(Loaded{resolved, std::move(model), std::move(tok)});
-  if (opts_.threads <= 0) opts_.threads = auto_threads(m_->model.config());
+  m_ = std::make_unique<Loaded>();
+  m_->path = resolve_model(path);
+  if (model::is_encoder(gguf::File::open(m_->path))) {
+    if (!opts_.lora.empty())
+      throw Error(m_->path + ": a meadow-reader takes no LoRA adapter (--lora is for decoders)");
+    m_->reader.emplace(reader::Reader::open(m_->path));
+    // An encoder pass over a situation is ~10 ms on one core: worth two, not more (bench_decide).
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    if (opts_.threads <= 0) opts_.threads = std::min({cores, 2, model::kMaxThreads});
+    if (opts_.threads > model::kMaxThreads)
+      throw Error("threads: a meadow-reader runs at most " + std::to_string(model::kMaxThreads));
+    return;
+  }
+  m_->model.emplace(model::Model::load(m_->path, opts_.lora));
+  m_->tok.emplace(Tokenizer::from_gguf(m_->model->file()));
+  if (opts_.threads <= 0) opts_.threads = auto_threads(m_->model->config());
   diffusion::check_options(decide_options(opts_));  // bad options fail here, not at a decision
 }
 
@@ -78,10 +138,39 @@ const std::string& Mind::model_path() const {
   return m_->path;
 }
 const model::Model& Mind::model() const {
-  return m_->model;
+  if (!m_->model)
+    throw Error(m_->path +
+                ": a meadow-reader reads rules in parts; it has no language model (generation, "
+                "logits and chat need one: --model nano or smollm2-135m)");
+  return *m_->model;
 }
 const Tokenizer& Mind::tokenizer() const {
-  return m_->tok;
+  return m_->reader ? m_->reader->tokenizer() : *m_->tok;
+}
+const reader::Reader* Mind::reader() const {
+  return m_->reader ? &*m_->reader : nullptr;
+}
+
+const reader::Reading* Mind::reading(const Task& task) {
+  if (!m_->reader) return nullptr;
+  std::lock_guard lock(*mu_);
+  for (const auto& t : m_->tables)
+    if (reads_table(*t, task)) return &t->reading;
+  validate(task);
+  auto t = std::make_unique<ReadTable>();
+  t->rule = task.rule;
+  for (const Option& o : task.options) t->options.push_back({o.letter, o.text});
+  t->reading = m_->reader->read(t->rule, t->options, {.threads = opts_.threads});
+  if (const std::string why = t->reading.unreadable(); !why.empty())
+    throw Error("task " + task.name + ": " + why);
+  m_->tables.push_back(std::move(t));
+  return &m_->tables.back()->reading;
+}
+
+DecisionInfo Mind::read_and_decide(const Task& task, std::string_view status) {
+  const reader::Reading& r = *reading(task);
+  const reader::Decision d = m_->reader->decide(r, status, {.threads = opts_.threads});
+  return reader_info(r, d, status, m_->reader->encoder().config().n_layer);
 }
 
 // The table identifies the decider: editing the rule or an option makes a new one. A task is
@@ -92,41 +181,65 @@ const diffusion::Decider& Mind::decider_for(const Task& task) {
     if (reads_table(*d, task)) return *d;
   validate(task);
   deciders_.push_back(std::make_unique<diffusion::Decider>(
-      m_->model, m_->tok, task.rule, choices_of(task), decide_options(opts_)));
+      model(), *m_->tok, task.rule, choices_of(task), decide_options(opts_)));
   return *deciders_.back();
 }
 
 DecisionInfo Mind::decide_status(const Task& task, std::string_view status) {
+  if (m_->reader) return read_and_decide(task, status);
   return decider_for(task).decide(status);
 }
 
 void Mind::decide_status_into(const Task& task, std::string_view status, DecisionInfo& out) {
+  if (m_->reader) {
+    out = read_and_decide(task, status);
+    return;
+  }
   decider_for(task).decide_into(status, out);
 }
 
+// A reader has no prefix to cache: uncached, it reads the rule again for this decision.
 DecisionInfo Mind::decide_status_uncached(const Task& task, std::string_view status) {
+  if (m_->reader) {
+    validate(task);
+    std::vector<reader::Option> options;
+    for (const Option& o : task.options) options.push_back({o.letter, o.text});
+    const reader::Reading r = m_->reader->read(task.rule, options, {.threads = opts_.threads});
+    const reader::Decision d = m_->reader->decide(r, status, {.threads = opts_.threads});
+    return reader_info(r, d, status, m_->reader->encoder().config().n_layer);
+  }
   return decider_for(task).decide_uncached(status);
 }
 
 Decided Mind::decide(Task& task, const Values& obs) {
-  const auto& decider = decider_for(task);
+  if (m_->reader) reading(task);  // an invalid task fails before its perceiver runs
+  const diffusion::Decider* decider = m_->reader ? nullptr : &decider_for(task);
   Decided out;
-  out.info = decider.decide(perceive(task, obs));
+  const std::string status = perceive(task, obs);
+  out.info = decider ? decider->decide(status) : read_and_decide(task, status);
   out.action = task.option(out.info.letter).action;
   return out;
 }
 
 std::vector<DecisionInfo> Mind::decide_status_batch(const Task& task,
                                                     std::span<const std::string> statuses) {
+  if (m_->reader) {
+    std::vector<DecisionInfo> out;
+    for (const std::string& s : statuses) out.push_back(read_and_decide(task, s));
+    return out;
+  }
   return decider_for(task).decide_batch(statuses);
 }
 
 std::vector<Decided> Mind::decide_batch(Task& task, const std::vector<Values>& observations) {
-  const auto& decider = decider_for(task);
+  if (m_->reader)
+    reading(task);
+  else
+    decider_for(task);  // an invalid task fails before its perceiver runs
   std::vector<std::string> statuses;
   statuses.reserve(observations.size());
   for (const Values& obs : observations) statuses.push_back(perceive(task, obs));
-  std::vector<DecisionInfo> infos = decider.decide_batch(statuses);
+  std::vector<DecisionInfo> infos = decide_status_batch(task, statuses);
   std::vector<Decided> out(infos.size());
   for (size_t i = 0; i < infos.size(); ++i) {
     out[i].action = task.option(infos[i].letter).action;

@@ -23,6 +23,7 @@ Combined combine(const std::vector<OptionReading>& options, std::optional<size_t
         for (size_t k = 0; k < c.literals.size(); ++k) v *= literal_p[next + k];
       }
       next += c.literals.size();
+      out.clause_p.push_back(v);
       best = std::max(best, v);
     }
     out.option_p.push_back(best);

@@ -18,6 +18,7 @@ namespace meadow::reader {
 struct Combined {
   std::vector<double> probs;     // per option, in order
   std::vector<double> option_p;  // per option: its condition's probability (best clause)
+  std::vector<double> clause_p;  // per clause, in the options' / clauses' order
 };
 
 // literal_p: one probability per literal, in the options' / clauses' / literals' order. Throws

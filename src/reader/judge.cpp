@@ -30,6 +30,7 @@ Decision finish(const Reading& reading, const std::vector<double>& p_judged,
       for (const Literal& l : c.literals) d.literal_p.push_back(p_judged.at(l.judged));
   const Combined comb = combine(reading.options, reading.default_index(), d.literal_p);
   d.option_p = comb.option_p;
+  d.clause_p = comb.clause_p;
   const size_t best = best_option(comb.probs);
   double second = 0;
   for (size_t i = 0; i < comb.probs.size(); ++i) {

@@ -41,9 +41,13 @@ Context::Context(ServerOptions o)
                   .count()),
       threads(mind.options().threads),
       slots(o.workers, o.queue),
-      deciders(mind.model(), mind.tokenizer(), decide_options(mind.options()),
-               o.decide_cache_bytes),
-      salt_(std::random_device{}()) {}
+      salt_(std::random_device{}()) {
+  if (const reader::Reader* r = mind.reader())
+    readings.emplace(*r, threads, o.decide_cache_bytes);
+  else
+    deciders.emplace(mind.model(), mind.tokenizer(), decide_options(mind.options()),
+                     o.decide_cache_bytes);
+}
 
 std::string Context::new_id(const char* prefix) {
   char buf[64];

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "meadow/mind.hpp"
@@ -23,7 +24,9 @@ struct Context {
   const int64_t created;  // unix seconds of the load, for /v1/models
   const int threads;      // per model pass
   Slots slots;
-  DeciderCache deciders;
+  // The decision tables: a decoder's prefixes, or a meadow-reader's readings (one is set).
+  std::optional<DeciderCache> deciders;
+  std::optional<ReadingCache> readings;
 
   // A fresh response id: PREFIX-<process salt><counter>, unique across replicas and requests.
   std::string new_id(const char* prefix);

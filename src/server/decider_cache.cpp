@@ -1,5 +1,9 @@
-// The byte-bounded LRU of decision tables (server/decider_cache.hpp).
+// The byte-bounded caches of decision tables (server/decider_cache.hpp).
 #include "server/decider_cache.hpp"
+
+#include <utility>
+
+#include "meadow/error.hpp"
 
 namespace meadow::server {
 
@@ -8,48 +12,37 @@ DeciderCache::DeciderCache(const model::Model& model, const Tokenizer& tok,
     : model_(model),
       tok_(tok),
       opts_(std::move(opts)),
-      budget_(budget_bytes),
       bytes_per_token_(size_t(model.config().n_layer) * 2 * size_t(model.config().n_head_kv) *
-                       size_t(model.config().head_dim) * sizeof(float)) {}
+                       size_t(model.config().head_dim) * sizeof(float)),
+      cache_(budget_bytes) {}
 
 std::shared_ptr<const diffusion::Decider> DeciderCache::get(
     const std::string& rule, const std::vector<diffusion::Choice>& choices) {
-  // Length-prefixed texts, so no option text can forge another table's key (as Mind does).
-  std::string key = std::to_string(rule.size()) + ':' + rule;
-  for (const auto& c : choices) key += c.letter + std::to_string(c.text.size()) + ':' + c.text;
-  {
-    std::lock_guard lock(mu_);
-    if (auto it = index_.find(key); it != index_.end()) {
-      lru_.splice(lru_.begin(), lru_, it->second);
-      return it->second->decider;
-    }
-  }
-  auto made = std::make_shared<const diffusion::Decider>(model_, tok_, rule, choices, opts_);
-  // The K/V it holds, plus its key (the texts themselves).
-  const size_t bytes =
-      (made->cached() ? made->prompt_ids("").prefix.size() * bytes_per_token_ : 0) + key.size();
-  if (bytes > budget_) return made;
-  std::lock_guard lock(mu_);
-  if (auto it = index_.find(key); it != index_.end()) return it->second->decider;  // raced
-  lru_.push_front({key, made, bytes});
-  index_[key] = lru_.begin();
-  bytes_ += bytes;
-  while (bytes_ > budget_) {
-    bytes_ -= lru_.back().bytes;
-    index_.erase(lru_.back().key);
-    lru_.pop_back();
-  }
-  return made;
+  return cache_.get(table_key(rule, choices), [&] {
+    auto made = std::make_shared<const diffusion::Decider>(model_, tok_, rule, choices, opts_);
+    const size_t bytes = made->cached() ? made->prompt_ids("").prefix.size() * bytes_per_token_ : 0;
+    return std::pair{std::shared_ptr<const diffusion::Decider>(made), bytes};
+  });
 }
 
-size_t DeciderCache::size() const {
-  std::lock_guard lock(mu_);
-  return lru_.size();
-}
+ReadingCache::ReadingCache(const reader::Reader& reader, int threads, size_t budget_bytes)
+    : reader_(reader), threads_(threads), cache_(budget_bytes) {}
 
-size_t DeciderCache::bytes() const {
-  std::lock_guard lock(mu_);
-  return bytes_;
+std::shared_ptr<const reader::Reading> ReadingCache::get(
+    const std::string& rule, const std::vector<reader::Option>& options) {
+  return cache_.get(table_key(rule, options), [&] {
+    auto made =
+        std::make_shared<const reader::Reading>(reader_.read(rule, options, {.threads = threads_}));
+    if (const std::string why = made->unreadable(); !why.empty()) throw Error(why);
+    // What it keeps per distinct literal: its token states, their query projection and the
+    // vectors beside them.
+    size_t bytes = rule.size();
+    for (const reader::JudgedLiteral& j : made->judged)
+      bytes += (j.states.data.size() + j.query.size() + j.mean.size() + j.value_w.size()) *
+                   sizeof(float) +
+               j.text.size();
+    return std::pair{std::shared_ptr<const reader::Reading>(made), bytes};
+  });
 }
 
 }  // namespace meadow::server

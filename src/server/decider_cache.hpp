@@ -1,21 +1,19 @@
 // Decision tables (rule + options) bound to the model, kept for reuse: a table's first
 // decision encodes its constant prefix, later ones only the situation (meadow/decision.hpp).
-// Bounded by the bytes of prefix K/V it holds, least recently used first out: clients send
-// arbitrary rules, and an unbounded cache (as Mind keeps for a program's few tasks) would grow
-// with every new one; a count bound alone would not do either, as one long rule on a 7B model
-// holds megabytes (every prefix token keeps K and V of every layer).
+// Bounded by the bytes of prefix K/V it holds (server/table_cache.hpp): a count bound alone
+// would not do, as one long rule on a 7B model holds megabytes (every prefix token keeps K and
+// V of every layer). A meadow-reader's tables are its readings (ReadingCache), bounded the
+// same way by the literal states they keep.
 #pragma once
 
 #include <cstddef>
-#include <list>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "meadow/decision.hpp"
+#include "meadow/reader.hpp"
+#include "server/table_cache.hpp"
 
 namespace meadow::server {
 
@@ -24,30 +22,36 @@ class DeciderCache {
   DeciderCache(const model::Model& model, const Tokenizer& tok, diffusion::DecideOptions opts,
                size_t budget_bytes);
 
-  // The table's decider, made (outside the lock: encoding a prefix is a model pass) when new.
-  // A shared_ptr: an evicted decider lives on while a request still uses it. A table larger
-  // than the whole budget is decided but not kept. Throws meadow::Error for an invalid table.
+  // The table's decider, made when new; a table larger than the whole budget is decided but
+  // not kept. Throws meadow::Error for an invalid table.
   std::shared_ptr<const diffusion::Decider> get(const std::string& rule,
                                                 const std::vector<diffusion::Choice>& choices);
-  size_t size() const;
-  size_t bytes() const;
+  size_t size() const { return cache_.size(); }
+  size_t bytes() const { return cache_.bytes(); }
 
  private:
-  struct Entry {
-    std::string key;
-    std::shared_ptr<const diffusion::Decider> decider;
-    size_t bytes = 0;
-  };
-
   const model::Model& model_;
   const Tokenizer& tok_;
   const diffusion::DecideOptions opts_;
-  const size_t budget_;
   const size_t bytes_per_token_;  // K and V of every layer for one prefix token
-  mutable std::mutex mu_;
-  std::list<Entry> lru_;  // most recently used first
-  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
-  size_t bytes_ = 0;
+  TableCache<diffusion::Decider> cache_;
+};
+
+class ReadingCache {
+ public:
+  ReadingCache(const reader::Reader& reader, int threads, size_t budget_bytes);
+
+  // The table's reading, read when new. Throws meadow::Error for an invalid table or a rule
+  // the reader cannot decide from (the words at fault).
+  std::shared_ptr<const reader::Reading> get(const std::string& rule,
+                                             const std::vector<reader::Option>& options);
+  size_t size() const { return cache_.size(); }
+  size_t bytes() const { return cache_.bytes(); }
+
+ private:
+  const reader::Reader& reader_;
+  const int threads_;
+  TableCache<reader::Reading> cache_;
 };
 
 }  // namespace meadow::server

@@ -3,6 +3,10 @@
 //   {"rule": "...", "options": {"A": "text", "B": "text"} | ["text", "text"], "state": "..."}
 //   → {"letter", "probs": {letter: p}, "margin", "entropy", "coherence", "lat_ms", "model"}
 //
+// A server of a meadow-reader answers the same, with "coherence" null and "conditions": each
+// condition it read, [{"letter", "text", "p"}] with P(holds) in this situation, so a client
+// sees why the letter was chosen.
+//
 // Options as a list are lettered A, B, C... in order. The table is validated as the CLI
 // validates it (meadow::validate), and decided with the same options, so the answers match.
 #include <chrono>
@@ -54,6 +58,22 @@ std::vector<Option> read_options(const Json& body) {
   return out;
 }
 
+// The decision from the server's table caches: a decoder's cached prefix, or a reader's reading
+// and the mind's record of its decision.
+diffusion::Decision decide(Context& ctx, const Task& task, const std::string& state) {
+  if (ctx.readings) {
+    std::vector<reader::Option> options;
+    for (const auto& o : task.options) options.push_back({o.letter, o.text});
+    const auto reading = ctx.readings->get(task.rule, options);
+    const reader::Reader& rd = *ctx.mind.reader();
+    return reader_info(*reading, rd.decide(*reading, state, {.threads = ctx.threads}), state,
+                       rd.encoder().config().n_layer);
+  }
+  std::vector<diffusion::Choice> choices;
+  for (const auto& o : task.options) choices.push_back({o.letter, o.text});
+  return ctx.deciders->get(task.rule, choices)->decide(state);
+}
+
 void handle(Context& ctx, const httplib::Request& req, httplib::Response& res) {
   const auto start = std::chrono::steady_clock::now();
   const Json body = parse_body(req.body);
@@ -70,20 +90,23 @@ void handle(Context& ctx, const httplib::Request& req, httplib::Response& res) {
   if (state.find_first_not_of(" \t\r\n") == std::string::npos)
     throw HttpError(400, "'state' is empty: give the situation sentence the rule is read against",
                     "invalid_value", "state");
-  std::vector<diffusion::Choice> choices;
-  for (const auto& o : task.options) choices.push_back({o.letter, o.text});
   const Slots::Lease lease = ctx.admit(start);
-  const auto decider = ctx.deciders.get(task.rule, choices);
-  const diffusion::Decision d = decider->decide(state);
+  const diffusion::Decision d = decide(ctx, task, state);
   Json probs = Json::object();
   for (const auto& [l, p] : d.probs) probs[std::string(1, l)] = p;
-  const Json out{{"letter", std::string(1, d.letter)},
-                 {"probs", probs},
-                 {"margin", d.margin},
-                 {"entropy", d.entropy},
-                 {"coherence", std::isnan(d.coherence) ? Json() : Json(d.coherence)},
-                 {"lat_ms", d.lat_ms},
-                 {"model", ctx.model_id}};
+  Json out{{"letter", std::string(1, d.letter)},
+           {"probs", probs},
+           {"margin", d.margin},
+           {"entropy", d.entropy},
+           {"coherence", std::isnan(d.coherence) ? Json() : Json(d.coherence)},
+           {"lat_ms", d.lat_ms},
+           {"model", ctx.model_id}};
+  if (ctx.readings) {
+    Json conditions = Json::array();
+    for (const diffusion::ConditionP& c : d.conditions)
+      conditions.push_back({{"letter", std::string(1, c.letter)}, {"text", c.text}, {"p", c.p}});
+    out["conditions"] = std::move(conditions);
+  }
   res.set_content(dump(out), "application/json");
 }
 

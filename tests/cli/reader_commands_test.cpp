@@ -140,3 +140,22 @@ TEST(ReaderCommands, BadInputExitsTwo) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ReaderCommands, CheckPrintsTheReadingBeforeTheExamAndRefusesAnUnreadableRule) {
+  const CliResult r = run("check cartpole --model " + quoted({whole_rule_reader()}));
+  EXPECT_TRUE(r.code == 0 || r.code == 1) << r.code;  // a random reader may fail the exam
+  const size_t reading = r.out.find("how the rule was read:\n  A \"push the cart left\" if \"");
+  const size_t table = r.out.find("  #  exp  got");
+  EXPECT_NE(reading, std::string::npos) << r.out;
+  EXPECT_NE(table, std::string::npos) << r.out;
+  EXPECT_LT(reading, table);
+  const CliResult blind = run_err("check cartpole --model " + quoted({blind_reader()}));
+  EXPECT_EQ(blind.code, 2);
+  EXPECT_NE(blind.err.find("task cartpole: the reader found no condition for any option"),
+            std::string::npos)
+      << blind.err;
+}
+
+}  // namespace

@@ -77,6 +77,10 @@ TEST(Resolve, KnownNamesResolveToTheirFilesOrSayHowToGetThem) {
   EXPECT_NE(absent.find("scripts/fetch_models.sh"), std::string::npos) << absent;
   const auto smol = d.touch("xdg/meadow-mind/models/smollm2-135m.gguf");
   EXPECT_EQ(resolve_model("smollm2-135m", s), smol.string());
+  const std::string no_reader = error_of("reader", s);
+  EXPECT_NE(no_reader.find("train/reader/make_reader.sh"), std::string::npos) << no_reader;
+  const auto reader = d.touch("xdg/meadow-mind/models/meadow-reader.gguf");
+  EXPECT_EQ(resolve_model("reader", s), reader.string());
   const auto listing = list_models(s);
   ASSERT_EQ(listing.size(), known_models().size());
   for (const auto& l : listing) EXPECT_TRUE(l.path.has_value()) << l.model.name;

@@ -393,6 +393,7 @@ def main() -> None:
     ap.add_argument("--minutes", type=float, default=None, help="stop (resumable) after this long")
     ap.add_argument("--lr", type=float, default=Config.lr)
     ap.add_argument("--eval-every", type=int, default=Config.eval_every)
+    ap.add_argument("--judge-batch", type=int, default=Config.judge_batch, help="judge pairs per step")
     ap.add_argument("--no-exams", action="store_true", help="dev score only")
     ap.add_argument("--judge", default=Config.judge, choices=["cross", "late"])
     ap.add_argument("--reading", default=Config.reading, choices=["option", "rule"])
@@ -407,6 +408,7 @@ def main() -> None:
         steps=args.steps,
         lr=args.lr,
         eval_every=args.eval_every,
+        judge_batch=args.judge_batch,
         threads=args.threads,
         judge=args.judge,
         reading=args.reading,
