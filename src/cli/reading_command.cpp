@@ -2,13 +2,16 @@
 // exam set (tests/data/exams/natural.jsonl: overall and by rule form, and again with the
 // options listed in reverse order), the built-in exams, and the built-in exams relabelled
 // (letters shifted in the rule and the options), with decision latency p50/p95 cached and
-// uncached. Zero-shot: the prompt is the decision pass's, never tuned on the set.
+// uncached. Zero-shot: the prompt is the decision pass's, never tuned on the set. A
+// meadow-reader's row reads each rule in parts: a rule it cannot read is counted as a miss and
+// as refused; "uncached" is reading the rule and deciding, timed together.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -95,6 +98,64 @@ std::string num_text(double v) {
   return buf;
 }
 
+// One item's decision (letter 0: the reader refused the rule), its latency with the table's
+// constant part ready (a decoder's cached prefix, a reader's reading) and, when asked, without
+// it (a decoder's uncached pass; a reader reading the rule again, then deciding).
+struct ItemDecision {
+  char letter = 0;
+  double cached_ms = 0;
+  int64_t layers = 0;
+  std::optional<char> uncached_letter;
+  double uncached_ms = 0;
+};
+
+ItemDecision decide_item(Mind& mind, const diffusion::DecideOptions& dopt, const std::string& rule,
+                         const std::vector<diffusion::Choice>& choices, const std::string& state,
+                         bool uncached) {
+  ItemDecision out;
+  if (const reader::Reader* rd = mind.reader()) {
+    std::vector<reader::Option> options;
+    for (const auto& c : choices) options.push_back({c.letter, c.text});
+    const reader::RunOptions run{.threads = dopt.threads};
+    const auto t0 = std::chrono::steady_clock::now();
+    const reader::Reading r = rd->read(rule, options, run);
+    const double read_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!r.unreadable().empty()) return out;  // refused: counted as a miss
+    const reader::Decision d = rd->decide(r, state, run);
+    out.letter = d.letter;
+    out.cached_ms = d.lat_ms;
+    out.layers = rd->encoder().config().n_layer;
+    if (uncached) {
+      out.uncached_letter = d.letter;  // the same reading and decision, timed whole
+      out.uncached_ms = read_ms + d.lat_ms;
+    }
+    return out;
+  }
+  const diffusion::Decider d(mind.model(), mind.tokenizer(), rule, choices, dopt);
+  const auto c = d.decide(state);
+  out.letter = c.letter;
+  out.cached_ms = c.lat_ms;
+  out.layers = c.layers;
+  if (uncached) {
+    const auto u = d.decide_uncached(state);
+    out.uncached_letter = u.letter;
+    out.uncached_ms = u.lat_ms;
+  }
+  return out;
+}
+
+// A built-in exam's right answers; a reader that refuses the rule gets none of them.
+int exam_right(Mind& mind, const Task& task, std::string& refused) {
+  try {
+    return mind.exam(task, 1 << 30).n_right;
+  } catch (const Error& e) {
+    if (!mind.reader()) throw;
+    refused += (refused.empty() ? "" : "; ") + std::string(e.what());
+    return 0;
+  }
+}
+
 ordered_json score_model(const std::string& name, const std::string& lora,
                          const std::vector<Item>& items, int threads, bool uncached,
                          double exit_margin) {
@@ -104,8 +165,8 @@ ordered_json score_model(const std::string& name, const std::string& lora,
   mo.want_coherence = false;
   mo.exit_margin = exit_margin;
   Mind mind(name, mo);
-  const model::Model& model = mind.model();
-  const Tokenizer& tok = mind.tokenizer();
+  if (mind.reader() && exit_margin > 0)
+    throw Error("--exit-margin: a meadow-reader has no early exit (" + name + ")");
   diffusion::DecideOptions dopt;
   dopt.threads = threads;
   dopt.want_coherence = false;
@@ -114,17 +175,18 @@ ordered_json score_model(const std::string& name, const std::string& lora,
 
   std::vector<double> lat_cached, lat_uncached;
   std::map<std::string, std::pair<int, int>> by_form;
-  int right = 0, reversed_right = 0, agree = 0, cached_agree = 0;
+  int right = 0, reversed_right = 0, agree = 0, cached_agree = 0, refused = 0;
   double layers = 0;
   for (const auto& it : items) {
-    const diffusion::Decider d(model, tok, it.rule, it.choices, dopt);
-    const auto c = d.decide(it.state);
-    lat_cached.push_back(c.lat_ms);
-    layers += double(c.layers);
-    if (uncached) {
-      const auto u = d.decide_uncached(it.state);
-      lat_uncached.push_back(u.lat_ms);
-      cached_agree += c.letter == u.letter;
+    const ItemDecision c = decide_item(mind, dopt, it.rule, it.choices, it.state, uncached);
+    refused += c.letter == 0;
+    if (c.letter != 0) {
+      lat_cached.push_back(c.cached_ms);
+      layers += double(c.layers);
+    }
+    if (c.uncached_letter) {
+      lat_uncached.push_back(c.uncached_ms);
+      cached_agree += c.letter == *c.uncached_letter;
     }
     const bool ok = c.letter == it.answer;
     right += ok;
@@ -135,20 +197,21 @@ ordered_json score_model(const std::string& name, const std::string& lora,
     }
     auto rev = it.choices;
     std::reverse(rev.begin(), rev.end());
-    const diffusion::Decider dr(model, tok, it.rule, rev, dopt);
-    const char lr = dr.decide(it.state).letter;
+    const char lr = decide_item(mind, dopt, it.rule, rev, it.state, false).letter;
     reversed_right += lr == it.answer;
     agree += lr == c.letter;
   }
 
   ordered_json builtin = ordered_json::object();
   int b_right = 0, b_total = 0, r_right = 0, r_total = 0;
+  std::string refusals;
   for (const auto& tn : builtin_task_names()) {
     const BuiltinTask bt = builtin_task(tn);
-    const ExamResult ex = mind.exam(bt.task, 1 << 30);
-    builtin[tn] = {ex.n_right, ex.n_total};
-    b_right += ex.n_right;
-    b_total += ex.n_total;
+    const int n_right = exam_right(mind, bt.task, refusals);
+    const int n_total = int(bt.task.sanity.size());
+    builtin[tn] = {n_right, n_total};
+    b_right += n_right;
+    b_total += n_total;
     // Relabelled: every letter moves to the next one of the task (cyclically), in the rule,
     // the options and the expected answers.
     std::map<char, char> shift;
@@ -160,22 +223,25 @@ ordered_json score_model(const std::string& name, const std::string& lora,
     std::sort(t.options.begin(), t.options.end(),
               [](const Option& a, const Option& b) { return a.letter < b.letter; });
     for (auto& s : t.sanity) s.expected = shift.at(s.expected);
-    const ExamResult rx = mind.exam(t, 1 << 30);
-    r_right += rx.n_right;
-    r_total += rx.n_total;
+    r_right += exam_right(mind, t, refusals);
+    r_total += int(t.sanity.size());
   }
 
   ordered_json forms = ordered_json::object();
   for (const auto& [f, rn] : by_form) forms[f] = {rn.first, rn.second};
   const double n = double(items.size());
+  const reader::Reader* rd = mind.reader();
   return ordered_json{
       {"model", exit_margin > 0 ? name + " exit@" + num_text(exit_margin) : name},
       {"exit_margin", exit_margin},
-      {"layers_mean", layers / n},
-      {"layers", model.config().n_layer},
+      {"layers_mean", n > refused ? layers / (n - refused) : 0.0},
+      {"layers", rd ? rd->encoder().config().n_layer : mind.model().config().n_layer},
       {"path", mind.model_path()},
       {"lora", lora.empty() ? ordered_json() : ordered_json(lora)},
-      {"arch", model::arch_name(model.config().arch)},
+      {"arch", rd ? std::string("bert (meadow-reader)")
+                  : std::string(model::arch_name(mind.model().config().arch))},
+      {"refused", refused},
+      {"builtin_refusals", refusals},
       {"threads", threads},
       {"natural", {{"right", right}, {"n", items.size()}, {"accuracy", right / n}}},
       {"natural_reversed_order",
@@ -223,6 +289,8 @@ void print_table(const std::vector<ordered_json>& rows) {
   line("hand-written set", [&](const ordered_json& r) {
     return frac(r["natural"]["right"].get<int>(), r["natural"]["n"].get<int>());
   });
+  line("refused (rule not readable)",
+       [&](const ordered_json& r) { return std::to_string(r["refused"].get<int>()); });
   line("same set, options listed in reverse", [&](const ordered_json& r) {
     return frac(r["natural_reversed_order"]["right"].get<int>(), r["natural"]["n"].get<int>());
   });

@@ -4,6 +4,8 @@
 // file without the heads, and bad usage.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -156,6 +158,40 @@ TEST(ReaderCommands, CheckPrintsTheReadingBeforeTheExamAndRefusesAnUnreadableRul
   EXPECT_NE(blind.err.find("task cartpole: the reader found no condition for any option"),
             std::string::npos)
       << blind.err;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ReaderCommands, ReadingScoresAReaderAndCountsWhatItRefused) {
+  const std::string set = meadow::reader_test::tiny_path("cli_set") + ".jsonl";
+  std::ofstream(set)
+      << R"({"id":"a-1","domain":"a","forms":["if"],"rule":"If it rains, choose B. Otherwise choose A.","options":[["A","walk"],["B","take the bus"]],"state":"It is raining hard.","answer":"B"})"
+      << "\n"
+      << R"({"id":"b-1","domain":"b","forms":["colon"],"rule":"Smoke: C. Quiet: A.","options":[["C","ring the bell"],["A","wait"]],"state":"Smoke rises.","answer":"C"})"
+      << "\n";
+  const CliResult r = run("reading --json --set " + quoted({set}) + " --model " +
+                          quoted({whole_rule_reader()}) + " --model " + quoted({blind_reader()}));
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::istringstream lines(r.out);
+  std::string whole, blind;
+  std::getline(lines, whole);
+  std::getline(lines, blind);
+  const json w = json::parse(whole), b = json::parse(blind);
+  EXPECT_EQ(w["arch"], "bert (meadow-reader)");
+  EXPECT_EQ(w["natural"]["n"], 2);
+  EXPECT_EQ(w["refused"], 0);
+  EXPECT_EQ(w["cached_equals_uncached"], 1.0);
+  EXPECT_EQ(b["refused"], 2);  // no condition and no default: every rule refused, none right
+  EXPECT_EQ(b["natural"]["right"], 0);
+  EXPECT_EQ(b["builtin_total"][0], 0);
+  EXPECT_NE(b["builtin_refusals"].get<std::string>().find("no condition for any option"),
+            std::string::npos);
+  EXPECT_EQ(run("reading --exit-margin 0.5 --set " + quoted({set}) + " --model " +
+                quoted({whole_rule_reader()}))
+                .code,
+            2);
 }
 
 }  // namespace
