@@ -107,6 +107,13 @@ def delta_from_run(run_dir: str, rank: int) -> dict[str, np.ndarray]:
     if cfg.get("judge", "cross") != "late" or reading not in READING_HEADS:
         raise SystemExit(f"export: {run_dir} is not a reader the runtime runs (the late judge)")
     state = ck["model"]
+    if cfg.get("lora_rank"):
+        # LoRA adapters: folded into the weights by peft, so the delta below is their product,
+        # exact at the adapters' rank.
+        from train.reader.train import load_checkpoint
+
+        state = load_checkpoint(run_dir)[0].state_dict()
+        rank = min(rank, int(cfg["lora_rank"]))
     base = BertModel.from_pretrained(cfg["base"], add_pooling_layer=False).state_dict()
     out: dict[str, np.ndarray] = {"meta.judge": np.array("late"), "meta.reading": np.array(reading)}
     for name, b in base.items():

@@ -19,7 +19,7 @@ from train.reader.data import JUDGE_TAGS, OPS, RULE_TAGS, TAGS
 
 
 class Reader(nn.Module):
-    def __init__(self, base_dir: str, judge: str = "cross", reading: str = "option"):
+    def __init__(self, base_dir: str, judge: str = "cross", reading: str = "option", lora_rank: int = 0):
         super().__init__()
         self.judge_kind = judge
         self.reading_kind = reading
@@ -27,6 +27,15 @@ class Reader(nn.Module):
         # The word embeddings stay as pretrained: half the parameters, none of the reading, and
         # the shipped delta then leaves them out.
         self.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+        if lora_rank:
+            # Low-rank updates of every matrix of the encoder (peft's LoRA), the rest frozen: the
+            # shipped delta is then exactly the adapters' product, megabytes instead of 22 MB.
+            from peft import LoraConfig, get_peft_model
+
+            cfg = LoraConfig(
+                r=lora_rank, lora_alpha=2 * lora_rank, target_modules=["query", "key", "value", "dense"]
+            )
+            self.bert = get_peft_model(self.bert, cfg)
         h = self.bert.config.hidden_size
         if reading == "option":
             self.tag = nn.Linear(h, len(TAGS))
@@ -55,6 +64,12 @@ class Reader(nn.Module):
             self.value = nn.Linear(2 * h, 1)  # per situation token, given the literal's mean
         else:
             raise ValueError(f"judge {judge!r}: cross or late")
+
+    def merged(self) -> Reader:
+        """The LoRA adapters folded into the encoder's weights (a plain BertModel again)."""
+        if hasattr(self.bert, "merge_and_unload"):
+            self.bert = self.bert.merge_and_unload()
+        return self
 
     def encode(self, batch: dict) -> torch.Tensor:
         return self.bert(

@@ -62,6 +62,7 @@ class Config:
     judge: str = "late"  # "cross": (literal, situation) in one pass; "late": apart, then a look
     head_lr_scale: float = 10.0
     clip: float = 20.0
+    lora_rank: int = 0  # 0: the encoder fully fine-tuned; else LoRA adapters of this rank
     tag_weight: float = 3.0  # a rule token is O nine times in ten; the others weigh this much more  # the heads start from random; the encoder from pretrained
 
 
@@ -297,12 +298,13 @@ def load_checkpoint(run_dir: str):
     """(model, tokenizer) of a run's latest checkpoint, for evaluation."""
     ck = torch.load(os.path.join(run_dir, "ckpt.pt"), map_location="cpu", weights_only=False)
     base = ck["config"]["base"]
-    model = Reader(base, ck["config"].get("judge", "cross"), ck["config"].get("reading", "option"))
+    c = ck["config"]
+    model = Reader(base, c.get("judge", "cross"), c.get("reading", "option"), c.get("lora_rank", 0))
     # checkpoints from before the heads of the other reading were left out carry them: ignored
     missing, _ = model.load_state_dict(ck["model"], strict=False)
     if missing:
         raise SystemExit(f"{run_dir}: the checkpoint lacks {', '.join(missing[:4])}")
-    model.eval()
+    model.merged().eval()
     return model, BertTokenizerFast.from_pretrained(base)
 
 
@@ -330,7 +332,7 @@ def run(cfg: Config, minutes: float | None, exams: list[str], eval_first: bool =
     train_domains = [d for d in domains if not is_dev(d["domain"])]
     dev = dev_items([d for d in domains if is_dev(d["domain"])])
     tok = BertTokenizerFast.from_pretrained(cfg.base)
-    model = Reader(cfg.base, cfg.judge, cfg.reading)
+    model = Reader(cfg.base, cfg.judge, cfg.reading, cfg.lora_rank)
     heads = [p for n, p in model.named_parameters() if not n.startswith("bert.") and p.requires_grad]
     body = [p for n, p in model.named_parameters() if n.startswith("bert.") and p.requires_grad]
     opt = torch.optim.AdamW(
@@ -393,6 +395,8 @@ def main() -> None:
     ap.add_argument("--minutes", type=float, default=None, help="stop (resumable) after this long")
     ap.add_argument("--lr", type=float, default=Config.lr)
     ap.add_argument("--eval-every", type=int, default=Config.eval_every)
+    ap.add_argument("--lora-rank", type=int, default=Config.lora_rank, help="0: full fine-tune")
+    ap.add_argument("--head-lr-scale", type=float, default=Config.head_lr_scale)
     ap.add_argument("--judge-batch", type=int, default=Config.judge_batch, help="judge pairs per step")
     ap.add_argument("--no-exams", action="store_true", help="dev score only")
     ap.add_argument("--judge", default=Config.judge, choices=["cross", "late"])
@@ -409,6 +413,8 @@ def main() -> None:
         lr=args.lr,
         eval_every=args.eval_every,
         judge_batch=args.judge_batch,
+        lora_rank=args.lora_rank,
+        head_lr_scale=args.head_lr_scale,
         threads=args.threads,
         judge=args.judge,
         reading=args.reading,
