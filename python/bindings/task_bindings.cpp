@@ -2,6 +2,7 @@
 // and the episode record a judge reads.
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
@@ -52,17 +54,21 @@ void bind_tasks(nb::module_& m) {
           "__init__",
           [](EpisodeStep* s, int64_t step, std::string status, const std::string& letter,
              Values action, Values obs, double reward, double lat_ms,
-             const std::vector<std::pair<std::string, double>>& probs) {
+             const std::vector<std::pair<std::string, double>>& probs,
+             const std::vector<std::tuple<std::string, std::string, double>>& conditions) {
             DecisionInfo d;
             d.status = std::move(status);
             d.letter = one_letter(letter);
             d.lat_ms = lat_ms;
             for (const auto& [l, p] : probs) d.probs.push_back({one_letter(l), p});
+            for (const auto& [l, text, p] : conditions)
+              d.conditions.push_back({one_letter(l), text, p});
             new (s) EpisodeStep{step, std::move(d), std::move(action), std::move(obs), reward};
           },
           nb::arg("step"), nb::arg("status"), nb::arg("letter"), nb::arg("action"), nb::arg("obs"),
           nb::arg("reward"), nb::arg("lat_ms") = 0.0,
-          nb::arg("probs") = std::vector<std::pair<std::string, double>>{});
+          nb::arg("probs") = std::vector<std::pair<std::string, double>>{},
+          nb::arg("conditions") = std::vector<std::tuple<std::string, std::string, double>>{});
 
   // The one trace writer (meadow/runner.hpp): the Python runner writes its lines through it.
   nb::class_<TraceWriter>(m, "TraceWriter")

@@ -30,6 +30,8 @@ class Step:
     obs: Any  # the observation after the step
     reward: float
     lat_ms: float
+    # a meadow-reader's conditions with P(holds) (Info's "conditions"); empty for other models
+    conditions: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -81,6 +83,7 @@ def _core_step(s: Step, with_obs: bool = True) -> Any:
         float(s.reward),
         s.lat_ms,
         list(s.probs.items()),
+        [(c["letter"], c["text"], c["p"]) for c in s.conditions],
     )
 
 
@@ -154,7 +157,17 @@ def play(
                 choice = f"{info.letter}) {task.option_text[info.letter]}  (p={info.probs[info.letter]:.2f})"
                 writer.add(frame, gif_delay_ms, [info.status, choice])
             obs, reward, terminated, truncated, _ = env.step(action)
-            s = Step(t, info.status, info.letter, info.probs, action, obs, float(reward), info.lat_ms)
+            s = Step(
+                t,
+                info.status,
+                info.letter,
+                info.probs,
+                action,
+                obs,
+                float(reward),
+                info.lat_ms,
+                info.conditions,
+            )
             ep.steps.append(s)
             ep.total_reward += float(reward)
             if f is not None:

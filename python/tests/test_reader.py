@@ -38,7 +38,19 @@ def reader(tmp_path_factory) -> MeadowMind:
         pytest.skip("the all-MiniLM-L6-v2 wheel is not in the model cache (scripts/fetch_models.sh)")
     out = tmp_path_factory.mktemp("reader") / "random_reader.gguf"
     subprocess.run(
-        [sys.executable, "-m", "train.reader.export", "random", source, str(out), "--reading", "rule"],
+        # seed 4: heads that happen to give both of cartpole's options a condition (the trace test)
+        [
+            sys.executable,
+            "-m",
+            "train.reader.export",
+            "random",
+            source,
+            str(out),
+            "--reading",
+            "rule",
+            "--seed",
+            "4",
+        ],
         cwd=ROOT,
         check=True,
         capture_output=True,
@@ -87,6 +99,23 @@ def test_the_exam_shows_the_reading_or_refuses_an_option_it_cannot_choose(reader
     else:
         r = reader.exam(task)
         assert r.reading == reading and r.table.startswith("how the rule was read:")
+
+
+def test_a_trace_carries_each_decisions_conditions(reader, tmp_path):
+    from meadow_mind import envs, run, tasks
+
+    trace = tmp_path / "trace.jsonl"
+    task = tasks.cartpole()
+    try:
+        reader.reading(task)
+    except ValueError:
+        pytest.skip("this random reader cannot read cartpole's rule")
+    if "(never: no condition names it)" in reader.reading(task):
+        pytest.skip("this random reader names no condition for an option of cartpole")
+    run(task, mind=reader, env=envs.make("CartPole-v1"), seed=0, trace=str(trace))
+    first = json.loads(trace.read_text().splitlines()[0])
+    assert first["conditions"], first  # every option has a condition (else skipped above)
+    assert all(c["letter"] in ("A", "B") and 0.0 <= c["p"] <= 1.0 for c in first["conditions"])
 
 
 def test_what_a_reader_has_not_is_a_clear_error(reader):

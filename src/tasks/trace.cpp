@@ -38,6 +38,12 @@ void TraceWriter::write(const EpisodeStep& s, const std::string& act) {
   j["act"] = act;
   j["reward"] = s.reward;
   j["lat_ms"] = d.lat_ms;
+  if (!d.conditions.empty()) {  // a meadow-reader's: why the letter was chosen
+    nlohmann::ordered_json conditions = nlohmann::ordered_json::array();
+    for (const auto& c : d.conditions)
+      conditions.push_back({{"letter", std::string(1, c.letter)}, {"text", c.text}, {"p", c.p}});
+    j["conditions"] = std::move(conditions);
+  }
   // Invalid UTF-8 in a status sentence is replaced rather than thrown mid-episode.
   const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (std::fwrite(line.data(), 1, line.size(), file_->f) != line.size())

@@ -195,3 +195,22 @@ TEST(ReaderCommands, ReadingScoresAReaderAndCountsWhatItRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ReaderCommands, PlayTracesEachDecisionsConditions) {
+  const std::string trace = meadow::reader_test::tiny_path("cli_trace") + ".jsonl";
+  const CliResult r =
+      run("play cartpole --model " + quoted({whole_rule_reader()}) + " --trace " + quoted({trace}));
+  EXPECT_TRUE(r.code == 0 || r.code == 1) << r.out;  // a random reader may drop the pole
+  std::ifstream in(trace);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line)) << r.out;
+  const json j = json::parse(line);
+  ASSERT_EQ(j["conditions"].size(), 2u);
+  EXPECT_EQ(j["conditions"][0]["letter"], "A");
+  EXPECT_EQ(j["conditions"][1]["letter"], "B");
+  EXPECT_GE(j["conditions"][0]["p"].get<double>(), 0.0);
+}
+
+}  // namespace
