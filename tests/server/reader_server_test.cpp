@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "meadow/mind.hpp"
+#include "meadow/reader.hpp"
 #include "reader_fixture.hpp"
+#include "server/decider_cache.hpp"
 #include "server_client.hpp"
 
 namespace {
@@ -65,6 +67,29 @@ TEST(ReaderServer, WhatAReaderCannotDoIsAClearError) {
                           {{"messages", {{{"role", "user"}, {"content", "hi"}}}}});
   EXPECT_EQ(chat.status, 400) << chat.body;
   EXPECT_NE(chat.body.find("a meadow-reader reads rules in parts"), std::string::npos) << chat.body;
+}
+
+TEST(ReadingCache, ReusesAReadingAndEvictsByBytes) {
+  const auto rd = meadow::reader::Reader::open(tiny_reader("server_cache", 2));
+  const std::vector<meadow::reader::Option> options = {{'A', "pour the tea"}, {'B', "wait"}};
+  meadow::server::ReadingCache big(rd, 1, size_t(1) << 30);
+  const auto a = big.get(kRule, options);
+  EXPECT_EQ(big.get(kRule, options), a);  // the same reading, not read again
+  big.get("Choose A when the kettle whistles, else B.", options);
+  EXPECT_EQ(big.size(), 2u);
+  const size_t one = big.bytes() / 2;
+  ASSERT_GT(one, 0u);
+  // Room for one: the second evicts the first, which is then read anew.
+  meadow::server::ReadingCache small(rd, 1, one + one / 2);
+  const auto first = small.get(kRule, options);
+  small.get("Choose A when the kettle whistles, else B.", options);
+  EXPECT_EQ(small.size(), 1u);
+  EXPECT_NE(small.get(kRule, options), first);
+  // Larger than the whole budget: read and returned, not kept.
+  meadow::server::ReadingCache tiny(rd, 1, 16);
+  EXPECT_NE(tiny.get(kRule, options), nullptr);
+  EXPECT_EQ(tiny.size(), 0u);
+  EXPECT_EQ(tiny.bytes(), 0u);
 }
 
 }  // namespace
