@@ -52,9 +52,10 @@
 namespace meadow {
 
 struct MindOptions {
-  // 0 = auto: 1 thread for small models (< 8 M weights in the layers: a one-token-slot
-  // decision is too short to split; measured in bench_decide), else every hardware thread.
-  // Mind::options().threads reports the resolved number.
+  // 0 = auto: at most 2 threads for small models (< 8 M weights in the layers: a
+  // one-token-slot decision is too short to split further; measured in bench_decide) and for a
+  // meadow-reader, else every hardware thread. Mind::options().threads reports the resolved
+  // number.
   int threads = 0;
   int answer_slot = 3;         // mask tokens in the answer slot (contract: 1..3)
   bool prefix_cache = true;    // false: every decision is one uncached pass (same mask)
