@@ -207,6 +207,7 @@ TEST(ReaderCommands, PlayTracesEachDecisionsConditions) {
   std::string line;
   ASSERT_TRUE(std::getline(in, line)) << r.out;
   const json j = json::parse(line);
+  ASSERT_TRUE(j.contains("conditions")) << line;
   ASSERT_EQ(j["conditions"].size(), 2u);
   EXPECT_EQ(j["conditions"][0]["letter"], "A");
   EXPECT_EQ(j["conditions"][1]["letter"], "B");
