@@ -120,6 +120,9 @@ struct Decision {
   double prob(char letter) const;  // 0 for a letter that is not an option
 };
 
+// Decision::entropy of a letter distribution: its entropy over log(options), 0 for one option.
+double normalized_entropy(std::span<const double> probs);
+
 // Prompt strings for a table and one situation. Throws meadow::Error for no choices.
 PromptText prompt_text(const Tokenizer& tok, std::string_view system, std::string_view rule,
                        const std::vector<Choice>& choices, std::string_view situation);

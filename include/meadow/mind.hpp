@@ -199,7 +199,7 @@ class Mind {
 
  private:
   const diffusion::Decider& decider_for(const Task& task);
-  DecisionInfo read_and_decide(const Task& task, std::string_view status);
+  DecisionInfo read_and_decide(const reader::Reading& reading, std::string_view status) const;
   struct Loaded;
   MindOptions opts_;
   std::unique_ptr<Loaded> m_;

@@ -34,6 +34,14 @@ double margin_of(const std::vector<double>& pr) {
 
 }  // namespace
 
+double normalized_entropy(std::span<const double> probs) {
+  if (probs.size() < 2) return 0.0;
+  double h = 0.0;
+  for (const double p : probs)
+    if (p > 0) h -= p * std::log(p);
+  return h / std::log(double(probs.size()));
+}
+
 void check_options(const DecideOptions& o) {
   if (o.threads < 1 || o.threads > model::kMaxThreads)
     throw Error("decision: threads must be in 1.." + std::to_string(model::kMaxThreads) + ", not " +
@@ -327,10 +335,7 @@ void Decider::read(const model::Logits& lg, std::string_view situation, Scratch&
   d.letter = choices_[best].letter;
   d.margin = margin_of(pr);
   d.layers = lg.layers;
-  d.entropy = 0.0;
-  for (const double p : pr)
-    if (p > 0) d.entropy -= p * std::log(p);
-  d.entropy = pr.size() > 1 ? d.entropy / std::log(double(pr.size())) : 0.0;
+  d.entropy = normalized_entropy(pr);
 
   if (opts_.want_coherence) {
     s.draft.clear();

@@ -43,6 +43,12 @@ std::vector<diffusion::Choice> choices_of(const Task& task) {
 
 // Whether a decider reads this task's table: the same rule and the same lettered options.
 // Compared in place, so a decision allocates nothing to find its table.
+std::vector<reader::Option> reader_options(const Task& task) {
+  std::vector<reader::Option> out;
+  for (const Option& o : task.options) out.push_back({o.letter, o.text});
+  return out;
+}
+
 bool reads_table(const ReadTable& t, const Task& task) {
   if (t.rule != task.rule || t.options.size() != task.options.size()) return false;
   for (size_t i = 0; i < task.options.size(); ++i)
@@ -81,10 +87,9 @@ DecisionInfo reader_info(const reader::Reading& r, const reader::Decision& d,
   info.letter = d.letter;
   info.probs = d.probs;
   info.margin = d.margin;
-  double h = 0;
-  for (const auto& lp : d.probs)
-    if (lp.second > 0) h -= lp.second * std::log(lp.second);
-  info.entropy = d.probs.size() > 1 ? h / std::log(double(d.probs.size())) : 0.0;
+  std::vector<double> p;
+  for (const auto& lp : d.probs) p.push_back(lp.second);
+  info.entropy = diffusion::normalized_entropy(p);
   info.coherence = std::nan("");
   info.lat_ms = d.lat_ms;
   info.layers = layers;
@@ -159,7 +164,7 @@ const reader::Reading* Mind::reading(const Task& task) {
   validate(task);
   auto t = std::make_unique<ReadTable>();
   t->rule = task.rule;
-  for (const Option& o : task.options) t->options.push_back({o.letter, o.text});
+  t->options = reader_options(task);
   t->reading = m_->reader->read(t->rule, t->options, {.threads = opts_.threads});
   if (const std::string why = t->reading.unreadable(); !why.empty())
     throw Error("task " + task.name + ": " + why);
@@ -167,8 +172,7 @@ const reader::Reading* Mind::reading(const Task& task) {
   return &m_->tables.back()->reading;
 }
 
-DecisionInfo Mind::read_and_decide(const Task& task, std::string_view status) {
-  const reader::Reading& r = *reading(task);
+DecisionInfo Mind::read_and_decide(const reader::Reading& r, std::string_view status) const {
   const reader::Decision d = m_->reader->decide(r, status, {.threads = opts_.threads});
   return reader_info(r, d, status, m_->reader->encoder().config().n_layer);
 }
@@ -186,13 +190,13 @@ const diffusion::Decider& Mind::decider_for(const Task& task) {
 }
 
 DecisionInfo Mind::decide_status(const Task& task, std::string_view status) {
-  if (m_->reader) return read_and_decide(task, status);
+  if (m_->reader) return read_and_decide(*reading(task), status);
   return decider_for(task).decide(status);
 }
 
 void Mind::decide_status_into(const Task& task, std::string_view status, DecisionInfo& out) {
   if (m_->reader) {
-    out = read_and_decide(task, status);
+    out = read_and_decide(*reading(task), status);
     return;
   }
   decider_for(task).decide_into(status, out);
@@ -202,30 +206,28 @@ void Mind::decide_status_into(const Task& task, std::string_view status, Decisio
 DecisionInfo Mind::decide_status_uncached(const Task& task, std::string_view status) {
   if (m_->reader) {
     validate(task);
-    std::vector<reader::Option> options;
-    for (const Option& o : task.options) options.push_back({o.letter, o.text});
-    const reader::Reading r = m_->reader->read(task.rule, options, {.threads = opts_.threads});
-    const reader::Decision d = m_->reader->decide(r, status, {.threads = opts_.threads});
-    return reader_info(r, d, status, m_->reader->encoder().config().n_layer);
+    return read_and_decide(
+        m_->reader->read(task.rule, reader_options(task), {.threads = opts_.threads}), status);
   }
   return decider_for(task).decide_uncached(status);
 }
 
 Decided Mind::decide(Task& task, const Values& obs) {
-  if (m_->reader) reading(task);  // an invalid task fails before its perceiver runs
-  const diffusion::Decider* decider = m_->reader ? nullptr : &decider_for(task);
+  // The table first: an invalid task fails before its perceiver runs.
+  const reader::Reading* r = reading(task);
+  const diffusion::Decider* decider = r ? nullptr : &decider_for(task);
   Decided out;
   const std::string status = perceive(task, obs);
-  out.info = decider ? decider->decide(status) : read_and_decide(task, status);
+  out.info = decider ? decider->decide(status) : read_and_decide(*r, status);
   out.action = task.option(out.info.letter).action;
   return out;
 }
 
 std::vector<DecisionInfo> Mind::decide_status_batch(const Task& task,
                                                     std::span<const std::string> statuses) {
-  if (m_->reader) {
+  if (const reader::Reading* r = reading(task)) {
     std::vector<DecisionInfo> out;
-    for (const std::string& s : statuses) out.push_back(read_and_decide(task, s));
+    for (const std::string& s : statuses) out.push_back(read_and_decide(*r, s));
     return out;
   }
   return decider_for(task).decide_batch(statuses);
