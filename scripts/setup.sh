@@ -11,6 +11,7 @@ pkgs=(
   libbox2d-dev libcairo2-dev libgif-dev libpng-dev
   nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev libcurl4-openssl-dev libssl-dev
   libpcre2-dev libicu-dev
+  libtomlplusplus-dev libmuparser-dev  # task files: TOML, perceiver expressions
   python3 python3-dev python3-numpy python3-torch python3-regex python3-venv python3-pip
   clang-format
   clang-14 libclang-rt-14-dev  # libFuzzer targets (fuzz/, scripts/fuzz.sh)

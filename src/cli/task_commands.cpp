@@ -27,6 +27,7 @@
 #include "cli/task_cli.hpp"
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
+#include "meadow/task_file.hpp"
 #include "meadow/tasks.hpp"
 #include "tensor/ops.hpp"
 
@@ -282,6 +283,42 @@ bool run_exam(Mind& mind, const Task& task) {
   return r.ok;
 }
 
+namespace {
+
+// A task by a built-in name or by a task file's path (ending in .toml, or naming a file).
+struct NamedTask {
+  BuiltinTask bt;
+  std::optional<TaskSpec> spec;  // a task file's
+  std::string path;
+};
+
+NamedTask task_named(const std::string& arg) {
+  const bool file = arg.size() > 5 && arg.compare(arg.size() - 5, 5, ".toml") == 0;
+  std::error_code ec;
+  if (!file && !std::filesystem::is_regular_file(arg, ec)) return {builtin_task(arg), {}, ""};
+  NamedTask out;
+  out.spec = read_task_spec(arg);
+  out.bt = make_task(*out.spec);
+  out.path = arg;
+  return out;
+}
+
+// A task file's longest possible status sentence must fit the model with the rule: found at
+// check time, not in the middle of an episode.
+void check_sentence_fits(Mind& mind, const NamedTask& t) {
+  if (!t.spec || !t.spec->perceiver) return;
+  const std::string longest = longest_sentence(*t.spec->perceiver);
+  try {
+    mind.decide_status(t.bt.task, longest);
+  } catch (const Error& e) {
+    throw Error(t.path + ": perceiver.sentence: its longest sentence (" +
+                std::to_string(longest.size()) +
+                " characters) does not fit the model: " + e.what());
+  }
+}
+
+}  // namespace
+
 void add_task_commands(CLI::App& app) {
   for (const auto& name : builtin_task_names()) {
     if (const BuiltinTask bt = builtin_task(name); bt.realtime) {
@@ -302,29 +339,31 @@ void add_task_commands(CLI::App& app) {
   l->callback([json] { print_list(*json); });
 
   auto ca = std::make_shared<PlayArgs>();
-  auto* c = app.add_subcommand("check", "the exam of a built-in task (exit 1 if it fails)");
-  c->add_option("TASK", ca->task, "a built-in task (see list)")->required();
+  auto* c = app.add_subcommand("check", "the exam of a task (exit 1 if it fails)");
+  c->add_option("TASK", ca->task, "a built-in task (see list) or a task file (.toml)")->required();
   add_model_option(c, ca->model);
   add_lora_option(c, ca->lora);
   add_float_recheck_option(c, ca->float_recheck);
   c->callback([ca] {
-    BuiltinTask bt = builtin_task(ca->task);
+    const NamedTask t = task_named(ca->task);
     Mind mind(ca->model, MindOptions{.float_recheck = ca->float_recheck, .lora = ca->lora});
-    if (!run_exam(mind, bt.task)) throw Exit{1};
+    if (!run_exam(mind, t.bt.task)) throw Exit{1};
+    check_sentence_fits(mind, t);
   });
 
   auto pa = std::make_shared<PlayArgs>();
-  auto* p = app.add_subcommand("play", "play episodes of a built-in task (no exam)");
-  p->add_option("TASK", pa->task, "a built-in task (see list)")->required();
+  auto* p = app.add_subcommand("play", "play episodes of a task (no exam)");
+  p->add_option("TASK", pa->task, "a built-in task (see list) or a task file (.toml)")->required();
   add_play_options(p, pa);
   p->add_option("--episodes", pa->episodes, "episodes (seeds follow the first)")
       ->check(CLI::Range(1, 100000));
   p->add_option("--memory", pa->memory, "working memory on or off (default: the task's)")
       ->check(CLI::IsMember({"on", "off"}));
   p->callback([pa] {
-    BuiltinTask bt = builtin_task(pa->task);  // unknown task: exit 2 before loading a model
+    NamedTask t = task_named(pa->task);  // unknown task, bad file: exit 2 before loading a model
     Mind mind(pa->model, MindOptions{.lora = pa->lora});
-    if (!play(bt, mind, *pa)) throw Exit{1};
+    check_sentence_fits(mind, t);
+    if (!play(t.bt, mind, *pa)) throw Exit{1};
   });
 
   auto ba = std::make_shared<BenchArgs>();
