@@ -166,8 +166,12 @@ WordSpec word_at(const Place& p, const std::string& name, const toml::node& n,
   }
   const WordBucket& last = w.buckets.back();
   if (last.below || last.at_most || last.is) {
-    const std::string left = last.below     ? ">= " + nlohmann::json(*last.below).dump()
-                             : last.at_most ? "> " + nlohmann::json(*last.at_most).dump()
+    auto num = [](double v) {
+      return v == std::floor(v) && std::abs(v) < 1e15 ? std::to_string(int64_t(v))
+                                                      : nlohmann::json(v).dump();
+    };
+    const std::string left = last.below     ? ">= " + num(*last.below)
+                             : last.at_most ? "> " + num(*last.at_most)
                                             : "other than the ones named";
     p.fail(list.source(), field + ".buckets",
            "the buckets leave values " + left +

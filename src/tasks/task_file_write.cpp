@@ -78,6 +78,13 @@ std::string task_spec_toml(const TaskSpec& s) {
   o << "]\n";
   if (!s.env_kwargs.empty())
     o << "env_kwargs = " << inline_json(s.env_kwargs, "env_kwargs") << "\n";
+  // The exam before [[options]]: a key after an array-of-tables header belongs to its last table.
+  if (!s.exam.empty()) {
+    o << "\nexam = [\n";
+    for (const auto& item : s.exam)
+      o << "  { status = " << quoted(item.status) << ", expect = \"" << item.expected << "\" },\n";
+    o << "]\n";
+  }
   for (const auto& opt : s.options) {
     o << "\n[[options]]\nletter = \"" << opt.letter << "\"\ntext = " << quoted(opt.text) << "\n";
     if (opt.action.size() == 1) {
@@ -88,12 +95,6 @@ std::string task_spec_toml(const TaskSpec& s) {
       o << "]\n";
     }
     if (!opt.act.empty()) o << "act = " << quoted(opt.act) << "\n";
-  }
-  if (!s.exam.empty()) {
-    o << "\nexam = [\n";
-    for (const auto& item : s.exam)
-      o << "  { status = " << quoted(item.status) << ", expect = \"" << item.expected << "\" },\n";
-    o << "]\n";
   }
   if (s.perceiver) {
     const PerceiverSpec& p = *s.perceiver;
