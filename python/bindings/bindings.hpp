@@ -6,10 +6,11 @@
 
 namespace meadow::python {
 
-void bind_tasks(nanobind::module_& m);   // Task, Option, Episode, built-in tasks
-void bind_mind(nanobind::module_& m);    // Mind, DecisionInfo, ExamResult, models
-void bind_envs(nanobind::module_& m);    // Env, Space, the registry
-void bind_render(nanobind::module_& m);  // GIF writer
-void bind_cli(nanobind::module_& m);     // run_cli
+void bind_tasks(nanobind::module_& m);       // Task, Option, Episode, built-in tasks
+void bind_task_files(nanobind::module_& m);  // task files: TaskSpec, read, make, write
+void bind_mind(nanobind::module_& m);        // Mind, DecisionInfo, ExamResult, models
+void bind_envs(nanobind::module_& m);        // Env, Space, the registry
+void bind_render(nanobind::module_& m);      // GIF writer
+void bind_cli(nanobind::module_& m);         // run_cli
 
 }  // namespace meadow::python

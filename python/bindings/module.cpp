@@ -9,6 +9,7 @@ NB_MODULE(_core, m) {
   nanobind::exception<meadow::Error> error(m, "MeadowError", PyExc_ValueError);
   error.attr("__doc__") = "Bad input the core refused (a ValueError): unknown env, model or kwarg.";
   meadow::python::bind_tasks(m);
+  meadow::python::bind_task_files(m);
   meadow::python::bind_mind(m);
   meadow::python::bind_envs(m);
   meadow::python::bind_render(m);

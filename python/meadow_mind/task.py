@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import string
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, Union
@@ -162,6 +163,7 @@ class Task:
         self._native: Any = None  # the C++ task of a built-in (meadow_mind.tasks)
         self._core_key: tuple[Any, ...] | None = None
         self._core_task: Any = None
+        self._spec: Any = None  # the task file's spec (from_file), perceiver and judge kept
         self.core()  # the C++ validation too, now
 
     # -- working memory -------------------------------------------------------------------
@@ -229,6 +231,70 @@ class Task:
         return (
             f"Task(name={self.name!r}, env_id={self.env_id!r}, options={letters!r}, exam={len(self.sanity)})"
         )
+
+    # -- task files ---------------------------------------------------------------------------
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Task:
+        """A task written as a TOML file (rule, options, exam, env, a declarative perceiver and a
+        judge; see docs/task-files.md). Its perceiver and judge run in C++.
+
+        Raises:
+            ValueError: naming the file, line and field of the first mistake.
+        """
+        from .tasks import from_native
+
+        try:
+            spec = _core.read_task_spec(os.fspath(path))
+            task = from_native(_core.make_task(spec))
+        except _core.MeadowError as e:
+            raise ValueError(str(e)) from None
+        task._spec = spec
+        return task
+
+    def to_file(self, path: str | os.PathLike[str], words_only: bool = False) -> None:
+        """Writes the task as a TOML file (atomically: a failed write keeps an old file).
+
+        A task read with ``from_file`` keeps its perceiver and judge, with the words (rule,
+        options, exam) as they are now. A task whose perceiver is code (Python, or a built-in
+        task's C++) cannot be written whole: ``words_only=True`` writes its words alone.
+
+        Raises:
+            ValueError: a perceiver that is code without ``words_only``, or an action or
+                argument a task file cannot hold.
+        """
+        spec = self._spec
+        code = self.perceive is not None or (self._native is not None and spec is None)
+        if code and not words_only:
+            raise ValueError(
+                f"task {self.name}: its perceiver is code, which a task file cannot hold; "
+                "to_file(path, words_only=True) writes the rule, options and exam alone"
+            )
+        if spec is None or words_only:
+            spec = _core.TaskSpec()
+        opts = []
+        for letter, text in self.option_text.items():
+            action = self.options[letter]
+            try:
+                values = [float(v) for v in _convert.to_values(action)]
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"option {letter}: action {action!r} is not a number or a list of numbers"
+                ) from None
+            opts.append(_core.Option(letter, text, values, self.act_text.get(letter, "")))
+        try:
+            spec = spec.with_words(
+                self.name,
+                self.summary,
+                self.rule,
+                opts,
+                list(self.sanity),
+                self.env_id or "",
+                json.dumps(self.env_kwargs),
+                int(self.max_steps or 500),
+            )
+            _core.write_task_spec(spec, os.fspath(path))
+        except _core.MeadowError as e:
+            raise ValueError(str(e)) from None
 
     def to_json(self) -> str:
         """The task's words (rule, options, exam) as JSON."""
