@@ -18,6 +18,7 @@ _choose_core()  # before the extension loads OpenBLAS
 from . import envs, tasks  # noqa: E402
 from ._core import MeadowError  # noqa: E402
 from .mind import Drafted, ExamFailed, ExamResult, Generated, Info, MeadowMind  # noqa: E402
+from .policy import MindPolicy  # noqa: E402
 from .prompt import AI_PROMPT, ai_prompt  # noqa: E402
 from .runner import Episode, Episodes, Step, Verdict, play, run  # noqa: E402
 from .task import Task  # noqa: E402
@@ -35,6 +36,7 @@ __all__ = [
     "Info",
     "MeadowError",
     "MeadowMind",
+    "MindPolicy",
     "Step",
     "Task",
     "Verdict",
