@@ -23,9 +23,11 @@
 #include <string_view>
 #include <vector>
 
+#include "meadow/env.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/model.hpp"
 #include "meadow/runner.hpp"
+#include "meadow/scene.hpp"
 #include "meadow/task.hpp"
 #include "meadow/tasks.hpp"
 #include "meadow/tokenizer.hpp"
@@ -83,5 +85,28 @@ char parse_answer(const Task& task, std::string_view text);
 // episode ends. Throws meadow::Error for a task without perceiver, an env that is not a
 // real-time game, a latency that is not a positive finite number, or an unwritable file.
 RealtimeResult run_realtime(Task& task, const DecideFn& decide, const RealtimeOptions& opts);
+
+// A real-time game of one's own (the Python package's games are these): a world that is a
+// function of game time and poses one question at a time. The runner calls it from one thread
+// at a time.
+struct RealtimeWorld {
+  virtual ~RealtimeWorld() = default;
+  virtual Values reset(uint64_t seed) = 0;  // the first observation
+  virtual double clock() const = 0;         // game seconds since reset
+  // Moves the world forward by `seconds` (>= 0): reward and termination of that time.
+  virtual StepResult advance(double seconds) = 0;
+  virtual StepResult act(const Values& action) = 0;  // at the present instant; no time passes
+  // The open question's id, changed whenever it is resolved or replaced; -1 once over. An
+  // answer is in time when the id it was read under is still the open one.
+  virtual int64_t challenge() const = 0;
+  virtual Values observe() const = 0;
+  // A picture of the present instant for the GIF, drawn when the GIF is written (so that
+  // drawing costs the game no time); an empty function: no frame.
+  virtual std::function<Frame()> picture() const = 0;
+};
+
+// The same runner on a world of one's own (the task's env_id is not used). Throws as above.
+RealtimeResult run_realtime(Task& task, RealtimeWorld& world, const DecideFn& decide,
+                            const RealtimeOptions& opts);
 
 }  // namespace meadow

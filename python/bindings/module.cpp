@@ -13,5 +13,6 @@ NB_MODULE(_core, m) {
   meadow::python::bind_mind(m);
   meadow::python::bind_envs(m);
   meadow::python::bind_render(m);
+  meadow::python::bind_realtime(m);
   meadow::python::bind_cli(m);
 }

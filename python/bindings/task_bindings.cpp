@@ -68,7 +68,12 @@ void bind_tasks(nb::module_& m) {
           nb::arg("step"), nb::arg("status"), nb::arg("letter"), nb::arg("action"), nb::arg("obs"),
           nb::arg("reward"), nb::arg("lat_ms") = 0.0,
           nb::arg("probs") = std::vector<std::pair<std::string, double>>{},
-          nb::arg("conditions") = std::vector<std::tuple<std::string, std::string, double>>{});
+          nb::arg("conditions") = std::vector<std::tuple<std::string, std::string, double>>{})
+      .def_ro("step", &EpisodeStep::step)
+      .def_ro("decision", &EpisodeStep::decision)
+      .def_ro("action", &EpisodeStep::action)
+      .def_ro("obs", &EpisodeStep::obs)
+      .def_ro("reward", &EpisodeStep::reward);
 
   // The one trace writer (meadow/runner.hpp): the Python runner writes its lines through it.
   nb::class_<TraceWriter>(m, "TraceWriter")
@@ -86,7 +91,13 @@ void bind_tasks(nb::module_& m) {
                             total_reward, terminated,           truncated};
           },
           nb::arg("seed"), nb::arg("reset_obs"), nb::arg("steps"), nb::arg("total_reward"),
-          nb::arg("terminated"), nb::arg("truncated"));
+          nb::arg("terminated"), nb::arg("truncated"))
+      .def_ro("seed", &Episode::seed)
+      .def_ro("reset_obs", &Episode::reset_obs)
+      .def_ro("steps", &Episode::steps)
+      .def_ro("total_reward", &Episode::total_reward)
+      .def_ro("terminated", &Episode::terminated)
+      .def_ro("truncated", &Episode::truncated);
 
   nb::class_<Task>(m, "Task")
       .def(

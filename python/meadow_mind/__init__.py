@@ -23,6 +23,8 @@ from .prompt import AI_PROMPT, ai_prompt  # noqa: E402
 from .runner import Episode, Episodes, Step, Verdict, play, run  # noqa: E402
 from .task import Task  # noqa: E402
 
+from . import realtime  # noqa: E402  (after the modules it uses)
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "ai_prompt",
     "envs",
     "play",
+    "realtime",
     "run",
     "tasks",
 ]

@@ -22,8 +22,8 @@ struct GameState {
 
 class RealtimeGame {
  public:
-  // Makes and resets the task's env; throws meadow::Error if it is not a real-time game.
-  RealtimeGame(const Task& task, const RealtimeOptions& opts);
+  // Resets the world (which must outlive the game).
+  RealtimeGame(RealtimeWorld& world, const Task& task, const RealtimeOptions& opts);
   ~RealtimeGame();
 
   // Moves the world to game time t (no-op when t is not past the clock), with a frame every
@@ -34,7 +34,7 @@ class RealtimeGame {
   void answer(Decided d, const GameState& read);
   GameState state() const;
   bool over() const;  // the episode ended, or the time limit passed
-  double clock() const { return env_->clock(); }
+  double clock() const { return world_.clock(); }
 
   // Fills the result (episode, decisions, verdict, latencies) and writes the GIF and trace.
   RealtimeResult finish(const Task& task, bool simulated);
@@ -44,14 +44,13 @@ class RealtimeGame {
   std::vector<std::string> caption() const;
 
   struct Shot {
-    Scene scene;
+    std::function<Frame()> picture;
     double t;
     std::vector<std::string> caption;
   };
   const RealtimeOptions& opts_;
   std::vector<Option> options_;  // a copy: captions never read the task the mind is using
-  std::unique_ptr<Env> owner_;   // the CheckedEnv make() returned
-  envs::TimedEnv* env_ = nullptr;
+  RealtimeWorld& world_;
   Episode episode_;
   std::vector<TimedDecision> decisions_;
   std::vector<Shot> shots_;
@@ -61,10 +60,14 @@ class RealtimeGame {
 
 // The GIF (delays = game time between frames) and the JSON-lines trace of a finished run.
 struct RealtimeShot {
-  const Scene* scene;
+  const std::function<Frame()>* picture;
   double t;
   const std::vector<std::string>* caption;
 };
+
+// A built-in real-time env (Parkour-v0, Shapes-v0) as a world; throws meadow::Error naming the
+// task for an env that is not a real-time game.
+std::unique_ptr<RealtimeWorld> env_world(const Task& task, const nlohmann::json& env_kwargs);
 int write_realtime_gif(const std::string& path, const std::vector<RealtimeShot>& shots);
 void write_realtime_trace(const std::string& path, const Episode& episode,
                           const std::vector<TimedDecision>& decisions);

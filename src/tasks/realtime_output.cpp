@@ -22,7 +22,7 @@ int write_realtime_gif(const std::string& path, const std::vector<RealtimeShot>&
     // The last frame is held a second so a looping GIF shows how it ended.
     const double next = i + 1 < shots.size() ? shots[i + 1].t : shots[i].t + 1.0;
     const int delay_ms = int(std::lround(std::max(0.0, next - shots[i].t) * 1000));
-    gif.add(with_caption(rasterize(*shots[i].scene), *shots[i].caption, style), delay_ms);
+    gif.add(with_caption((*shots[i].picture)(), *shots[i].caption, style), delay_ms);
   }
   const int n = gif.frames();
   gif.close();

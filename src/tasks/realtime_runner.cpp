@@ -109,8 +109,16 @@ void play_realtime(RealtimeGame& game, Task& task, const DecideFn& decide) {
 RealtimeResult run_realtime(Task& task, const DecideFn& decide, const RealtimeOptions& opts) {
   validate(task);
   if (!task.perceive) throw Error("task " + task.name + " has no perceiver: it cannot be played");
+  const auto world = tasks::env_world(task, opts.env_kwargs);
+  return run_realtime(task, *world, decide, opts);
+}
+
+RealtimeResult run_realtime(Task& task, RealtimeWorld& world, const DecideFn& decide,
+                            const RealtimeOptions& opts) {
+  validate(task);
+  if (!task.perceive) throw Error("task " + task.name + " has no perceiver: it cannot be played");
   task.forget();
-  RealtimeGame game(task, opts);
+  RealtimeGame game(world, task, opts);
   if (opts.latency)
     play_simulated(game, task, decide, opts);
   else
