@@ -16,6 +16,7 @@ pkgs=(
   clang-format
   clang-14 libclang-rt-14-dev  # libFuzzer targets (fuzz/, scripts/fuzz.sh)
   wamerican wordnet
+  chromium chromium-driver  # the playground page's browser test (tests/server/test_playground.py)
 )
 # Node.js (for the reference tokenizer test) ships with the machine image; only add
 # Debian's if none is present, since Debian's npm conflicts with a newer nodejs.

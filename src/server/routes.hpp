@@ -29,8 +29,10 @@ class Router {
 
 // Handlers throw (HttpError, meadow::Error, anything); each is registered through guard()
 // (server/guard.hpp), which turns whatever escapes into a JSON error response.
-void add_text_routes(Router& r, Context& ctx);   // /v1/chat/completions, /v1/completions
-void add_decide_route(Router& r, Context& ctx);  // /v1/decide
-void add_info_routes(Router& r, Context& ctx);   // /health, /v1/models
+void add_text_routes(Router& r, Context& ctx);        // /v1/chat/completions, /v1/completions
+void add_decide_route(Router& r, Context& ctx);       // /v1/decide
+void add_info_routes(Router& r, Context& ctx);        // /health, /v1/models
+void add_task_file_routes(Router& r, Context& ctx);   // /v1/task_file/parse, /v1/task_file/write
+void add_playground_routes(Router& r, Context& ctx);  // /, /playground/NAME
 
 }  // namespace meadow::server

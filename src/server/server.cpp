@@ -190,6 +190,8 @@ Server::Server(ServerOptions opts) {
   add_info_routes(impl_->router, ctx);
   add_text_routes(impl_->router, ctx);
   add_decide_route(impl_->router, ctx);
+  add_task_file_routes(impl_->router, ctx);
+  add_playground_routes(impl_->router, ctx);
 }
 
 Server::~Server() {
