@@ -10,7 +10,7 @@ pkgs=(
   libopenblas-dev libopenblas0-pthread libhwy-dev
   libbox2d-dev libcairo2-dev libgif-dev libpng-dev
   nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev libcurl4-openssl-dev libssl-dev
-  libpcre2-dev libicu-dev
+  libpcre2-dev libicu-dev icu-devtools  # icu-devtools: the wheel's ICU data stub (build_wheel.sh)
   libtomlplusplus-dev libmuparser-dev  # task files: TOML, perceiver expressions
   python3 python3-dev python3-numpy python3-torch python3-regex python3-venv python3-pip
   clang-format
