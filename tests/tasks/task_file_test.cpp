@@ -79,7 +79,8 @@ TEST_P(TaskFileEpisodes, FileAndCodeDecideIdentically) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shipped, TaskFileEpisodes,
-                         ::testing::Values("cartpole", "mountaincar", "lunarlander"));
+                         ::testing::Values("cartpole", "mountaincar", "lunarlander", "parkour",
+                                           "shapes"));
 
 // A game that is not built in, written only as a file: its exam passes and it reaches the goal
 // on the shortest safe path.
@@ -95,7 +96,7 @@ TEST(TaskFile, CliffWalkingExamplePassesAndReachesTheGoal) {
 }
 
 TEST(TaskFile, WrittenAndReadBackIsTheSameSpec) {
-  for (const char* name : {"cartpole", "mountaincar", "lunarlander"}) {
+  for (const char* name : {"cartpole", "mountaincar", "lunarlander", "parkour", "shapes"}) {
     const TaskSpec a = read_task_spec(source(std::string("tasks/") + name + ".toml"));
     const std::string text = task_spec_toml(a);
     const TaskSpec b = parse_task_spec(text, "written");
