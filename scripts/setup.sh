@@ -16,7 +16,7 @@ pkgs=(
   clang-format
   clang-14 libclang-rt-14-dev  # libFuzzer targets (fuzz/, scripts/fuzz.sh)
   wamerican wordnet
-  chromium chromium-driver  # the playground page's browser test (tests/server/test_playground.py)
+  chromium chromium-driver nginx-light  # the playground page in a browser, direct and behind README.md's nginx
 )
 # Node.js (for the reference tokenizer test) ships with the machine image; only add
 # Debian's if none is present, since Debian's npm conflicts with a newer nodejs.

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -23,6 +25,29 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLI = os.environ.get("MEADOW_CLI", os.path.join(ROOT, "build", "meadow-mind"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def readme_nginx(listen: int, upstream: int, tmp: str) -> str:
+    """README.md's nginx example, pointed at this test's server and a free port, wrapped in the
+    few top-level lines a standalone nginx needs (pid, logs, temp paths under `tmp`)."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        block = re.search(r"```nginx\n(.*?)```", f.read(), re.S).group(1)
+    block = re.sub(r"server 127\.0\.0\.1:\d+;\s*", "", block)
+    block = block.replace("least_conn;", f"least_conn; server 127.0.0.1:{upstream};")
+    block = block.replace("listen 80;", f"listen 127.0.0.1:{listen};")
+    temps = " ".join(
+        f"{k}_temp_path {tmp}/{k};" for k in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    return (
+        f"daemon off; pid {tmp}/nginx.pid; error_log {tmp}/error.log;\n"
+        f"events {{}}\nhttp {{ access_log off; {temps}\n{block}}}\n"
+    )
 
 
 class PlaygroundTest(unittest.TestCase):
@@ -138,7 +163,9 @@ class PlaygroundTest(unittest.TestCase):
         self.el("run-exam").click()
         self.wait_for(lambda: "right" in self.text("exam-summary"), "the cartpole exam")
         self.assertEqual(self.text("exam-summary"), "10/10 right, 0 missed")
-        self.retype(self.el("rule"), "Choose A if the pole is falling left. Choose B if the pole is falling right.")
+        self.retype(
+            self.el("rule"), "Choose A if the pole is falling left. Choose B if the pole is falling right."
+        )
         self.el("save").click()
         saved = os.path.join(self.tmp.name, "cartpole.toml")
         deadline = time.time() + 20
@@ -169,3 +196,40 @@ class PlaygroundTest(unittest.TestCase):
 
 if __name__ == "__main__":
     sys.exit(unittest.main())
+
+
+@unittest.skipUnless(shutil.which("nginx"), "nginx is not installed (scripts/setup.sh installs it)")
+class PlaygroundBehindNginx(PlaygroundTest):
+    """The same page through README.md's nginx example."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.nginx_dir = tempfile.mkdtemp()
+        os.chmod(cls.nginx_dir, 0o777)  # nginx's workers run as nobody
+        port = free_port()
+        conf = os.path.join(cls.nginx_dir, "nginx.conf")
+        with open(conf, "w", encoding="utf-8") as f:
+            f.write(readme_nginx(port, int(cls.base.rsplit(":", 1)[1]), cls.nginx_dir))
+        cls.nginx = subprocess.Popen(
+            ["nginx", "-c", conf, "-p", cls.nginx_dir], stderr=subprocess.PIPE, text=True
+        )
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            cls.nginx.kill()
+            raise RuntimeError("nginx did not start: " + cls.nginx.stderr.read())
+        cls.base = f"http://127.0.0.1:{port}"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.nginx.terminate()
+        cls.nginx.wait(timeout=30)
+        cls.nginx.stderr.close()
+        shutil.rmtree(cls.nginx_dir, ignore_errors=True)
+        super().tearDownClass()
