@@ -33,8 +33,8 @@ const Json* field(const Json& body, const char* key) {
 
 // Nesting depth of the text's containers, counted outside strings, so a hostile body is
 // refused before nlohmann builds it.
-bool too_deep(const std::string& text, int max_depth) {
-  int depth = 0;
+bool too_deep(const std::string& text, size_t max_depth) {
+  size_t depth = 0;
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
@@ -48,7 +48,7 @@ bool too_deep(const std::string& text, int max_depth) {
       in_string = true;
     } else if (c == '[' || c == '{') {
       if (++depth > max_depth) return true;
-    } else if (c == ']' || c == '}') {
+    } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }
   }

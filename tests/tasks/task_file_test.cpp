@@ -104,10 +104,13 @@ TEST(TaskFile, WrittenAndReadBackIsTheSameSpec) {
     ASSERT_TRUE(b.perceiver.has_value());
     // The same sentences from the read-back spec.
     const BuiltinTask ta = make_task(a), tb = make_task(b);
-    for (const Values& obs : {Values{0.01, -0.2, 0.03, 0.4}, Values{-0.5, 0.01},
-                              Values{0.1, 1.2, -0.3, -0.5, 0.2, 0.1, 0, 1}})
-      if (obs.size() == a.perceiver->fields.size())
+    for (const Values& obs :
+         {Values{0.01, -0.2, 0.03, 0.4}, Values{-0.5, 0.01},
+          Values{0.1, 1.2, -0.3, -0.5, 0.2, 0.1, 0, 1}, Values{1, 7.5, 12, 1, 0, 1, 3}}) {
+      if (obs.size() == a.perceiver->fields.size()) {
         EXPECT_EQ(ta.task.perceive(obs, ta.task), tb.task.perceive(obs, tb.task)) << name;
+      }
+    }
   }
 }
 
