@@ -75,6 +75,11 @@ struct EnvSpec {
 
 const std::vector<EnvSpec>& env_registry();
 
+// A registered env's documentation in Gymnasium's sections (description, action space,
+// observation space, rewards, starting state, episode end, arguments); "" for an unknown id.
+// `meadow-mind env doc ID` prints it; Python's help() on an env shows it.
+std::string_view env_doc(std::string_view id);
+
 // Builds a registered env with its TimeLimit and order checks. Unknown ids, unknown kwargs
 // and kwargs of the wrong type throw meadow::Error naming the problem.
 std::unique_ptr<Env> make(std::string_view id, const Kwargs& kwargs = Kwargs::object());

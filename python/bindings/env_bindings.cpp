@@ -70,13 +70,13 @@ void bind_envs(nb::module_& m) {
       nb::arg("id"), nb::arg("kwargs_json") = "{}");
 
   m.def("env_specs", [] {
-    // (id, max_episode_steps, reward_threshold, default kwargs as JSON, summary)
+    // (id, max_episode_steps, reward_threshold, default kwargs as JSON, summary, doc)
     std::vector<std::tuple<std::string, std::optional<int>, std::optional<double>, std::string,
-                           std::string>>
+                           std::string, std::string>>
         out;
     for (const auto& s : env_registry())
       out.emplace_back(s.id, s.max_episode_steps, s.reward_threshold, s.default_kwargs.dump(),
-                       s.summary);
+                       s.summary, std::string(env_doc(s.id)));
     return out;
   });
 }

@@ -74,20 +74,22 @@ def _space(core: Any) -> Discrete | Box:
 
 @dataclass(frozen=True)
 class EnvSpec:
-    """A registered environment: id, time limit, reward threshold, default kwargs."""
+    """A registered environment: id, time limit, reward threshold, default kwargs, and its
+    documentation in Gymnasium's sections (``doc``)."""
 
     id: str
     max_episode_steps: int | None
     reward_threshold: float | None
     kwargs: dict[str, Any] = field(default_factory=dict)
     summary: str = ""
+    doc: str = ""
 
 
 def registry() -> dict[str, EnvSpec]:
     """Every environment ``make`` knows, by id."""
     return {
-        i: EnvSpec(i, steps, threshold, json.loads(kwargs), summary)
-        for i, steps, threshold, kwargs, summary in _core.env_specs()
+        i: EnvSpec(i, steps, threshold, json.loads(kwargs), summary, doc)
+        for i, steps, threshold, kwargs, summary, doc in _core.env_specs()
     }
 
 
@@ -149,6 +151,28 @@ class Env:
         return f"meadow_mind.envs.Env({self.id!r})"
 
 
+def doc(env_id: str) -> str:
+    """An environment's documentation: action and observation spaces, rewards, starting state,
+    episode end and arguments. Raises ValueError for an unknown id."""
+    spec = registry().get(env_id)
+    if spec is None:
+        raise ValueError(f"unknown env id {env_id!r}; known: {', '.join(registry())}")
+    return spec.doc
+
+
+_classes: dict[str, type] = {}
+
+
+def _class_of(spec: EnvSpec | None) -> type:
+    """A subclass of Env per id whose docstring is the env's, so that help(env) shows it."""
+    if spec is None:
+        return Env
+    if spec.id not in _classes:
+        name = "".join(c for c in spec.id.split("-")[0] if c.isalnum())
+        _classes[spec.id] = type(name, (Env,), {"__doc__": spec.doc, "__module__": __name__})
+    return _classes[spec.id]
+
+
 def make(env_id: str, **kwargs: Any) -> Env:
     """Our environment ``env_id`` with Gymnasium's kwargs (e.g. ``map_name="8x8"``).
 
@@ -161,4 +185,5 @@ def make(env_id: str, **kwargs: Any) -> Env:
         raise ValueError(str(e)) from None
     except TypeError as e:
         raise ValueError(f"kwargs of {env_id} must be JSON values: {e}") from None
-    return Env(env_id, core, registry().get(env_id))
+    spec = registry().get(env_id)
+    return _class_of(spec)(env_id, core, spec)

@@ -202,3 +202,16 @@ def test_trace_lines_match_the_cli(mind, tmp_path):
     assert [(x["letter"], x["act"], x["action"]) for x in py] == [
         (x["letter"], x["act"], x["action"]) for x in c
     ]
+
+
+def test_envs_are_documented_for_help():
+    import pydoc
+
+    env = envs.make("FrozenLake-v1", map_name="4x4")
+    page = pydoc.render_doc(env, renderer=pydoc.plaintext)
+    for section in ("Action space:", "Observation space:", "Rewards:", "Episode end:", "Arguments:"):
+        assert section in page
+    assert isinstance(env, envs.Env) and envs.doc("FrozenLake-v1") == type(env).__doc__
+    assert all(spec.doc.startswith(spec.id) for spec in envs.registry().values())
+    with pytest.raises(ValueError, match="unknown env id"):
+        envs.doc("FrozenLake-v9")

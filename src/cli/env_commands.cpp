@@ -1,4 +1,4 @@
-// `meadow-mind env list|run|play`: wiring to CLI11, and the list command.
+// `meadow-mind env list|doc|run|play`: wiring to CLI11, and the list and doc commands.
 #include <cstdio>
 #include <memory>
 
@@ -9,6 +9,7 @@
 #include "cli/env_json.hpp"
 #include "cli/seed_option.hpp"
 #include "meadow/env.hpp"
+#include "meadow/error.hpp"
 
 namespace meadow::cli {
 
@@ -28,7 +29,8 @@ void env_list(bool json) {
            {"render_fps", render_fps(spec.id)},
            {"default_kwargs",
             spec.default_kwargs.is_object() ? spec.default_kwargs : nlohmann::json::object()},
-           {"summary", spec.summary}});
+           {"summary", spec.summary},
+           {"doc", std::string(env_doc(spec.id))}});
       continue;
     }
     const std::string limit =
@@ -37,7 +39,23 @@ void env_list(bool json) {
                 env->observation_space().describe().c_str(), env->action_space().describe().c_str(),
                 limit.c_str(), spec.summary.c_str());
   }
-  if (json) std::printf("%s\n", all.dump().c_str());
+  if (json)
+    std::printf("%s\n", all.dump().c_str());
+  else
+    std::printf("(`meadow-mind env doc ID`: an env's spaces, rewards, start, end and arguments)\n");
+}
+
+void env_doc_command(const std::string& id) {
+  if (!id.empty()) {
+    const std::string_view doc = env_doc(id);
+    if (doc.empty()) throw Error("unknown env id '" + id + "' (see `meadow-mind env list`)");
+    std::printf("%.*s\n", int(doc.size()), doc.data());
+    return;
+  }
+  for (const EnvSpec& spec : env_registry()) {
+    const std::string_view doc = env_doc(spec.id);
+    std::printf("%.*s\n\n", int(doc.size()), doc.data());
+  }
 }
 
 void add_env_commands(CLI::App& app) {
@@ -48,6 +66,12 @@ void add_env_commands(CLI::App& app) {
   CLI::App* list = env->add_subcommand("list", "registered env ids, spaces and time limits");
   list->add_flag("--json", *list_json, "one JSON array");
   list->callback([list_json] { env_list(*list_json); });
+
+  auto doc_id = std::make_shared<std::string>();
+  CLI::App* doc = env->add_subcommand(
+      "doc", "an env's documentation: spaces, rewards, start, episode end, arguments");
+  doc->add_option("env_id", *doc_id, "env id (default: every env)");
+  doc->callback([doc_id] { env_doc_command(*doc_id); });
 
   auto run = std::make_shared<EnvRunOptions>();
   CLI::App* r = env->add_subcommand("run", "replay a JSON list of actions from a seeded reset");

@@ -6,6 +6,7 @@
 
 #include "meadow/error.hpp"
 #include "server/json_errors.hpp"
+#include "util/json_parse.hpp"
 #include "util/printable.hpp"
 
 namespace meadow::server {
@@ -261,8 +262,10 @@ void read_tools(const Json& body, TextRequest& r) {
 }  // namespace
 
 Json parse_body(const std::string& body) {
-  if (too_deep(body, kMaxJsonDepth))
-    throw HttpError(400, "the body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+  // The one nesting limit of the JSON the product reads (util/json_parse.hpp).
+  if (too_deep(body, util::kMaxJsonDepth))
+    throw HttpError(400,
+                    "the body nests deeper than " + std::to_string(util::kMaxJsonDepth) + " levels",
                     "invalid_json");
   Json j = Json::parse(body, nullptr, false);
   if (j.is_discarded()) throw HttpError(400, "the body is not valid JSON", "invalid_json");

@@ -12,14 +12,11 @@
 #include "meadow/chat_template.hpp"
 #include "meadow/generate.hpp"
 #include "meadow/tool_call.hpp"
-#include "util/json_parse.hpp"
 
 namespace meadow::server {
 
 using Json = nlohmann::ordered_json;  // keeps the client's key order (decide's options)
 
-// The one nesting limit of JSON the product reads (util/json_parse.hpp), for request bodies too.
-using util::kMaxJsonDepth;
 // The most choices (`n`) one request may ask.
 inline constexpr int kMaxChoices = 16;
 

@@ -189,6 +189,20 @@ TEST_F(EnvCli, ListNamesEveryEnvWithSpacesAndLimits) {
   EXPECT_TRUE(saw_cartpole && saw_cliff);
 }
 
+TEST_F(EnvCli, DocPrintsAnEnvsPageAndEveryPage) {
+  const Output one = run({"env", "doc", "Taxi-v4"});
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_EQ(one.out.rfind("Taxi-v4: ", 0), 0u) << one.out.substr(0, 80);
+  EXPECT_NE(one.out.find("Action space:\n  Discrete(6)"), std::string::npos) << one.out;
+  const Output all = run({"env", "doc"});
+  ASSERT_EQ(all.code, 0) << all.err;
+  for (const char* id : {"CartPole-v1", "Parkour-v0", "Shapes-v0", "FunnelMaze-v0"})
+    EXPECT_NE(all.out.find(std::string(id) + ": "), std::string::npos) << id;
+  const Output bad = run({"env", "doc", "Taxi-v9"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(read_file(file("stderr.txt")).find("unknown env id 'Taxi-v9'"), std::string::npos);
+}
+
 TEST_F(EnvCli, BadInputExitsTwoWithOneLine) {
   const std::string ok = write("ok.json", "[0, 1]");
   struct Case {
