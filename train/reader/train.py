@@ -63,6 +63,7 @@ class Config:
     head_lr_scale: float = 10.0
     clip: float = 20.0
     lora_rank: int = 0  # 0: the encoder fully fine-tuned; else LoRA adapters of this rank
+    people: bool = False  # the composer's wordings of people too (compose.render(people=True))
     tag_weight: float = 3.0  # a rule token is O nine times in ten; the others weigh this much more  # the heads start from random; the encoder from pretrained
 
 
@@ -75,9 +76,10 @@ class Stream:
     judging examples of one item (every literal of its rule, one situation) stay together: the
     situation is encoded once, and its literals are each other's near misses."""
 
-    def __init__(self, domains: list[dict], seed: int, reading: str = "option"):
+    def __init__(self, domains: list[dict], seed: int, reading: str = "option", people: bool = False):
         self.domains = domains
         self.reading = reading
+        self.people = people
         self.rng = random.Random(seed)
         self.reads: list[R.ReadingExample] = []
         self.judges: list[list[R.JudgeExample]] = []
@@ -85,7 +87,7 @@ class Stream:
     def _fill(self, states_per_rule: int) -> None:
         while len(self.reads) < 200 or len(self.judges) < 150:
             items = compose.items_for_rule(
-                self.rng, self.rng.choice(self.domains), states_per_rule, dense=True
+                self.rng, self.rng.choice(self.domains), states_per_rule, dense=True, people=self.people
             )
             items = [it for it in items if heldout.clean(it)]
             if not items:
@@ -342,7 +344,7 @@ def run(cfg: Config, minutes: float | None, exams: list[str], eval_first: bool =
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min(1.0, (s + 1) / cfg.warmup) * max(0.05, 1 - s / cfg.steps)
     )
-    stream = Stream(train_domains, cfg.seed, cfg.reading)
+    stream = Stream(train_domains, cfg.seed, cfg.reading, cfg.people)
     ckpt = os.path.join(cfg.out, "ckpt.pt")
     step = 0
     if os.path.exists(ckpt):
@@ -404,6 +406,7 @@ def main() -> None:
     ap.add_argument(
         "--threads", type=int, default=Config.threads, help="1 is faster when builds share the cores"
     )
+    ap.add_argument("--people", action="store_true", help="add the composer's wordings of people")
     args = ap.parse_args()
     from train.reader.evaluate import EXAMS
 
@@ -418,6 +421,7 @@ def main() -> None:
         threads=args.threads,
         judge=args.judge,
         reading=args.reading,
+        people=args.people,
     )
     run(cfg, args.minutes, [] if args.no_exams else EXAMS)
 

@@ -374,7 +374,12 @@ def lit_text(rng, dom, lit, forms: set, style: str, memo: dict | None) -> dict:
     out = {"text": t, "resolved": t, "ante": None}
     if memo is not None:
         subject = dom["aspects"][lit.aspect].get("subject") if isinstance(lit, Cat) else None
-        if subject and memo.get("aspect") == lit.aspect and t.startswith(subject + " ") and rng.random() < 0.6:
+        if (
+            subject
+            and memo.get("aspect") == lit.aspect
+            and t.startswith(subject + " ")
+            and rng.random() < 0.6
+        ):
             out = {"text": pronoun_for(subject) + t[len(subject) :], "resolved": t, "ante": subject}
             forms.add("pronoun")
         memo["aspect"] = lit.aspect if isinstance(lit, Cat) else None
@@ -412,9 +417,54 @@ _DEFAULT_LAST = [
 _DEFAULT_FIRST = ["Normally, {r}.", "By default, {r}.", "Usually {r}.", "As a rule, {r}.", "Default: {r}."]
 _DEFAULT_MIDDLE = ["Otherwise, {r}.", "In every other case, {r}.", "If not, {r}."]
 
+# Wordings people use that the older draws lack (render(people=True), the reader's training):
+# connectives between a condition and its option, phrases with the option after or before, the
+# default, table headers. Written for this list, never taken from an exam set.
+_PEOPLE_IF = [
+    "{w} {c}: {r}.",
+    "{w} {c}, then {r}.",
+    "{R}, {lw} {c}.",
+    "In case {c}, {r}.",
+    "{R} as soon as {c}.",
+    "{w} {c} -> {r}.",
+    "{w} {c}, you should {r}.",
+]
+_PEOPLE_PHRASE = [
+    "{C} goes to {r}.",
+    "{C} gets {r}.",
+    "{C} calls for {r}.",
+    "{C}? {R}.",
+    "For {c}, {r}.",
+    "With {c}, {r}.",
+    "{R} for {c}.",
+    "{C} - {r}.",
+    "{C} = {r}.",
+]
+_PEOPLE_DEFAULT = [
+    "Everything else: {r}.",
+    "Everything else gets {r}.",
+    "For anything else, {r}.",
+    "{R} for everything else.",
+    "{R} in every other case.",
+    "Any other case: {r}.",
+    "Nothing of the above: {r}.",
+]
+_PEOPLE_HEADERS = [
+    "{d} | what to do",
+    "If | Then",
+    "Case | Response",
+    "What you see | What you do",
+    "Sign | Action",
+]
 
-def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set, trace: list | None = None) -> str:
-    """The rule's text; `trace`, when given, receives each clause's literal texts in order."""
+
+def render(
+    rng, dom, rule: Rule, opt_letters, opt_texts, forms: set, trace: list | None = None, people: bool = False
+) -> str:
+    """The rule's text; `trace`, when given, receives each clause's literal texts in order.
+
+    `people` adds the wordings of _PEOPLE_* (connectives, defaults, table headers and a layout of
+    phrases such as "X goes to D") to the draws; without it the draws are exactly the old ones."""
     style = rng.choices(["letter", "paren_lt", "paren_tl", "text"], [3, 2, 2, 3])[0]
     if style in ("paren_lt", "paren_tl"):
         forms.add("parentheses")
@@ -439,9 +489,11 @@ def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set, trace: list
             ]
         )
 
-    layout = rng.choices(
-        ["if", "when", "means", "colon", "arrow", "bullets", "table"], [5, 2, 1.5, 2, 1.5, 1.5, 1.5]
-    )[0]
+    layouts = ["if", "when", "means", "colon", "arrow", "bullets", "table"]
+    weights = [5, 2, 1.5, 2, 1.5, 1.5, 1.5]
+    if people:
+        layouts, weights = layouts + ["phrase"], weights + [3]
+    layout = rng.choices(layouts, weights)[0]
     forms.add(layout)
     lines = []
     memo: dict = {}  # the previous clause's aspect, for pronouns
@@ -449,12 +501,24 @@ def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set, trace: list
         if layout in ("if", "when"):
             word = "If" if layout == "if" else rng.choice(["When", "Whenever"])
             cond = condition_text(rng, dom, lits, join, forms, "clause", trace, memo)
-            lines.append(rng.choice([f"{word} {cond}, {r(opt)}.", f"{cap(r(opt))} {word.lower()} {cond}."]))
+            pool = [f"{word} {cond}, {r(opt)}.", f"{cap(r(opt))} {word.lower()} {cond}."]
+            if people:
+                pool += [
+                    t.format(w=word, lw=word.lower(), c=cond, r=r(opt), R=cap(r(opt))) for t in _PEOPLE_IF
+                ]
+            lines.append(rng.choice(pool))
+        elif layout == "phrase":
+            cond = condition_text(rng, dom, lits, join, forms, "label", trace)
+            # a phrase names the option as a noun: "goes to C", not "goes to choose C"
+            ro = rng.choice(["{L}", "option {L}"]).format(L=opt_letters[opt]) if style == "letter" else r(opt)
+            lines.append(rng.choice(_PEOPLE_PHRASE).format(c=cond, C=cap(cond), r=ro, R=cap(ro)))
         elif layout == "means":
             cond = condition_text(rng, dom, lits, join, forms, "label", trace)
             lines.append(rng.choice([f"{cap(cond)} means {r(opt)}.", f"{cap(cond)} means you {r(opt)}."]))
         elif layout == "colon":
-            cond = condition_text(rng, dom, lits, join, forms, rng.choice(["label", "label", "symbol"]), trace)
+            cond = condition_text(
+                rng, dom, lits, join, forms, rng.choice(["label", "label", "symbol"]), trace
+            )
             lines.append(f"{cap(cond)}: {r(opt)}.")
         elif layout == "arrow":
             cond = condition_text(rng, dom, lits, join, forms, rng.choice(["label", "symbol"]), trace)
@@ -479,11 +543,15 @@ def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set, trace: list
             line = f"{rng.choice(['otherwise', 'anything else', 'else'])} -> {r(d)}"
         else:
             pool = {"last": _DEFAULT_LAST, "first": _DEFAULT_FIRST, "middle": _DEFAULT_MIDDLE}[where]
+            if people and where == "last":
+                pool = pool + _PEOPLE_DEFAULT
             if where == "middle" and layout not in ("if", "when"):
                 pool = ["Anything else: {r}.", "Other cases: {r}."]
             if where == "first" and layout in ("colon", "means"):
                 pool = ["Default: {r}.", "Normally, {r}."]
-            line = rng.choice(pool).format(r=r(d))
+            template = rng.choice(pool)  # drawn before the reference, as always
+            ref_d = r(d)
+            line = template.format(r=ref_d, R=cap(ref_d))
         if where == "last":
             lines.append(line)
         elif where == "first":
@@ -491,7 +559,10 @@ def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set, trace: list
         else:
             lines.insert(rng.randrange(1, len(lines)), line)
     if layout == "table":
-        header = rng.choice(["situation | action", "when | do", "condition | choice", "case | answer", ""])
+        headers = ["situation | action", "when | do", "condition | choice", "case | answer", ""]
+        if people:
+            headers = headers + [h.format(d=cap(dom["domain"])) for h in _PEOPLE_HEADERS]
+        header = rng.choice(headers)
         return "\n".join(([header] if header else []) + lines)
     if layout == "bullets":
         intro = rng.choice(["", "Rules:", "What to do:", f"At the {dom['domain']}:"])
@@ -500,7 +571,7 @@ def render(rng, dom, rule: Rule, opt_letters, opt_texts, forms: set, trace: list
     return sep.join(lines)
 
 
-def compose_rule(rng, dom, trace: list | None = None):
+def compose_rule(rng, dom, trace: list | None = None, people: bool = False):
     """One rule of a domain and the sampler of its items, or None when this draw fails."""
     n_actions = len(dom["actions"])
     n_opts = rng.choices([2, 3, 4, 5, 6], [2, 4, 4, 2, 1])[0]
@@ -527,7 +598,7 @@ def compose_rule(rng, dom, trace: list | None = None):
     if rng.random() < 0.3:
         rng.shuffle(listing)
     forms: set = set()
-    text = render(rng, dom, rule, letters, texts, forms, trace)
+    text = render(rng, dom, rule, letters, texts, forms, trace, people)
     if [letters[i] for i in listing] != sorted(letters):
         forms.add("letters-out-of-order")
     chosen = [c[2] for c in rule.clauses]
@@ -537,12 +608,12 @@ def compose_rule(rng, dom, trace: list | None = None):
     return rule, aspects_used, used, letters, options, text, forms
 
 
-def items_for_rule(rng, dom, n_states: int, dense: bool = False):
+def items_for_rule(rng, dom, n_states: int, dense: bool = False, people: bool = False):
     """Up to n_states items sharing one rule, answers spread over its options.
 
     With `dense`, each item carries its reading (Item.reading); the draws are the same."""
     trace: list | None = [] if dense else None
-    made = compose_rule(rng, dom, trace)
+    made = compose_rule(rng, dom, trace, people)
     if not made:
         return []
     rule, aspects_used, used, letters, options, text, forms = made
