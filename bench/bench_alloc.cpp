@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     const double rss0 = peak_rss_bytes();
     const Resident res0 = resident_bytes(path);
     const auto t0 = std::chrono::steady_clock::now();
-    meadow::Mind mind(path, {.threads = 1});
+    meadow::Mind mind(path, {.decide = {.threads = 1}});
     const double load_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const meadow::Task task = table();

@@ -84,8 +84,8 @@ int main(int argc, char** argv) {
     std::printf("machine: %s\n%s\nmodel: %s\n", machine_name().c_str(),
                 meadow::tensor::cpu_report().c_str(), path.c_str());
     for (const bool coherence : {true, false}) {
-      meadow::Mind mind(path, {.threads = threads, .want_coherence = coherence});
-      const int th = mind.options().threads;
+      meadow::Mind mind(path, {.decide = {.threads = threads, .want_coherence = coherence}});
+      const int th = mind.options().decide.threads;
       std::printf("\n%s, %d thread(s), >= %d decisions a row\n",
                   coherence ? "with the coherence rows" : "letters only", th, decisions);
       std::printf("  %-22s %14s %10s %16s %10s\n", "", "decisions/s", "ratio", "cpu decisions/s",

@@ -75,10 +75,10 @@ int main(int argc, char** argv) {
       return encoder_rows(path, std::max(threads, 1), n);
     const meadow::Task task = table();
     const auto sits = situations();
-    meadow::Mind cached(path, {.threads = threads, .float_recheck = recheck});
+    meadow::Mind cached(path, {.decide = {.threads = threads, .float_recheck = recheck}});
     meadow::Mind letters(path,
                          {.threads = threads, .want_coherence = false, .float_recheck = recheck});
-    const int th = cached.options().threads;  // resolved when 0 (auto)
+    const int th = cached.options().decide.threads;  // resolved when 0 (auto)
     const auto& cfg = cached.model().config();
     std::printf("machine: %s\n%s\n", machine_name().c_str(), meadow::tensor::cpu_report().c_str());
     std::printf(
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     meadow::diffusion::Decider probe(
         cached.model(), cached.tokenizer(), task.rule,
         {{'A', task.options[0].text}, {'B', task.options[1].text}, {'C', task.options[2].text}},
-        {.cache = false});
+        {.prefix_cache = false});
     const auto ids = probe.prompt_ids(sits[0]);
     std::printf(
         "prompt: prefix %zu tokens, suffix %zu, slot %zu; first decision (encodes the "

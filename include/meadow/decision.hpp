@@ -15,7 +15,7 @@
 // one full-vocabulary output row per slot position; `want_coherence = false` skips it
 // (coherence is then NaN) and computes only the letter columns.
 //
-// Prefix cache. A Decider built with `cache = true` encodes the prefix once (in the
+// Prefix cache. A Decider built with `prefix_cache = true` encodes the prefix once (in the
 // constructor) and runs only suffix + slot per decision. For bidirectional archs this means
 // the prefix attends only to itself; `decide_uncached` computes the same mask in one pass
 // (Mask::Prefix), so the two agree to float rounding. That is the attention the embedded
@@ -46,11 +46,16 @@ struct Choice {
 inline constexpr const char* kDefaultSystem =
     "Read the rule and the situation, then answer with the letter of the option to take.";
 
+// How a decision is made: the one definition of these options. meadow::Mind takes them as
+// MindOptions::decide, the Python package's MeadowMind(**options) sets them by name, the
+// command line from its flags.
 struct DecideOptions {
-  int threads = 1;
-  int answer_slot = 3;  // mask tokens after the suffix (bidirectional); contract: 1..3
-  bool cache = true;    // encode the prefix once and reuse its K/V
-  bool want_coherence = true;
+  // 0 = auto: a Decider alone uses one thread; a Mind chooses by the model's size (at most 2
+  // for small models and readers, else every hardware thread) and reports the number it chose.
+  int threads = 0;
+  int answer_slot = 3;         // mask tokens after the suffix (bidirectional); contract: 1..3
+  bool prefix_cache = true;    // encode the prefix once and reuse its K/V (false: every pass whole)
+  bool want_coherence = true;  // Σ coherence of the step-0 draft (one extra output row/slot)
   std::string system = kDefaultSystem;
   // Early exit (0: off): after each layer the letters are read through the final norm and
   // head, and the pass stops at the first layer where the margin (top-1 minus top-2 letter
@@ -66,7 +71,7 @@ struct DecideOptions {
   double float_recheck = 0.1;
 };
 
-// Throws Error when an option is out of range (threads < 1, a margin outside [0, 1]); the
+// Throws Error when an option is out of range (threads < 0, a margin outside [0, 1]); the
 // answer slot is checked against the model by the Decider.
 void check_options(const DecideOptions& o);
 
@@ -135,7 +140,7 @@ std::string options_block(const std::vector<Choice>& choices);
 class Decider {
  public:
   // Validates the table (at least one choice, distinct letters, each letter one token of the
-  // vocabulary, a mask token for bidirectional archs, slot 1..8) and, with opts.cache,
+  // vocabulary, a mask token for bidirectional archs, slot 1..8) and, with opts.prefix_cache,
   // encodes the prefix. Throws meadow::Error with one clear line.
   Decider(const model::Model& model, const Tokenizer& tok, std::string rule,
           std::vector<Choice> choices, DecideOptions opts = {});
@@ -146,7 +151,7 @@ class Decider {
 
   // Throws meadow::ModelError when the model gives non-finite logits (check_finite in
   // meadow/generate.hpp): a broken model answers no letter.
-  Decision decide(std::string_view situation) const;           // cached if opts.cache
+  Decision decide(std::string_view situation) const;           // cached if opts.prefix_cache
   Decision decide_uncached(std::string_view situation) const;  // always one full pass
   // decide() into d, reusing d's storage and the decider's scratch memory: once warm, a
   // cached decision allocates nothing (bench/bench_alloc.cpp counts).

@@ -52,26 +52,16 @@
 namespace meadow {
 
 struct MindOptions {
-  // 0 = auto: at most 2 threads for small models (< 8 M weights in the layers: a
-  // one-token-slot decision is too short to split further; measured in bench_decide) and for a
-  // meadow-reader, else every hardware thread. Mind::options().threads reports the resolved
-  // number.
-  int threads = 0;
-  int answer_slot = 3;         // mask tokens in the answer slot (contract: 1..3)
-  bool prefix_cache = true;    // false: every decision is one uncached pass (same mask)
-  bool want_coherence = true;  // Σ coherence of the step-0 draft (one extra output row/slot)
-  int max_misses = 1;          // exam passes with at most this many misses
-  double exit_margin = 0;      // early exit at this letter margin (DecideOptions); 0: off
-  double float_recheck = 0.1;  // integer passes: margins under this decided again in float
-  std::string system = diffusion::kDefaultSystem;
+  // How every decision is made (meadow/decision.hpp). threads 0 = auto: at most 2 threads for
+  // small models (< 8 M weights in the layers: a one-token-slot decision is too short to split
+  // further; measured in bench_decide) and for a meadow-reader, else every hardware thread;
+  // Mind::options().decide.threads reports the resolved number.
+  diffusion::DecideOptions decide{};
+  int max_misses = 1;  // exam passes with at most this many misses
   // A LoRA adapter GGUF (llama.cpp's convention, meadow/model.hpp) applied on top of the
   // model, in cached and uncached decisions alike; "" for none.
   std::string lora{};
 };
-
-// The decision pass's options a Mind with these options uses for every table (threads as
-// given: a Mind resolves 0 first).
-diffusion::DecideOptions decide_options(const MindOptions& opts);
 
 // What one decision saw and answered: the decision pass's own record (status, letter,
 // per-letter probabilities in option order, margin, entropy, Σ coherence and its draft, and

@@ -68,29 +68,26 @@ void bind_mind(nb::module_& m) {
         return out;
       });
 
+  // The options, bound once from their one definition (meadow/decision.hpp, meadow/mind.hpp):
+  // MeadowMind(**options) sets these attributes by name, and lists them when one is unknown.
+  nb::class_<diffusion::DecideOptions>(m, "DecideOptions")
+      .def(nb::init<>())
+      .def_rw("threads", &diffusion::DecideOptions::threads)
+      .def_rw("answer_slot", &diffusion::DecideOptions::answer_slot)
+      .def_rw("prefix_cache", &diffusion::DecideOptions::prefix_cache)
+      .def_rw("want_coherence", &diffusion::DecideOptions::want_coherence)
+      .def_rw("system", &diffusion::DecideOptions::system)
+      .def_rw("exit_margin", &diffusion::DecideOptions::exit_margin)
+      .def_rw("float_recheck", &diffusion::DecideOptions::float_recheck);
+  nb::class_<MindOptions>(m, "MindOptions")
+      .def(nb::init<>())
+      .def_rw("decide", &MindOptions::decide)
+      .def_rw("max_misses", &MindOptions::max_misses)
+      .def_rw("lora", &MindOptions::lora);
+
   nb::class_<Mind>(m, "Mind")
-      .def(
-          "__init__",
-          [](Mind* mind, const std::string& path, int threads, int answer_slot, bool prefix_cache,
-             bool want_coherence, int max_misses, std::optional<std::string> system,
-             std::string lora, double exit_margin, double float_recheck) {
-            MindOptions o;
-            o.threads = threads;
-            o.answer_slot = answer_slot;
-            o.prefix_cache = prefix_cache;
-            o.want_coherence = want_coherence;
-            o.max_misses = max_misses;
-            if (system) o.system = *system;
-            o.lora = std::move(lora);
-            o.exit_margin = exit_margin;
-            o.float_recheck = float_recheck;
-            new (mind) Mind(path, std::move(o));
-          },
-          nb::arg("path") = "", nb::arg("threads") = 0, nb::arg("answer_slot") = 3,
-          nb::arg("prefix_cache") = true, nb::arg("want_coherence") = true,
-          nb::arg("max_misses") = 1, nb::arg("system") = nb::none(), nb::arg("lora") = "",
-          nb::arg("exit_margin") = 0.0, nb::arg("float_recheck") = MindOptions{}.float_recheck,
-          nb::call_guard<nb::gil_scoped_release>())
+      .def(nb::init<const std::string&, MindOptions>(), nb::arg("path"), nb::arg("options"),
+           nb::call_guard<nb::gil_scoped_release>())
       .def("decide_status", &Mind::decide_status, nb::arg("task"), nb::arg("status"),
            nb::call_guard<nb::gil_scoped_release>())
       .def(
@@ -173,12 +170,12 @@ void bind_mind(nb::module_& m) {
             const std::vector<ChatMessage> msgs = chat_of(messages);
             const auto prompt = diffusion::chat_prompt_ids(mind.tokenizer(), msgs);
             const diffusion::Draft d = diffusion::draft(mind.model(), mind.tokenizer(), prompt,
-                                                        length, mind.options().threads);
+                                                        length, mind.options().decide.threads);
             return std::make_tuple(d.text, d.confidence, d.coherence, d.ms);
           },
           nb::arg("messages"), nb::arg("length"), nb::call_guard<nb::gil_scoped_release>())
       .def_prop_ro("model_path", &Mind::model_path)
-      .def_prop_ro("threads", [](const Mind& mind) { return mind.options().threads; })
+      .def_prop_ro("threads", [](const Mind& mind) { return mind.options().decide.threads; })
       .def_prop_ro("max_misses", [](const Mind& mind) { return mind.options().max_misses; })
       .def_prop_ro("arch",
                    [](const Mind& mind) {

@@ -15,17 +15,24 @@ from typing import Any
 from . import _core
 from .task import Task
 
-_OPTIONS = (
-    "threads",
-    "answer_slot",
-    "prefix_cache",
-    "want_coherence",
-    "max_misses",
-    "system",
-    "lora",
-    "exit_margin",
-    "float_recheck",
-)
+
+def _options(options: dict[str, Any]) -> Any:
+    """MeadowMind's keyword options onto the C++ options (one definition: meadow/decision.hpp's
+    DecideOptions and meadow/mind.hpp's MindOptions, bound in mind_bindings.cpp)."""
+    o, d = _core.MindOptions(), _core.DecideOptions()
+    fields = {k: d for k in dir(d) if not k.startswith("_")}
+    fields.update({k: o for k in dir(o) if not k.startswith("_") and k != "decide"})
+    for key, value in options.items():
+        if key not in fields:
+            raise TypeError(f"unknown option {key!r}; known: {', '.join(sorted(fields))}")
+        if key == "system" and value is None:
+            continue  # the default system message
+        try:
+            setattr(fields[key], key, value)
+        except TypeError:
+            raise TypeError(f"option {key!r}: {value!r} is not of its type") from None
+    o.decide = d
+    return o
 
 
 class Info(dict):
@@ -113,13 +120,11 @@ class MeadowMind:
     """
 
     def __init__(self, model_path: str | None = None, **options: Any) -> None:
-        unknown = sorted(set(options) - set(_OPTIONS))
-        if unknown:
-            raise TypeError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
+        opts = _options(options)
         if model_path is not None and not isinstance(model_path, str):
             model_path = str(model_path)  # a pathlib.Path
         try:
-            self._mind = _core.Mind(model_path or "", **options)
+            self._mind = _core.Mind(model_path or "", opts)
         except _core.MeadowError as e:
             raise ValueError(str(e)) from None
 

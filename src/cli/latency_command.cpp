@@ -79,7 +79,7 @@ void run_latency(const LatencyArgs& a) {
 
   // The decision: one pass per sentence, cached prefix, p50 of every exam sentence x repeats.
   MindOptions mo;
-  mo.threads = a.threads;
+  mo.decide.threads = a.threads;
   Mind mind(path, mo);
   std::vector<double> lat;
   for (int r = 0; r < a.repeats; ++r)

@@ -35,7 +35,7 @@ struct DecideArgs {
   int threads = 0;  // auto (MindOptions)
   int slot = 3;
   double exit_margin = 0;  // early exit off
-  double float_recheck = MindOptions{}.float_recheck;
+  double float_recheck = diffusion::DecideOptions{}.float_recheck;
 };
 
 // "A=push left" → option A. The letter is one character A..Z; the text may hold '='.
@@ -75,12 +75,12 @@ void run_decide(const DecideArgs& a) {
     return decide_with_reader(*path, a.rule, a.options, a.state, a.threads, a.json);
   }
   MindOptions mo;
-  mo.threads = a.threads;
-  mo.answer_slot = a.slot;
-  mo.prefix_cache = !a.no_cache;
+  mo.decide.threads = a.threads;
+  mo.decide.answer_slot = a.slot;
+  mo.decide.prefix_cache = !a.no_cache;
   mo.lora = a.lora;
-  mo.exit_margin = a.exit_margin;
-  mo.float_recheck = a.float_recheck;
+  mo.decide.exit_margin = a.exit_margin;
+  mo.decide.float_recheck = a.float_recheck;
   Mind mind(a.model, mo);
   const DecisionInfo d = mind.decide_status(task, a.state);
   if (a.json) {

@@ -160,17 +160,17 @@ ordered_json score_model(const std::string& name, const std::string& lora,
                          const std::vector<Item>& items, int threads, bool uncached,
                          double exit_margin) {
   MindOptions mo;
-  mo.threads = threads;
+  mo.decide.threads = threads;
   mo.lora = lora;
-  mo.want_coherence = false;
-  mo.exit_margin = exit_margin;
+  mo.decide.want_coherence = false;
+  mo.decide.exit_margin = exit_margin;
   Mind mind(name, mo);
   if (mind.reader() && exit_margin > 0)
     throw Error("--exit-margin: a meadow-reader has no early exit (" + name + ")");
   diffusion::DecideOptions dopt;
   dopt.threads = threads;
   dopt.want_coherence = false;
-  dopt.system = mo.system;
+  dopt.system = mo.decide.system;
   dopt.exit_margin = exit_margin;
 
   std::vector<double> lat_cached, lat_uncached;

@@ -44,7 +44,7 @@ struct PlayArgs {
   std::string trace;
   std::string memory;  // "", "on" or "off"
   bool no_gif = false;
-  double float_recheck = MindOptions{}.float_recheck;
+  double float_recheck = diffusion::DecideOptions{}.float_recheck;
 };
 
 std::string seed_list(const std::vector<uint64_t>& seeds) {
@@ -231,14 +231,14 @@ nlohmann::ordered_json bench_forward(const Mind& mind, int threads) {
 
 void run_bench(const BenchArgs& a) {
   MindOptions mo;
-  mo.threads = a.threads;
+  mo.decide.threads = a.threads;
   mo.lora = a.lora;
   Mind mind(a.model, mo);
   nlohmann::ordered_json out;
   out["model"] = mind.model_path();
   if (!a.lora.empty()) out["lora"] = a.lora;
   out["machine"] = machine();
-  out["threads"] = mind.options().threads;
+  out["threads"] = mind.options().decide.threads;
   out["decisions_per_task"] = a.decisions;
   nlohmann::ordered_json tasks = nlohmann::ordered_json::object();
   for (const auto& name : builtin_task_names()) {
@@ -255,7 +255,7 @@ void run_bench(const BenchArgs& a) {
                    {"n", a.decisions}};
   }
   out["tasks"] = tasks;
-  if (!mind.reader()) out["forward"] = bench_forward(mind, mind.options().threads);
+  if (!mind.reader()) out["forward"] = bench_forward(mind, mind.options().decide.threads);
   std::printf("%s\n", out.dump(2).c_str());
 }
 
@@ -346,7 +346,8 @@ void add_task_commands(CLI::App& app) {
   add_float_recheck_option(c, ca->float_recheck);
   c->callback([ca] {
     const NamedTask t = task_named(ca->task);
-    Mind mind(ca->model, MindOptions{.float_recheck = ca->float_recheck, .lora = ca->lora});
+    Mind mind(ca->model,
+              MindOptions{.decide = {.float_recheck = ca->float_recheck}, .lora = ca->lora});
     if (!run_exam(mind, t.bt.task)) throw Exit{1};
     check_sentence_fits(mind, t);
   });

@@ -43,9 +43,9 @@ double normalized_entropy(std::span<const double> probs) {
 }
 
 void check_options(const DecideOptions& o) {
-  if (o.threads < 1 || o.threads > model::kMaxThreads)
-    throw Error("decision: threads must be in 1.." + std::to_string(model::kMaxThreads) + ", not " +
-                std::to_string(o.threads));
+  if (o.threads < 0 || o.threads > model::kMaxThreads)
+    throw Error("decision: threads must be in 0.." + std::to_string(model::kMaxThreads) +
+                " (0: auto), not " + std::to_string(o.threads));
   if (!(o.exit_margin >= 0 && o.exit_margin <= 1))
     throw Error("decision: the early-exit margin must be in [0, 1] (0: off)");
   if (!(o.float_recheck >= 0 && o.float_recheck <= 1))
@@ -112,6 +112,7 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
     for (int32_t id : forms) read_ids_.push_back(id), read_owner_.push_back(i);
   }
   check_options(opts_);
+  if (opts_.threads == 0) opts_.threads = 1;  // auto, for a Decider alone
   const auto& cfg = model.config();
   if (!cfg.causal) {
     if (opts_.answer_slot < 1 || opts_.answer_slot > 8)
@@ -132,7 +133,8 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
   // Re-checked decisions must equal the float path's, so their prefix is float too.
   const auto prefix_arithmetic =
       integers_ && opts_.float_recheck > 0 ? model::Arithmetic::Float : model::Arithmetic::Auto;
-  if (opts_.cache) cache_ = model.encode_prefix(prefix_ids_, opts_.threads, prefix_arithmetic);
+  if (opts_.prefix_cache)
+    cache_ = model.encode_prefix(prefix_ids_, opts_.threads, prefix_arithmetic);
 }
 
 Decider::Decider(Decider&&) noexcept = default;
@@ -194,7 +196,7 @@ PromptIds Decider::prompt_ids(std::string_view situation) const {
 
 Decision Decider::decide(std::string_view situation) const {
   Decision d;
-  run(situation, opts_.cache, d);
+  run(situation, opts_.prefix_cache, d);
   return d;
 }
 
@@ -205,7 +207,7 @@ Decision Decider::decide_uncached(std::string_view situation) const {
 }
 
 void Decider::decide_into(std::string_view situation, Decision& d) const {
-  run(situation, opts_.cache, d);
+  run(situation, opts_.prefix_cache, d);
 }
 
 // One sequence: the suffix and slot after the cached prefix, or the whole prompt; its logits
@@ -265,7 +267,8 @@ void Decider::forward(const std::vector<model::Sequence>& batch, bool use_cache,
 
 void Decider::run(std::string_view situation, bool use_cache, Decision& d) const {
   const auto t0 = std::chrono::steady_clock::now();
-  if (use_cache && !cached()) throw Error("decision: no prefix cache (built with cache = false)");
+  if (use_cache && !cached())
+    throw Error("decision: no prefix cache (built with prefix_cache = false)");
   const ScratchLease lease(*this);
   Scratch& s = *lease;
   s.batch.resize(1);
@@ -279,7 +282,7 @@ void Decider::run(std::string_view situation, bool use_cache, Decision& d) const
 
 std::vector<Decision> Decider::decide_batch(std::span<const std::string> situations) const {
   const auto t0 = std::chrono::steady_clock::now();
-  const bool use_cache = opts_.cache;
+  const bool use_cache = opts_.prefix_cache;
   const ScratchLease lease(*this);
   Scratch& s = *lease;
   s.batch.resize(situations.size());

@@ -100,18 +100,6 @@ DecisionInfo reader_info(const reader::Reading& r, const reader::Decision& d,
   return info;
 }
 
-diffusion::DecideOptions decide_options(const MindOptions& m) {
-  diffusion::DecideOptions d;
-  d.threads = m.threads;
-  d.answer_slot = m.answer_slot;
-  d.cache = m.prefix_cache;
-  d.want_coherence = m.want_coherence;
-  d.system = m.system;
-  d.exit_margin = m.exit_margin;
-  d.float_recheck = m.float_recheck;
-  return d;
-}
-
 Mind::Mind(MindOptions opts) : Mind(resolve_model(""), std::move(opts)) {}
 
 Mind::Mind(const std::string& path, MindOptions opts)
@@ -124,15 +112,15 @@ Mind::Mind(const std::string& path, MindOptions opts)
     m_->reader.emplace(reader::Reader::open(m_->path));
     // An encoder pass over a situation is ~10 ms on one core: worth two, not more (bench_decide).
     const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-    if (opts_.threads <= 0) opts_.threads = std::min({cores, 2, model::kMaxThreads});
-    if (opts_.threads > model::kMaxThreads)
+    if (opts_.decide.threads <= 0) opts_.decide.threads = std::min({cores, 2, model::kMaxThreads});
+    if (opts_.decide.threads > model::kMaxThreads)
       throw Error("threads: a meadow-reader runs at most " + std::to_string(model::kMaxThreads));
     return;
   }
   m_->model.emplace(model::Model::load(m_->path, opts_.lora));
   m_->tok.emplace(Tokenizer::from_gguf(m_->model->file()));
-  if (opts_.threads <= 0) opts_.threads = auto_threads(m_->model->config());
-  diffusion::check_options(decide_options(opts_));  // bad options fail here, not at a decision
+  if (opts_.decide.threads <= 0) opts_.decide.threads = auto_threads(m_->model->config());
+  diffusion::check_options(opts_.decide);  // bad options fail here, not at a decision
 }
 
 Mind::~Mind() = default;
@@ -165,7 +153,7 @@ const reader::Reading* Mind::reading(const Task& task) {
   auto t = std::make_unique<ReadTable>();
   t->rule = task.rule;
   t->options = reader_options(task);
-  t->reading = m_->reader->read(t->rule, t->options, {.threads = opts_.threads});
+  t->reading = m_->reader->read(t->rule, t->options, {.threads = opts_.decide.threads});
   if (const std::string why = t->reading.unreadable(); !why.empty())
     throw Error("task " + task.name + ": " + why);
   m_->tables.push_back(std::move(t));
@@ -173,7 +161,7 @@ const reader::Reading* Mind::reading(const Task& task) {
 }
 
 DecisionInfo Mind::read_and_decide(const reader::Reading& r, std::string_view status) const {
-  const reader::Decision d = m_->reader->decide(r, status, {.threads = opts_.threads});
+  const reader::Decision d = m_->reader->decide(r, status, {.threads = opts_.decide.threads});
   return reader_info(r, d, status, m_->reader->encoder().config().n_layer);
 }
 
@@ -184,8 +172,8 @@ const diffusion::Decider& Mind::decider_for(const Task& task) {
   for (const auto& d : deciders_)
     if (reads_table(*d, task)) return *d;
   validate(task);
-  deciders_.push_back(std::make_unique<diffusion::Decider>(
-      model(), *m_->tok, task.rule, choices_of(task), decide_options(opts_)));
+  deciders_.push_back(std::make_unique<diffusion::Decider>(model(), *m_->tok, task.rule,
+                                                           choices_of(task), opts_.decide));
   return *deciders_.back();
 }
 
@@ -207,7 +195,8 @@ DecisionInfo Mind::decide_status_uncached(const Task& task, std::string_view sta
   if (m_->reader) {
     validate(task);
     return read_and_decide(
-        m_->reader->read(task.rule, reader_options(task), {.threads = opts_.threads}), status);
+        m_->reader->read(task.rule, reader_options(task), {.threads = opts_.decide.threads}),
+        status);
   }
   return decider_for(task).decide_uncached(status);
 }

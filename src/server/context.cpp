@@ -13,7 +13,7 @@ namespace {
 
 MindOptions mind_options(const ServerOptions& o) {
   MindOptions m;
-  m.threads = o.threads;
+  m.decide.threads = o.threads;
   m.lora = o.lora;
   return m;
 }
@@ -39,14 +39,13 @@ Context::Context(ServerOptions o)
       created(std::chrono::duration_cast<std::chrono::seconds>(
                   std::chrono::system_clock::now().time_since_epoch())
                   .count()),
-      threads(mind.options().threads),
+      threads(mind.options().decide.threads),
       slots(o.workers, o.queue),
       salt_(std::random_device{}()) {
   if (const reader::Reader* r = mind.reader())
     readings.emplace(*r, threads, o.decide_cache_bytes);
   else
-    deciders.emplace(mind.model(), mind.tokenizer(), decide_options(mind.options()),
-                     o.decide_cache_bytes);
+    deciders.emplace(mind.model(), mind.tokenizer(), mind.options().decide, o.decide_cache_bytes);
 }
 
 std::string Context::new_id(const char* prefix) {

@@ -14,8 +14,8 @@ namespace meadow {
 namespace {
 
 void expect_cache_agrees(const std::string& model) {
-  Mind cached(model, MindOptions{.prefix_cache = true});
-  Mind plain(model, MindOptions{.prefix_cache = false});
+  Mind cached(model, MindOptions{.decide = {.prefix_cache = true}});
+  Mind plain(model, MindOptions{.decide = {.prefix_cache = false}});
   int items = 0;
   for (const auto& name : builtin_task_names()) {
     const BuiltinTask bt = builtin_task(name);

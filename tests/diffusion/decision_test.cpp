@@ -86,7 +86,7 @@ void expect_reads_answer_row(const Loaded& L, const Decider& d, const std::strin
 void check_arch(const std::string& path) {
   const Loaded L = load(path);
   const Decider cached(L.model, L.tok, kRule, kChoices, {.threads = 2});
-  const Decider plain(L.model, L.tok, kRule, kChoices, {.threads = 1, .cache = false});
+  const Decider plain(L.model, L.tok, kRule, kChoices, {.threads = 1, .prefix_cache = false});
   const Decider letters_only(L.model, L.tok, kRule, kChoices, {.want_coherence = false});
   ASSERT_TRUE(cached.cached());
   ASSERT_FALSE(plain.cached());
@@ -140,7 +140,7 @@ TEST(Decision, SuffixFrameGivesTheFullRenderingsIds) {
                                   mind_test::plain_fixture("qwen2")}) {
     const Loaded L = load(path);
     SCOPED_TRACE(path + " (" + L.tok.chat_template_name() + ")");
-    const Decider d(L.model, L.tok, kRule, kChoices, {.cache = false});
+    const Decider d(L.model, L.tok, kRule, kChoices, {.prefix_cache = false});
     for (const std::string& s : situations) {
       const auto full =
           encode_chat(L.tok, prompt_text(L.tok, d.options().system, kRule, kChoices, s).suffix);
@@ -158,7 +158,7 @@ TEST(Decision, BatchEqualsOneAtATime) {
     SCOPED_TRACE(path);
     const Loaded L = load(path);
     for (const bool cache : {true, false}) {
-      const Decider d(L.model, L.tok, kRule, kChoices, {.threads = 2, .cache = cache});
+      const Decider d(L.model, L.tok, kRule, kChoices, {.threads = 2, .prefix_cache = cache});
       EXPECT_TRUE(d.decide_batch({}).empty());
       const std::vector<Decision> batch = d.decide_batch(kSituations);
       ASSERT_EQ(batch.size(), kSituations.size());
@@ -217,7 +217,7 @@ TEST(Decision, BadTablesThrow) {
   const Loaded L = load(mind_test::train_fixture());
   EXPECT_THROW(Decider(L.model, L.tok, kRule, {}), Error);
   EXPECT_THROW(Decider(L.model, L.tok, kRule, {{'A', "x"}, {'A', "y"}}), Error);
-  EXPECT_THROW(Decider(L.model, L.tok, kRule, kChoices, {.threads = 0}), Error);
+  EXPECT_THROW(Decider(L.model, L.tok, kRule, kChoices, {.threads = -1}), Error);  // 0: auto
   try {
     Decider(L.model, L.tok, kRule, {{'A', "x"}, {'A', "y"}});
   } catch (const Error& e) {

@@ -43,7 +43,7 @@ TEST(FloatRecheck, NearTiesAreDecidedInFloat) {
 
   for (const bool cache : {true, false}) {
     DecideOptions o;
-    o.cache = cache;
+    o.prefix_cache = cache;
     o.want_coherence = false;
     o.float_recheck = 1.0;  // every decision again in float: the float path's answers
     const Decider in_float(m, tok, kRule, kChoices, o);

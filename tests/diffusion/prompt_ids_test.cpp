@@ -34,7 +34,7 @@ TEST(PromptIds, MatchTrainingLayout) {
   for (const auto& c : cases) {
     std::vector<Choice> choices;
     for (const auto& [l, t] : c.options) choices.push_back({l, t});
-    const Decider d(model, tok, c.rule, choices, {.cache = false});
+    const Decider d(model, tok, c.rule, choices, {.prefix_cache = false});
     const PromptIds ids = d.prompt_ids(c.situation);
     const auto py = mind_test::python_layout_ids(c.rule, c.options, c.situation);
     EXPECT_EQ(ids.prefix, py.prefix) << c.rule;
@@ -48,7 +48,8 @@ TEST(PromptIds, MatchTrainingLayout) {
 TEST(PromptIds, PrefixDoesNotDependOnTheSituation) {
   const auto model = model::Model::load(mind_test::train_fixture());
   const auto tok = Tokenizer::from_gguf(model.file());
-  const Decider d(model, tok, "If hot, choose A.", {{'A', "run"}, {'B', "walk"}}, {.cache = false});
+  const Decider d(model, tok, "If hot, choose A.", {{'A', "run"}, {'B', "walk"}},
+                  {.prefix_cache = false});
   const auto a = d.prompt_ids("it is hot");
   const auto b = d.prompt_ids("it is cold and windy");
   EXPECT_EQ(a.prefix, b.prefix);
@@ -61,7 +62,8 @@ TEST(PromptIds, PrefixDoesNotDependOnTheSituation) {
 TEST(PromptIds, SlotLengthIsConfigurable) {
   const auto model = model::Model::load(mind_test::train_fixture());
   const auto tok = Tokenizer::from_gguf(model.file());
-  const Decider d(model, tok, "r", {{'A', "a"}, {'B', "b"}}, {.answer_slot = 1, .cache = false});
+  const Decider d(model, tok, "r", {{'A', "a"}, {'B', "b"}},
+                  {.answer_slot = 1, .prefix_cache = false});
   EXPECT_EQ(d.prompt_ids("s").slot.size(), 1u);
   EXPECT_THROW(Decider(model, tok, "r", {{'A', "a"}}, {.answer_slot = 0}), Error);
 }

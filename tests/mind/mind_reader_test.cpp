@@ -49,7 +49,7 @@ Task kettle() {
 TEST(MindReader, DecidesInPartsAndSaysWhy) {
   Mind mind(tiny_reader("mind_whole", kI));
   ASSERT_NE(mind.reader(), nullptr);
-  EXPECT_GE(mind.options().threads, 1);
+  EXPECT_GE(mind.options().decide.threads, 1);
   const Task t = kettle();
   const DecisionInfo d = mind.decide_status(t, "the kettle whistles");
   EXPECT_TRUE(d.letter == 'C' || d.letter == 'A');

@@ -51,16 +51,16 @@ TEST(Mind, LoadsAnExplicitPath) {
   EXPECT_EQ(mind.tokenizer().size(), 4096);
   // auto: a small model decides on at most 2 threads
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  EXPECT_EQ(mind.options().threads, std::min(cores, 2));
-  EXPECT_EQ(Mind(path, MindOptions{.threads = 3}).options().threads, 3);
+  EXPECT_EQ(mind.options().decide.threads, std::min(cores, 2));
+  EXPECT_EQ(Mind(path, MindOptions{.decide = {.threads = 3}}).options().decide.threads, 3);
 }
 
 TEST(Mind, OptionsOutOfRangeFailWhenTheMindIsMade) {
   const std::string path = mind_test::train_fixture();
-  EXPECT_THROW(Mind(path, {.exit_margin = 1.5}), Error);
-  EXPECT_THROW(Mind(path, {.float_recheck = -0.1}), Error);
-  EXPECT_THROW(Mind(path, {.float_recheck = std::nan("")}), Error);
-  EXPECT_NO_THROW(Mind(path, {.exit_margin = 1, .float_recheck = 0}));
+  EXPECT_THROW(Mind(path, {.decide = {.exit_margin = 1.5}}), Error);
+  EXPECT_THROW(Mind(path, {.decide = {.float_recheck = -0.1}}), Error);
+  EXPECT_THROW(Mind(path, {.decide = {.float_recheck = std::nan("")}}), Error);
+  EXPECT_NO_THROW(Mind(path, {.decide = {.exit_margin = 1, .float_recheck = 0}}));
 }
 
 // Two tables whose prompts read the same but whose letters differ get their own decisions: the
@@ -228,8 +228,8 @@ TEST(Mind, ExamFailureListsEachMiss) {
 }
 
 TEST(Mind, CachedAndUncachedAgreeOnEveryExamItem) {
-  Mind cached(mind_test::train_fixture(), MindOptions{.prefix_cache = true});
-  Mind plain(mind_test::train_fixture(), MindOptions{.prefix_cache = false});
+  Mind cached(mind_test::train_fixture(), MindOptions{.decide = {.prefix_cache = true}});
+  Mind plain(mind_test::train_fixture(), MindOptions{.decide = {.prefix_cache = false}});
   const Task t = demo();
   for (const auto& item : t.sanity) {
     const DecisionInfo a = cached.decide_status(t, item.status);

@@ -228,7 +228,7 @@ TEST_F(Smollm2Reference, DecisionReadsBothLetterForms) {
 // The Mind API runs a built-in exam on the causal model with its own chat template; what it
 // scores zero-shot is measured by `meadow-mind reading`, not asserted here.
 TEST_F(Smollm2Reference, MindRunsABuiltinExam) {
-  Mind mind("smollm2-135m", MindOptions{.threads = 2});
+  Mind mind("smollm2-135m", MindOptions{.decide = {.threads = 2}});
   EXPECT_EQ(mind.model().config().arch, model::Arch::Llama);
   const ExamResult r = mind.exam(builtin_task("cartpole").task);
   EXPECT_EQ(r.n_total, 10);
