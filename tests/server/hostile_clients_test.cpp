@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "meadow/error.hpp"
@@ -358,12 +359,14 @@ TEST(HostileStream, ClientLeavingWhileTextIsHeldBackStopsTheGeneration) {
   auto o = options(meadow::mind_test::train_fixture());
   o.workers = 1;
   Running s(o);
-  for (const int n : {1, kChoices}) {
+  // Timed against the same request answered whole on this machine. A loaded machine (a build or
+  // a training beside the suite) can stall one attempt, so each n gets a second one.
+  auto attempt = [&](int n) -> std::pair<int, double> {
     json body = chat_body("Tell a very long story.", kTokens);
     body["n"] = n;
     body["stop"] = std::string(3000, '~');
     const auto t_whole = Clock::now();
-    ASSERT_EQ(post(s.port(), "/v1/chat/completions", body).status, 200);
+    if (post(s.port(), "/v1/chat/completions", body).status != 200) return {-1, 1.0};
     const auto whole = Clock::now() - t_whole;
     body["stream"] = true;
     const std::string text = body.dump();
@@ -380,10 +383,13 @@ TEST(HostileStream, ClientLeavingWhileTextIsHeldBackStopsTheGeneration) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       running = call(s.port(), "GET", "/health").j["running"].get<int>();
     }
-    const auto freed = Clock::now() - t0;
+    return {running, std::chrono::duration<double>(Clock::now() - t0) / whole};
+  };
+  for (const int n : {1, kChoices}) {
+    auto [running, share] = attempt(n);
+    if (running != 0 || share >= 0.5) std::tie(running, share) = attempt(n);
     EXPECT_EQ(running, 0) << "n " << n;
-    EXPECT_LT(freed, whole / 2) << std::chrono::duration<double>(freed).count() << " s of "
-                                << std::chrono::duration<double>(whole).count() << " s, n " << n;
+    EXPECT_LT(share, 0.5) << "freed after " << share << " of the whole answer's time, n " << n;
   }
 }
 
