@@ -76,8 +76,8 @@ int main(int argc, char** argv) {
     const meadow::Task task = table();
     const auto sits = situations();
     meadow::Mind cached(path, {.decide = {.threads = threads, .float_recheck = recheck}});
-    meadow::Mind letters(path,
-                         {.threads = threads, .want_coherence = false, .float_recheck = recheck});
+    meadow::Mind letters(
+        path, {.decide = {.threads = threads, .want_coherence = false, .float_recheck = recheck}});
     const int th = cached.options().decide.threads;  // resolved when 0 (auto)
     const auto& cfg = cached.model().config();
     std::printf("machine: %s\n%s\n", machine_name().c_str(), meadow::tensor::cpu_report().c_str());
