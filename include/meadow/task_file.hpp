@@ -7,9 +7,9 @@
 //
 // The perceiver is a pipeline of named steps: observation entries get names (`fields`),
 // `values` are expressions over them (muparser syntax: + - * / ^, abs, sin, min, max,
-// floor, ceil, mod, comparisons, && ||, a ? b : c), `words` turn a value into words by buckets, and `sentence`
-// is a template whose {name} is a word (words may name words) or a number ({name} prints a
-// whole number as one, {name:.2f} with two decimals). See docs/task-files.md for the format.
+// floor, ceil, mod, comparisons, && ||, a ? b : c), `words` turn a value into words by buckets, and
+// `sentence` is a template whose {name} is a word (words may name words) or a number ({name} prints
+// a whole number as one, {name:.2f} with two decimals). See docs/task-files.md for the format.
 //
 // Every mistake is an Error naming the place: "cart.toml:14:1: perceiver.words.lean: the
 // buckets leave values >= 0.1 uncovered (end with a bucket without `below`/`at_most`/`is`)".

@@ -75,9 +75,15 @@ struct CompiledPerceiver {
 namespace {
 
 // Beyond muparser's own functions: what grid observations need (a cell number → row, column).
-double floor_of(double x) { return std::floor(x); }
-double ceil_of(double x) { return std::ceil(x); }
-double mod_of(double a, double b) { return a - b * std::floor(a / b); }  // Python's %: sign of b
+double floor_of(double x) {
+  return std::floor(x);
+}
+double ceil_of(double x) {
+  return std::ceil(x);
+}
+double mod_of(double a, double b) {
+  return a - b * std::floor(a / b);
+}  // Python's %: sign of b
 
 std::unique_ptr<mu::Parser> parser_for(CompiledPerceiver& p, const std::string& expr,
                                        const std::string& field) {
