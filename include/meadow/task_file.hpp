@@ -58,6 +58,10 @@ struct JudgeSpec {
   std::optional<int64_t> steps_at_least;
   std::optional<int64_t> steps_at_most;
   std::string target;  // one line for listings: "the full 500 steps on each seed"
+
+  bool has_conditions() const {
+    return terminated || reward_at_least || steps_at_least || steps_at_most;
+  }
 };
 
 struct TaskSpec {

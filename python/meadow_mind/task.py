@@ -275,7 +275,7 @@ class Task:
         for letter, text in self.option_text.items():
             action = self.options[letter]
             try:
-                values = [float(v) for v in _convert.to_values(action)]
+                values = _convert.to_values(action)  # floats
             except (TypeError, ValueError):
                 raise ValueError(
                     f"option {letter}: action {action!r} is not a number or a list of numbers"

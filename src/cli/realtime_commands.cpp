@@ -97,7 +97,9 @@ void run(const RealtimeArgs& a) {
   BuiltinTask bt = builtin_task(a.task);
   const bool shapes = bt.task.env_id == "Shapes-v0";
   if (a.window_ms > 0 && !shapes) throw Error("--window is for shapes only");
-  Mind mind(a.model, MindOptions{.lora = a.lora});
+  MindOptions mo;  // field by field: see task_commands.cpp's mind_options
+  mo.lora = a.lora;
+  Mind mind(a.model, mo);
   if (!run_exam(mind, bt.task)) throw Exit{1};
   const uint64_t seed = a.seed.value_or(bt.seeds.at(0));
   std::printf("%s: %s\nrule: %s\nseed: %llu (target: %s)\n", bt.task.name.c_str(),

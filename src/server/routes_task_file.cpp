@@ -96,8 +96,7 @@ Json words_json(const TaskSpec& s) {
           {"options", options},
           {"exam", exam},
           {"perceiver", s.perceiver.has_value()},
-          {"judge", s.judge.terminated || s.judge.reward_at_least || s.judge.steps_at_least ||
-                        s.judge.steps_at_most}};
+          {"judge", s.judge.has_conditions()}};
 }
 
 }  // namespace

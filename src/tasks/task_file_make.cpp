@@ -25,10 +25,6 @@ std::string missed(const JudgeSpec& j, const Episode& ep) {
   return "";
 }
 
-bool has_conditions(const JudgeSpec& j) {
-  return j.terminated || j.reward_at_least || j.steps_at_least || j.steps_at_most;
-}
-
 }  // namespace
 
 BuiltinTask make_task(const TaskSpec& spec) {
@@ -54,8 +50,8 @@ BuiltinTask make_task(const TaskSpec& spec) {
   bt.seeds = spec.seeds;
   const JudgeSpec j = spec.judge;
   bt.target =
-      j.target.empty() && has_conditions(j) ? "the judge's conditions on every seed" : j.target;
-  if (has_conditions(j)) {
+      j.target.empty() && j.has_conditions() ? "the judge's conditions on every seed" : j.target;
+  if (j.has_conditions()) {
     t.judge = [j](const Episode& ep) {
       const std::string miss = missed(j, ep);
       const std::string tail = "reward " + tasks::fixed1(ep.total_reward) + " in " +

@@ -35,6 +35,8 @@ bool is_name(const std::string& s) {
   return true;
 }
 
+}  // namespace
+
 std::string number_text(double v, int decimals) {
   if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
   char buf[64];
@@ -49,8 +51,6 @@ std::string number_text(double v, int decimals) {
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
-
-}  // namespace
 
 struct CompiledPerceiver {
   struct Word {

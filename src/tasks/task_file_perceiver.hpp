@@ -21,6 +21,10 @@ struct CompiledPerceiver;
 // Checks names, expressions (muparser) and templates; throws FieldError.
 std::shared_ptr<const CompiledPerceiver> compile_perceiver(const PerceiverSpec& spec);
 
+// A number as a template prints it, and as task files are written: decimals >= 0 fixed; -1 a
+// whole number as one, else the shortest text that reads back to the same double.
+std::string number_text(double v, int decimals = -1);
+
 // Thread-safe. Throws meadow::Error for an observation of the wrong size.
 std::string say(const CompiledPerceiver& p, const Values& obs);
 

@@ -1,6 +1,5 @@
 // Task files: TOML → TaskSpec, every mistake named by file, line, column and field.
 #include <cmath>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -166,12 +165,8 @@ WordSpec word_at(const Place& p, const std::string& name, const toml::node& n,
   }
   const WordBucket& last = w.buckets.back();
   if (last.below || last.at_most || last.is) {
-    auto num = [](double v) {
-      return v == std::floor(v) && std::abs(v) < 1e15 ? std::to_string(int64_t(v))
-                                                      : nlohmann::json(v).dump();
-    };
-    const std::string left = last.below     ? ">= " + num(*last.below)
-                             : last.at_most ? "> " + num(*last.at_most)
+    const std::string left = last.below     ? ">= " + tasks::number_text(*last.below)
+                             : last.at_most ? "> " + tasks::number_text(*last.at_most)
                                             : "other than the ones named";
     p.fail(list.source(), field + ".buckets",
            "the buckets leave values " + left +
@@ -180,41 +175,22 @@ WordSpec word_at(const Place& p, const std::string& name, const toml::node& n,
   return w;
 }
 
-using Where = std::map<std::string, toml::source_region>;
-
-// The place of a perceiver field a FieldError names: the field, else the nearest enclosing one.
-toml::source_region place_of(const Where& where, std::string field) {
+// The place of a field a FieldError names ("perceiver.words.lean.buckets[1].say"): the field's
+// node, else the nearest enclosing one that exists.
+toml::source_region place_of(const toml::table& root, std::string field) {
   for (;;) {
-    if (const auto it = where.find(field); it != where.end()) return it->second;
+    if (const toml::node_view<const toml::node> n = toml::at_path(root, field))
+      return n.node()->source();
     const size_t cut = field.find_last_of(".[");
     if (cut == std::string::npos) return {};
     field.resize(cut);
   }
 }
 
-PerceiverSpec perceiver_at(const Place& p, const toml::node& n, Where& where) {
+PerceiverSpec perceiver_at(const Place& p, const toml::node& n) {
   const std::string field = "perceiver";
   const auto& t = table_at(p, n, field);
   known_keys(p, t, field, {"fields", "values", "words", "sentence"});
-  where[field] = n.source();
-  for (auto&& [k, v] : t) {
-    where[field + "." + std::string(k.str())] = v.source();
-    if (const auto* sub = v.as_table())
-      for (auto&& [k2, v2] : *sub) {
-        const std::string f2 = field + "." + std::string(k.str()) + "." + std::string(k2.str());
-        where[f2] = v2.source();
-        if (const auto* w = v2.as_table()) {
-          if (const auto* of = w->get("of")) where[f2 + ".of"] = of->source();
-          if (const auto* bs = w->get_as<toml::array>("buckets"))
-            for (size_t i = 0; i < bs->size(); ++i)
-              where[f2 + ".buckets[" + std::to_string(i) + "]"] = bs->get(i)->source();
-        }
-      }
-    if (const auto* arr = v.as_array())
-      for (size_t i = 0; i < arr->size(); ++i)
-        where[field + "." + std::string(k.str()) + "[" + std::to_string(i) + "]"] =
-            arr->get(i)->source();
-  }
   if (!t.contains("fields"))
     p.fail(n.source(), field, "needs `fields` (names of the observation entries)");
   if (!t.contains("sentence")) p.fail(n.source(), field, "needs `sentence`");
@@ -341,12 +317,11 @@ TaskSpec parse_task_spec(std::string_view text, const std::string& origin) {
           uint64_t(integer_at(p, *seeds.get(i), "seeds[" + std::to_string(i) + "]", 0)));
   }
   if (const auto* x = root.get("perceiver")) {
-    Where where;
-    s.perceiver = perceiver_at(p, *x, where);
+    s.perceiver = perceiver_at(p, *x);
     try {
       tasks::compile_perceiver(*s.perceiver);
     } catch (const tasks::FieldError& e) {
-      p.fail(place_of(where, e.field), e.field, e.why);
+      p.fail(place_of(root, e.field), e.field, e.why);
     }
   }
   if (const auto* x = root.get("judge")) s.judge = judge_at(p, *x);

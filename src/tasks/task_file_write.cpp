@@ -8,6 +8,7 @@
 
 #include "meadow/error.hpp"
 #include "meadow/task_file.hpp"
+#include "tasks/task_file_perceiver.hpp"
 #include "util/atomic_file.hpp"
 
 namespace meadow {
@@ -16,13 +17,6 @@ namespace {
 std::string quoted(const std::string& s) {
   std::ostringstream os;
   os << toml::value<std::string>(s);
-  return os.str();
-}
-
-std::string number(double v) {
-  if (v == std::floor(v) && std::abs(v) < 9e15) return std::to_string(int64_t(v));
-  std::ostringstream os;
-  os << toml::value<double>(v);
   return os.str();
 }
 
@@ -58,7 +52,7 @@ std::string inline_json(const nlohmann::json& j, const std::string& field) {
     case nlohmann::json::value_t::number_unsigned:
       return j.dump();
     case nlohmann::json::value_t::number_float:
-      return number(j.get<double>());
+      return tasks::number_text(j.get<double>());
     default:
       throw Error(field + ": TOML has no null; leave the argument out instead");
   }
@@ -88,10 +82,11 @@ std::string task_spec_toml(const TaskSpec& s) {
   for (const auto& opt : s.options) {
     o << "\n[[options]]\nletter = \"" << opt.letter << "\"\ntext = " << quoted(opt.text) << "\n";
     if (opt.action.size() == 1) {
-      o << "action = " << number(opt.action[0]) << "\n";
+      o << "action = " << tasks::number_text(opt.action[0]) << "\n";
     } else {
       o << "action = [";
-      for (size_t i = 0; i < opt.action.size(); ++i) o << (i ? ", " : "") << number(opt.action[i]);
+      for (size_t i = 0; i < opt.action.size(); ++i)
+        o << (i ? ", " : "") << tasks::number_text(opt.action[i]);
       o << "]\n";
     }
     if (!opt.act.empty()) o << "act = " << quoted(opt.act) << "\n";
@@ -109,20 +104,20 @@ std::string task_spec_toml(const TaskSpec& s) {
       o << "\n[perceiver.words." << key(w.name) << "]\nof = " << quoted(w.of) << "\nbuckets = [\n";
       for (const auto& b : w.buckets) {
         o << "  { ";
-        if (b.below) o << "below = " << number(*b.below) << ", ";
-        if (b.at_most) o << "at_most = " << number(*b.at_most) << ", ";
-        if (b.is) o << "is = " << number(*b.is) << ", ";
+        if (b.below) o << "below = " << tasks::number_text(*b.below) << ", ";
+        if (b.at_most) o << "at_most = " << tasks::number_text(*b.at_most) << ", ";
+        if (b.is) o << "is = " << tasks::number_text(*b.is) << ", ";
         o << "say = " << quoted(b.say) << " },\n";
       }
       o << "]\n";
     }
   }
   const JudgeSpec& j = s.judge;
-  if (j.terminated || j.reward_at_least || j.steps_at_least || j.steps_at_most ||
-      !j.target.empty()) {
+  if (j.has_conditions() || !j.target.empty()) {
     o << "\n[judge]\n";
     if (j.terminated) o << "terminated = " << (*j.terminated ? "true" : "false") << "\n";
-    if (j.reward_at_least) o << "reward_at_least = " << number(*j.reward_at_least) << "\n";
+    if (j.reward_at_least)
+      o << "reward_at_least = " << tasks::number_text(*j.reward_at_least) << "\n";
     if (j.steps_at_least) o << "steps_at_least = " << *j.steps_at_least << "\n";
     if (j.steps_at_most) o << "steps_at_most = " << *j.steps_at_most << "\n";
     if (!j.target.empty()) o << "target = " << quoted(j.target) << "\n";
