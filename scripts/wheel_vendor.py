@@ -61,7 +61,9 @@ def retag(root: str, wheel_info: str, plat: str) -> None:
     """WHEEL's Tag lines: one per Python tag, on `plat` alone."""
     path = os.path.join(root, wheel_info)
     lines = open(path, encoding="utf-8").read().splitlines()
-    pys = sorted({"-".join(line.split(": ", 1)[1].split("-")[:2]) for line in lines if line.startswith("Tag: ")})
+    pys = sorted(
+        {"-".join(line.split(": ", 1)[1].split("-")[:2]) for line in lines if line.startswith("Tag: ")}
+    )
     kept = [line for line in lines if not line.startswith("Tag: ")]
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(kept + [f"Tag: {py}-{plat}" for py in pys]) + "\n")
