@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Decision latency (bench_decide) on random-weight fixtures shaped like the embedded model
-# (docs/training-sessions.md: 64 x 2 up to 128 x 4, the 4096-token training vocabulary), plus
+# (the sizes training tried: 64 x 2 up to 128 x 4, the 4096-token training vocabulary), plus
 # models/meadow-nano.gguf when it exists, and the cached minilm-l6 (encoder rows).
 # Usage: bench/run_bench_decide.sh BUILD_DIR [DIR=/tmp/meadow-bench] [threads=2] [decisions=300]
 set -euo pipefail
