@@ -1,5 +1,5 @@
-"""meadow-mind's training code, run as modules from the repository root: `python3 -m train.NAME`.
+"""meadow-mind's training code, run as modules from the repository root: `python3 -m train.MODEL.NAME`.
 
-The embedded model's recipe is `train/recipe.py`, run by `python3 -m train.run_recipe`;
-train/README.md says what each module does.
+`common/` is shared by every model's trainer; `nano/`, `small/` and `reader/` are one model each.
+train/README.md says what is where.
 """

@@ -43,9 +43,9 @@ Played play_all(BuiltinTask& bt) {
   return p;
 }
 
-// The sentences of train/heldout/<task>.txt (comments and blank lines skipped).
+// The sentences of train/common/heldout/<task>.txt (comments and blank lines skipped).
 std::set<std::string> heldout(const std::string& task) {
-  std::ifstream in(std::string(MEADOW_SOURCE_DIR) + "/train/heldout/" + task + ".txt");
+  std::ifstream in(std::string(MEADOW_SOURCE_DIR) + "/train/common/heldout/" + task + ".txt");
   std::set<std::string> out;
   std::string line;
   while (std::getline(in, line))
@@ -62,7 +62,7 @@ void expect_held_out(const BuiltinTask& bt, const std::set<std::string>& statuse
   for (const auto& o : bt.task.options) all.push_back(o.text);
   for (const auto& e : bt.task.sanity) all.push_back(e.status);
   for (const auto& s : all)
-    EXPECT_TRUE(held.count(s)) << "not in train/heldout/" << bt.task.name << ".txt: " << s;
+    EXPECT_TRUE(held.count(s)) << "not in train/common/heldout/" << bt.task.name << ".txt: " << s;
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-"""train/cache_dir.py and train/cache_env.sh name the same training cache (issue 46):
+"""train/common/cache_dir.py and train/common/cache_env.sh name the same training cache (issue 46):
 $XDG_CACHE_HOME/meadow-mind/train, else ~/.meadow-mind/train, checkpoints/ under it.
 
     python3 -m unittest discover -s tests/train -p 'test_cache_dir.py' -v
@@ -11,14 +11,14 @@ import subprocess
 import unittest
 from unittest import mock
 
-from train import cache_dir
+from train.common import cache_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def shell(env: dict) -> tuple[str, str]:
     r = subprocess.run(
-        ["bash", "-c", '. train/cache_env.sh && printf "%s\\n%s" "$TRAIN_CACHE" "$CHECKPOINTS"'],
+        ["bash", "-c", '. train/common/cache_env.sh && printf "%s\\n%s" "$TRAIN_CACHE" "$CHECKPOINTS"'],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -52,7 +52,7 @@ class CacheDirTest(unittest.TestCase):
             with self.assertRaises(OSError):
                 cache_dir.train_cache()
         r = subprocess.run(
-            ["bash", "-c", ". train/cache_env.sh"],
+            ["bash", "-c", ". train/common/cache_env.sh"],
             cwd=ROOT,
             env={"PATH": "/usr/bin:/bin"},
             capture_output=True,

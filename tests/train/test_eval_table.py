@@ -1,4 +1,4 @@
-"""train/eval_table.py's model-free parts: the rephrased-file parser, the relabelling helper,
+"""train/nano/eval_table.py's model-free parts: the rephrased-file parser, the relabelling helper,
 and the seen / unseen word split the unseen-words row relies on.
 
     python3 -m unittest discover -s tests/train -p 'test_eval_table.py' -v
@@ -10,11 +10,11 @@ import os
 import random
 import unittest
 
-from train import eval_table as E
-from train.corpus import tables as T
-from train.corpus import wordlists as W
-from train.corpus.curriculum import STAGES
-from train.heldout import filter as heldout
+from train.nano import eval_table as E
+from train.nano.corpus import tables as T
+from train.nano.corpus import wordlists as W
+from train.nano.corpus.curriculum import STAGES
+from train.common.heldout import filter as heldout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -128,7 +128,7 @@ class WordSplitTest(unittest.TestCase):
     def test_marked_stages_are_evaluated_on_plain_text(self):
         # stages 47-62 hold probe marks (private-use characters) that the packer strips in
         # training; the eval rows must read the same plain text (they were at chance with the marks)
-        from train.corpus import marks
+        from train.nano.corpus import marks
 
         for st in (47, 51, 53, 61, 62):
             cases = E.synthetic_cases(1, st, 12)

@@ -1,4 +1,4 @@
-"""train/diag/exam_torch.py (and exam_letterings.py, match.py, probe_events.py) on a tiny random checkpoint: the misses it reports are the decider's own,
+"""train/nano/diag/exam_torch.py (and exam_letterings.py, match.py, probe_events.py) on a tiny random checkpoint: the misses it reports are the decider's own,
 the relabelled and rephrased rows count every item, and a missing task file exits 2.
 
     python3 -m unittest discover -s tests/train -p 'test_exam_torch.py' -v
@@ -16,15 +16,15 @@ import unittest
 
 import torch
 
-from train import eval_table as E
-from train.diag import exam_letterings, exam_torch, probe_events
-from train.diag import match as diag_match
-from train.model import Config, DreamModel
-from train.tokenizer.bpe import Tokenizer
+from train.nano import eval_table as E
+from train.nano.diag import exam_letterings, exam_torch, probe_events
+from train.nano.diag import match as diag_match
+from train.nano.model import Config, DreamModel
+from train.nano.tokenizer.bpe import Tokenizer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
+VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 def _task(name: str, rule: str, options: list[str], exam: list[tuple[str, str]]) -> dict:

@@ -1,4 +1,4 @@
-"""Evidence marks (train/corpus/marks.py): marked stages read the same text as unmarked ones,
+"""Evidence marks (train/nano/corpus/marks.py): marked stages read the same text as unmarked ones,
 and the packer turns the marks into per-token probe labels on exactly the marked words."""
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from dataclasses import replace
 
 import torch
 
-from train.batching import Packer
-from train.corpus import marks
-from train.corpus.curriculum import stage
-from train.corpus.generate import draw_table, example, make_example
-from train.tokenizer.bpe import Tokenizer, fold_case
+from train.nano.batching import Packer
+from train.nano.corpus import marks
+from train.nano.corpus.curriculum import stage
+from train.nano.corpus.generate import draw_table, example, make_example
+from train.nano.tokenizer.bpe import Tokenizer, fold_case
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
+VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 def drill(i: int):
@@ -142,7 +142,7 @@ class MarksTest(unittest.TestCase):
         # match_marks (the removed stages 57 / 58): a situation word of a condition carries that
         # option's letter (2: any condition, partial matches too; 1: the answering one only);
         # unmarked stage 25 reads the same
-        from train.corpus.tables import match_table
+        from train.nano.corpus.tables import match_table
 
         def marked(level):
             return replace(stage(25), clause_marks=True, clause_conditions=True, match_marks=level)
@@ -197,7 +197,7 @@ class MarksTest(unittest.TestCase):
         self.assertTrue(torch.all(b["aux_lab"].sum(-1) <= b["aux_m"] * marks.KINDS))
 
     def test_train_with_probes_and_resume(self):
-        from train import train
+        from train.nano import train
 
         with tempfile.TemporaryDirectory() as d:
             args = [
@@ -253,7 +253,7 @@ class MarksTest(unittest.TestCase):
             self.assertEqual(len(torch.load(path)["opt"]["param_groups"]), 2)
 
     def test_train_with_the_clause_probe(self):
-        from train import train
+        from train.nano import train
 
         with tempfile.TemporaryDirectory() as d:
             args = [
@@ -309,7 +309,7 @@ class MarksTest(unittest.TestCase):
         self.assertIn("heads 0..1", err.getvalue())
 
     def test_bad_aux_layers_is_a_usage_error(self):
-        from train import train
+        from train.nano import train
 
         for bad in ("0", "a,b", "0,1,2", "-1,0"):
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):

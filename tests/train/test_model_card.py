@@ -1,4 +1,4 @@
-"""train/model_card.py's short card (models/MODEL_CARD.md) from plain measurements: two screens,
+"""train/nano/model_card.py's short card (models/MODEL_CARD.md) from plain measurements: two screens,
 the four parts, the five exams as one row, and limits that follow the numbers.
 
     python3 -m unittest discover -s tests/train -p 'test_model_card.py' -v
@@ -10,7 +10,7 @@ import copy
 import os
 import unittest
 
-from train import model_card
+from train.nano import model_card
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -74,7 +74,7 @@ def facts() -> dict:
         "all_min": 10.0,
         "how": "2 CPU threads, bfloat16 autocast",
         "spread": True,
-        "recipe": "train/recipe.py",
+        "recipe": "train/nano/recipe.py",
         "eval": {"info": {"stage": 13, "tables": 600, "seconds": 1}, "rows": rows},
         "plays": {name: "PASS done" for name in model_card.TASKS},
         "met": {name: True for name in model_card.TASKS},

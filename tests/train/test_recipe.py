@@ -1,4 +1,4 @@
-"""The recipe (train/recipe.py) and its runner (train/run_recipe.py): the dry run lists every
+"""The recipe (train/nano/recipe.py) and its runner (train/nano/run_recipe.py): the dry run lists every
 phase and stage, every corpus stage and train.py flag the recipe names exists, and the runner
 carries a tiny recipe through the stitch, the fine-tune stages, the spread, a kept-checkpoint
 soup and a fresh-optimizer phase, resumably (the joint, polish and events phases' mechanics on
@@ -21,10 +21,10 @@ from dataclasses import replace
 
 import torch
 
-from train import config, model_card, run_recipe
-from train import recipe as R
-from train import train as T
-from train.corpus.curriculum import STAGES
+from train.nano import config, model_card, run_recipe
+from train.nano import recipe as R
+from train.nano import train as T
+from train.nano.corpus.curriculum import STAGES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -52,8 +52,8 @@ class RecipeTest(unittest.TestCase):
         for p in R.RECIPE:
             block = text.split(f"phase {p.name} ", 1)[1].split("\nphase ", 1)[0]
             self.assertEqual(re.findall(r"^  (\S+): ", block, flags=re.M), [s.name for s in p.stages], p.name)
-        self.assertEqual(text.count("python3 -m train.train "), 41)
-        # the shipped lineage's steps (docs/meadow-nano-record.md, train/checkpoints.md)
+        self.assertEqual(text.count("python3 -m train.nano.train "), 41)
+        # the shipped lineage's steps (docs/meadow-nano-record.md, train/nano/checkpoints.md)
         for step in ("27,000", "49,000", "39,000", "43,000", "73,000", "109,000", "127,000"):
             self.assertIn(f"to step {step}", text)
         self.assertIn("kept for the soup", text)
@@ -151,7 +151,7 @@ class RunnerTest(unittest.TestCase):
             self.assertEqual(j["args"]["anneal"], [8, 9])
             self.assertEqual(read(f"{d}/j/joint.start"), "3")
             # a rerun trains nothing
-            self.assertNotIn("train.train", self.run_phases(runner, ["joint"]))
+            self.assertNotIn("train.nano.train", self.run_phases(runner, ["joint"]))
 
             # the polish: a checkpoint that is not spread is refused
             os.makedirs(f"{d}/s")
@@ -161,7 +161,7 @@ class RunnerTest(unittest.TestCase):
             self.assertIn("not a spread checkpoint", str(e.exception))
             shutil.rmtree(f"{d}/s")
             out = self.run_phases(runner, ["polish"])
-            self.assertIn("train.spread_unread", out)
+            self.assertIn("train.nano.spread_unread", out)
             s = torch.load(f"{d}/s/ckpt.pt", weights_only=False)
             self.assertEqual((s["step"], s["stage"], s["spread"]["step"]), (12, 16, 9))
             # the model is the mean of the two kept checkpoints, the last first
@@ -171,7 +171,7 @@ class RunnerTest(unittest.TestCase):
                 torch.testing.assert_close(w, (k2["model"][name] + k3["model"][name]) / 2)
             out = self.run_phases(runner, ["polish"])
             self.assertIn("done (the mean of polish steps 2 3)", out)
-            self.assertNotIn("train.train", out)
+            self.assertNotIn("train.nano.train", out)
 
             # the events phase: a fresh optimizer, then its stages from the mean (in a copy: the
             # card below reads the mean)
@@ -188,7 +188,7 @@ class RunnerTest(unittest.TestCase):
             p = torch.load(f"{d}/p/ckpt.pt", weights_only=False)
             self.assertEqual((read(f"{d}/p/events.start"), p["step"]), ("12", 13))
             self.assertEqual(p["soup"]["steps"], [12, 11])  # kept for the card
-            self.assertNotIn("train.train", self.run_phases(runner_p, ["events"]))
+            self.assertNotIn("train.nano.train", self.run_phases(runner_p, ["events"]))
 
             # the card tells the polish's steps apart from the joint's, and the event stages
             for name, v in {
@@ -211,7 +211,7 @@ class RunnerTest(unittest.TestCase):
             self.assertIn("the mean of the polish's checkpoints at steps 2, 3 after the spread", card)
             self.assertNotIn("`events` phase", card)
             self.assertIn(
-                "at steps 2, 3 after the spread (its `soup` stage, `train/average.py`), "
+                "at steps 2, 3 after the spread (its `soup` stage, `train/nano/average.py`), "
                 "then the `events` phase's cycles from that mean to step 13.",
                 read(f"{d}/card-post.md"),
             )

@@ -1,4 +1,4 @@
-"""train/diag/recipe_cost.py: its FLOP count equals the matrix products torch's profiler counts in
+"""train/nano/diag/recipe_cost.py: its FLOP count equals the matrix products torch's profiler counts in
 model.py's forward, and its log reading sums intervals the way the trainer logs them.
 
     python3 -m unittest discover -s tests/train -p 'test_recipe_cost.py' -v
@@ -16,8 +16,8 @@ from contextlib import redirect_stderr
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from train.diag import recipe_cost as RC
-from train.model import Config, DreamModel
+from train.nano.diag import recipe_cost as RC
+from train.nano.model import Config, DreamModel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

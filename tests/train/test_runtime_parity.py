@@ -3,7 +3,7 @@
     MEADOW_CLI=build/meadow-mind python3 -m unittest tests/train/test_runtime_parity.py -v
 
 Skips when no `meadow-mind` binary is found (MEADOW_CLI, else build/meadow-mind). Checks
-(1) token ids of corpus prompts: train/tokenizer == `meadow-mind tokenize`, and (2) logits of
+(1) token ids of corpus prompts: train/nano/tokenizer == `meadow-mind tokenize`, and (2) logits of
 a prefix + situation + slot sequence: PyTorch == `meadow-mind logits` cached and uncached,
 within 1e-4 relative. A fresh model trained for a few steps is exported for the check.
 """
@@ -21,11 +21,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from train.batching import Packer
-from train.corpus.generate import example
-from train.export_gguf import export
-from train.model import Config, DreamModel
-from train.tokenizer.bpe import Tokenizer
+from train.nano.batching import Packer
+from train.nano.corpus.generate import example
+from train.nano.export_gguf import export
+from train.nano.model import Config, DreamModel
+from train.nano.tokenizer.bpe import Tokenizer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -53,7 +53,7 @@ class RuntimeParityTest(unittest.TestCase):
     def setUpClass(cls):
         torch.manual_seed(1)
         torch.set_num_threads(1)
-        cls.tok = Tokenizer.load(os.path.join(ROOT, "train", "tokenizer", "vocab.json"))
+        cls.tok = Tokenizer.load(os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json"))
         c = Config(vocab=len(cls.tok), dim=32, layers=2, heads=4, kv_heads=2, ffn=64)
         cls.model = DreamModel(c)
         opt = torch.optim.AdamW(cls.model.parameters(), lr=3e-3)

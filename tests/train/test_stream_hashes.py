@@ -2,13 +2,16 @@
 
 A refactor of train/ must change no stream the shipped model was trained on: every stage's
 examples (training seed and eval seed) and, for each train.py call of the recipe
-(train/recipe.py, as train/run_recipe.py makes them), its parsed configuration and the packed
+(train/nano/recipe.py, as train/nano/run_recipe.py makes them), its parsed configuration and the packed
 batches it would train on at each of its stages. The digests were taken when the recipe was
 still five shell scripts (train/make_model.sh and the scripts it ran, at the commit that added
 this file): the recipe's calls parse to the same configurations and train on the same batches.
 Streams that change on purpose (a new stage, a new knob at its non-zero value) add a line here;
 a line that changes is a changed stream. Stages the recipe never used were removed from the
 curriculum after these were taken (their lines went with them; every other line is as it was).
+The configuration digests (the first of each call's pair) were taken again when train/ moved to
+one folder per model (issue 61): the tokenizer is named by its file, not its path; the batch
+digests and the stage digests did not change.
 
     python3 tests/train/test_stream_hashes.py --print   # the digests as they are now
 """
@@ -23,10 +26,10 @@ import unittest
 
 import torch
 
-from train.corpus.curriculum import STAGES
-from train.corpus.generate import example
-from train.heldout import filter as heldout_filter
-from train.recipe import HELDOUT_FILES
+from train.nano.corpus.curriculum import STAGES
+from train.nano.corpus.generate import example
+from train.common.heldout import filter as heldout_filter
+from train.nano.recipe import HELDOUT_FILES
 
 # The held-out set the recipe pins (as run_recipe gives it to its processes): the shipped
 # model's, whatever tasks were held out after it.
@@ -40,10 +43,10 @@ EVAL_SEED = 1_000_003  # train.py's EVAL_SEED_OFFSET over seed 0
 
 
 def recipe_calls() -> list[tuple[str, list[str]]]:
-    """(key, train.py argv without --run) of every train.py call of the recipe (train/recipe.py):
+    """(key, train.py argv without --run) of every train.py call of the recipe (train/nano/recipe.py):
     the key is its run folder and the step it ends at (as a run from scratch reaches it)."""
-    from train.recipe import Recipe, Train
-    from train.run_recipe import plan, train_argv
+    from train.nano.recipe import Recipe, Train
+    from train.nano.run_recipe import plan, train_argv
 
     return [
         (f"{st.run}:{st.end if st.end is not None else 'end'}", train_argv(st, "x")[2:])
@@ -75,16 +78,17 @@ def stage_digest(stage: int) -> str:
 
 
 def call_digests(argv: list[str]) -> tuple[str, str]:
-    """(its configuration, its batches): train.py's parsed arguments (wall-time budgets and the
-    tokenizer's absolute path aside) and one packed batch per stage it trains at, at its last step."""
-    from train import train
-    from train.batching import Packer
-    from train.stream import path_of, step_batch
-    from train.tokenizer.bpe import Tokenizer
+    """(its configuration, its batches): train.py's parsed arguments (wall-time budgets aside, the
+    tokenizer by its file name: its folder moved with train/'s layout, issue 61) and one packed
+    batch per stage it trains at, at its last step."""
+    from train.nano import train
+    from train.nano.batching import Packer
+    from train.nano.stream import path_of, step_batch
+    from train.nano.tokenizer.bpe import Tokenizer
 
     a = train.parse(["--run", "x", *argv])
     conf = {k: v for k, v in vars(a).items() if k not in ("run", "minutes", "total_minutes")}
-    conf["tokenizer"] = os.path.relpath(os.path.abspath(a.tokenizer), ROOT)
+    conf["tokenizer"] = os.path.basename(a.tokenizer)
     h_conf = hashlib.sha256(json.dumps(conf, sort_keys=True).encode()).hexdigest()[:16]
     path = path_of(a)
     stages = (
@@ -145,47 +149,47 @@ STAGE_HASHES = {
     74: "8e6b101f4c4a4d55",
 }
 CALL_HASHES = {
-    "words-narrow:end": ("7b69681906f1aafc", "e76f4bd26c755e3b"),
-    "scenes:27000": ("ae31f78a067dc79e", "663b9f95b0df346e"),
-    "scenes:45000": ("30d8e96e80924e18", "e3a98cafea573fea"),
-    "scenes:49000": ("ada4ab438f0b8d63", "275b736ba8ac9b6e"),
-    "words:39000": ("889fc85d885cc8b8", "d89d6f71a050d60f"),
-    "joint:43000": ("dd34b4f4ce033dc4", "75dd02869b851d88"),
-    "joint:45000": ("8a3f1cad9eba6e84", "9e1b3b8e3d870e04"),
-    "joint:47500": ("3de61ff33f5810dc", "a11de01e703d56de"),
-    "joint:49500": ("1e53576c47565833", "7597c89d88023707"),
-    "joint:58500": ("412963d0576265b8", "aa55f9069ba28c06"),
-    "joint:61500": ("a5aaa3d6af6f2f62", "200dc120053bc745"),
-    "joint:63000": ("ff452a0017244002", "37b41075959131aa"),
-    "joint:65000": ("2d8944798b082ec8", "900661e2e237c42c"),
-    "joint:67000": ("1b6117fb1d0200fe", "789aadf96e630a73"),
-    "joint:70000": ("99897881ea3e6a33", "550e446a956b8900"),
-    "joint:71500": ("20a20607687a1506", "0ea6816a912c8e42"),
-    "joint:73000": ("bee2214c8dbe3ffb", "e97b28581958f4e8"),
-    "polish:76000": ("271ff7f476679cf0", "8de7332d01970091"),
-    "polish:77500": ("9eafc477eb07da27", "dd8403c32fdcfcaf"),
-    "polish:80500": ("fd0a1546c031a9b9", "bf2b7e1bd315899f"),
-    "polish:82000": ("211ce54834b5673e", "9108682295aa6922"),
-    "polish:85000": ("e0d30ebc89d70104", "c298c0630c53e5db"),
-    "polish:86500": ("9fe226280ffdf347", "848428ab8ea9f8b7"),
-    "polish:89500": ("523eb67655fa18b5", "ddf13a2f04c82ba6"),
-    "polish:91000": ("3b9462832b5a53b1", "05249005630065ef"),
-    "polish:94000": ("722e09c49e29e4f3", "e6ad4af79580f1e5"),
-    "polish:95500": ("f6f17c65ffc49985", "dc8a267f6a39ddb5"),
-    "polish:98500": ("9b56e4af09acfb41", "bf8dbd94f9d9ff29"),
-    "polish:100000": ("cd534b8c2f4e04a0", "12f9b5273b625361"),
-    "polish:103000": ("ac2b511e6c7768cd", "6d36c62cd4d572e6"),
-    "polish:104500": ("0c3586d9c0a5302d", "d200354527be3a23"),
-    "polish:107500": ("92012c74139a8d83", "da9d2f1bea10c774"),
-    "polish:109000": ("9cd9036755dfc709", "92f16a833ecfe4d5"),
-    "polish:112000": ("7f244856e5727ad4", "e09d695f12d4f558"),
-    "polish:113500": ("133211025493b93b", "1b78fd0361f5abe1"),
-    "polish:116500": ("657ad6c2b78cfdbb", "bdc50e0fd4710e08"),
-    "polish:118000": ("7e0ddc916e01247a", "adad8a8f29187a62"),
-    "polish:121000": ("8c946bd98dab2264", "f6090063755e1cf0"),
-    "polish:122500": ("9ecc828c6303db94", "fbdbda58814eabfe"),
-    "polish:125500": ("efa8b32c7e226b8f", "dd9031d7628d6821"),
-    "polish:127000": ("3b645675b529f373", "4f7ff1fc6238c2c4"),
+    'scenes:27000': ('d5ae7ea9832c2340', '663b9f95b0df346e'),
+    'scenes:45000': ('82ad85461072df82', 'e3a98cafea573fea'),
+    'scenes:49000': ('9e4c01b4ce2889f2', '275b736ba8ac9b6e'),
+    'words-narrow:end': ('1be09fdff788a764', 'e76f4bd26c755e3b'),
+    'words:39000': ('399f6130660714f4', 'd89d6f71a050d60f'),
+    'joint:43000': ('3322578451fb9a37', '75dd02869b851d88'),
+    'joint:45000': ('aecfe81c5ef7d404', '9e1b3b8e3d870e04'),
+    'joint:47500': ('7454f060d301f01e', 'a11de01e703d56de'),
+    'joint:49500': ('f8fd8f9d424e6a26', '7597c89d88023707'),
+    'joint:58500': ('b61691efad9f89cc', 'aa55f9069ba28c06'),
+    'joint:61500': ('711d0993639bd5e2', '200dc120053bc745'),
+    'joint:63000': ('367498b86d00277f', '37b41075959131aa'),
+    'joint:65000': ('cebcc8689c5a86ee', '900661e2e237c42c'),
+    'joint:67000': ('75e30cb68f6ea00a', '789aadf96e630a73'),
+    'joint:70000': ('4ef19ace85c58892', '550e446a956b8900'),
+    'joint:71500': ('71a84d1965aa04ed', '0ea6816a912c8e42'),
+    'joint:73000': ('ab7020164536beca', 'e97b28581958f4e8'),
+    'polish:76000': ('c683755a824de12b', '8de7332d01970091'),
+    'polish:77500': ('a38e9a5454cfd7e2', 'dd8403c32fdcfcaf'),
+    'polish:80500': ('6767735d12719bb0', 'bf2b7e1bd315899f'),
+    'polish:82000': ('2cd76859982ad5d1', '9108682295aa6922'),
+    'polish:85000': ('c5645f84d69da70c', 'c298c0630c53e5db'),
+    'polish:86500': ('a29cfa13da8012f0', '848428ab8ea9f8b7'),
+    'polish:89500': ('31ca3d35ff29e517', 'ddf13a2f04c82ba6'),
+    'polish:91000': ('9a5495fd277b7f4f', '05249005630065ef'),
+    'polish:94000': ('50b1e2a55ab8187e', 'e6ad4af79580f1e5'),
+    'polish:95500': ('3c1f9a1e405db35c', 'dc8a267f6a39ddb5'),
+    'polish:98500': ('b0f480e0e880a135', 'bf8dbd94f9d9ff29'),
+    'polish:100000': ('56bb467cee99b4e8', '12f9b5273b625361'),
+    'polish:103000': ('125a7b4e81ed7330', '6d36c62cd4d572e6'),
+    'polish:104500': ('e5a2bb71f3ded622', 'd200354527be3a23'),
+    'polish:107500': ('d469e11404cbb788', 'da9d2f1bea10c774'),
+    'polish:109000': ('e711e0e302246d4f', '92f16a833ecfe4d5'),
+    'polish:112000': ('7af8926dd7730b3b', 'e09d695f12d4f558'),
+    'polish:113500': ('9cceff89061787af', '1b78fd0361f5abe1'),
+    'polish:116500': ('f49b6bda035779dc', 'bdc50e0fd4710e08'),
+    'polish:118000': ('b92d1aee338d3e03', 'adad8a8f29187a62'),
+    'polish:121000': ('934a1d448a69e5ae', 'f6090063755e1cf0'),
+    'polish:122500': ('865d43da30452ecd', 'fbdbda58814eabfe'),
+    'polish:125500': ('7001f0208970570b', 'dd9031d7628d6821'),
+    'polish:127000': ('6a2640980ddb111b', '4f7ff1fc6238c2c4'),
 }
 
 

@@ -19,16 +19,16 @@ import unittest
 import numpy as np
 import torch
 
-from train.corpus.curriculum import STAGES
-from train.corpus.generate import example
-from train.corpus.scenes import OPPOSITE
-from train.heldout.filter import HeldOut
-from train.heldout.filter import default as default_heldout
-from train.tokenizer.bpe import Tokenizer
+from train.nano.corpus.curriculum import STAGES
+from train.nano.corpus.generate import example
+from train.nano.corpus.scenes import OPPOSITE
+from train.common.heldout.filter import HeldOut
+from train.common.heldout.filter import default as default_heldout
+from train.nano.tokenizer.bpe import Tokenizer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-VOCAB = os.path.join(ROOT, "train", "tokenizer", "vocab.json")
+VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 class CorpusTest(unittest.TestCase):
@@ -65,7 +65,7 @@ class CorpusTest(unittest.TestCase):
     def test_mixed_clause_tables_answer_by_the_clause_letter(self):
         # stage 13: the answer is the letter written in the clause the situation opens with,
         # whatever the option texts say; the default is the letter of the "otherwise" sentence
-        from train.corpus.scenes import NEUTRAL, mixed_clause_table
+        from train.nano.corpus.scenes import NEUTRAL, mixed_clause_table
 
         disagree = 0
         for i in range(200):
@@ -99,7 +99,7 @@ class CorpusTest(unittest.TestCase):
         # still in the situation whole. At 0 the knobs draw nothing: stage 25's stream is as before.
         from dataclasses import replace
 
-        from train.corpus.tables import match_table
+        from train.nano.corpus.tables import match_table
 
         hard = replace(STAGES[25], partial=0.6, partial_repeat=0.4, letter_first=0.5)  # the removed stage 63
         st = replace(hard, letter_first=1.0, partial=1.0, partial_repeat=1.0, case=0.0, article=0.0)
@@ -128,8 +128,8 @@ class CorpusTest(unittest.TestCase):
         # the situation still holds its answer's condition whole; at 0 the stream is stage 25's
         from dataclasses import replace
 
-        from train.corpus import wordlists as W
-        from train.corpus.tables import match_table
+        from train.nano.corpus import wordlists as W
+        from train.nano.corpus.tables import match_table
 
         known = set(W.dictionary_words())
         made = total = 0
@@ -152,7 +152,7 @@ class CorpusTest(unittest.TestCase):
         # one condition. At True (every training stage) they can: the eval had such items.
         from dataclasses import replace
 
-        from train.corpus.tables import match_table
+        from train.nano.corpus.tables import match_table
 
         def second_answers(st) -> int:
             n = 0
@@ -179,7 +179,7 @@ class CorpusTest(unittest.TestCase):
         # default's letter. At 0 the knob draws nothing: stage 65's stream is as before.
         from dataclasses import replace
 
-        from train.corpus import scenes as S
+        from train.nano.corpus import scenes as S
 
         default_re = re.compile(
             r"(?:Otherwise,? (?:choose|pick|answer)|In any other case choose|Else choose) ([A-F])\."
@@ -211,7 +211,7 @@ class CorpusTest(unittest.TestCase):
     def test_event_tables_state_exactly_one_condition(self):
         # stage 67's event tables: a situation holds the answering clause's noun and predicate
         # together and no other clause's pair; a default situation holds none
-        from train.corpus.events import event_table
+        from train.nano.corpus.events import event_table
 
         after = re.compile(
             r"(?:if|when) the (\w+) (is \w+|\w+),? (?:then )?(?:(?:choose|pick|answer) )?([A-F])\b", re.I
@@ -243,7 +243,7 @@ class CorpusTest(unittest.TestCase):
     def test_event_shared_knob(self):
         # stage 69 raises how often clauses share a noun; at the default the draws (and so stage
         # 67's stream) are as before
-        from train.corpus.events import EventKnobs, event_table
+        from train.nano.corpus.events import EventKnobs, event_table
 
         noun = re.compile(r"the (\w+) (?:is \w+|\w+),? (?:then )?(?:choose|pick|answer)?", re.I)
 
@@ -265,7 +265,7 @@ class CorpusTest(unittest.TestCase):
         self.assertEqual(STAGES[69].events, 1.0)
         # stage 70's tails: at 0 the situations are as before; at 1 every stated condition ends in
         # a place, right after its predicate (and adverb), so the condition stays whole
-        from train.corpus.events import PREPS
+        from train.nano.corpus.events import PREPS
 
         placed = {0.0: 0, 1.0: 0}
         for k in range(30):
@@ -285,8 +285,8 @@ class CorpusTest(unittest.TestCase):
     def test_event_uniform_knob(self):
         # stage 71: at 1 every clause's predicate takes one form ("is V-ing" / "V-s" / "is A"),
         # so only the stems tell clauses apart; at 0 the draws (stage 67's stream) are as before
-        from train.corpus import wordlists as W
-        from train.corpus.events import EventKnobs, _forms, event_table
+        from train.nano.corpus import wordlists as W
+        from train.nano.corpus.events import EventKnobs, _forms, event_table
 
         forms = [set(f) for f in _forms(W.current_split())]
         pred = re.compile(r"the \w+ (is \w+|\w+)(?=[,.;]| choose| pick| then|$)")
@@ -326,7 +326,7 @@ class CorpusTest(unittest.TestCase):
     def test_event_same_end_knob(self):
         # stage 74: every clause's predicate ends in one BPE token ("is burning" / "is barking" both
         # in "ing"); at 0 the draws are as before
-        from train.corpus.events import EventKnobs, event_table
+        from train.nano.corpus.events import EventKnobs, event_table
 
         tok = Tokenizer.load(VOCAB)
         pred = re.compile(r"the \w+ (is \w+|\w+)(?=[,.;]| choose| pick| then|$)")
@@ -351,8 +351,8 @@ class CorpusTest(unittest.TestCase):
     def test_event_clause_marks(self):
         # event marks (the removed stage 72): they wrap each clause's condition and letter with that letter and draw
         # nothing (the text is the unmarked table's); stage 67 leaves event tables unmarked
-        from train.corpus import marks
-        from train.corpus.events import EventKnobs, event_table
+        from train.nano.corpus import marks
+        from train.nano.corpus.events import EventKnobs, event_table
 
         for k in range(40):
             plain = event_table(random.Random(k), 0.6, 0.0, EventKnobs(shared=0.6, uniform=0.5))
@@ -379,7 +379,7 @@ class CorpusTest(unittest.TestCase):
 def changed_keeping_letters(test: unittest.TestCase, knob: str) -> int:
     """Scene tables with a rewording knob at 0 and at 1: same rule, same letter for the same
     situation draw; returns how many of the 150 situations the knob changed."""
-    from train.corpus import scenes as S
+    from train.nano.corpus import scenes as S
 
     changed = 0
     for k in range(30):
@@ -397,8 +397,8 @@ class RewordTest(unittest.TestCase):
     a synonym never collides with another verb of the rule, and the letter is unchanged."""
 
     def test_reword(self):
-        from train.corpus import reword as R
-        from train.corpus import scenes as S
+        from train.nano.corpus import reword as R
+        from train.nano.corpus import scenes as S
 
         motion = {v0 for v0, _ in S.MOTION}
         for v, syns in R.SYNONYMS.items():
@@ -432,8 +432,8 @@ class RewordLevel2Test(unittest.TestCase):
     a whole distractor clause sometimes first; what the situation says is unchanged."""
 
     def test_reword_level2(self):
-        from train.corpus import reword as R
-        from train.corpus import scenes as S
+        from train.nano.corpus import reword as R
+        from train.nano.corpus import scenes as S
 
         motion = {v0 for v0, _ in S.MOTION}
         for v, syns in R.SYNONYMS2.items():
@@ -469,7 +469,7 @@ class FrontTest(unittest.TestCase):
     """The front knob (the removed stage 32) moves one phrase before the subject and keeps every other word."""
 
     def test_front(self):
-        from train.corpus import reword as R
+        from train.nano.corpus import reword as R
 
         r = random.Random(0)
         self.assertEqual(
@@ -489,8 +489,8 @@ class PlacePoolTest(unittest.TestCase):
     def test_place_nouns(self):
         import re
 
-        from train.corpus import phrases as P
-        from train.corpus import scenes as S
+        from train.nano.corpus import phrases as P
+        from train.nano.corpus import scenes as S
 
         common = set(P._nouns())
         place = re.compile(r"(?:up|above|in|near|to|from|on|under|of) (?:the|a) ([a-z]+)")
@@ -521,8 +521,8 @@ class PlacePoolTest(unittest.TestCase):
     def test_two_pair_relational_tables(self):
         # stage 61 has most relational word tables in two direction pairs (4 options, each
         # answer's pair partner and the other pair's words all present); stage 51 keeps 0.3
-        from train.corpus.curriculum import stage
-        from train.corpus.tables import sample_table
+        from train.nano.corpus.curriculum import stage
+        from train.nano.corpus.tables import sample_table
 
         def four_options(st):
             ts = [
@@ -540,8 +540,8 @@ class PlacePoolTest(unittest.TestCase):
 
     def test_more_place_phrases(self):
         # stage 61 has phrases.MORE_PLACES ("along the bottom of the N"); stage 51 never has them
-        from train.corpus import phrases
-        from train.corpus.generate import example
+        from train.nano.corpus import phrases
+        from train.nano.corpus.generate import example
 
         def share(st):
             sits = [s for i in range(150) for s in example(0, st, i).suffixes]
@@ -555,7 +555,7 @@ class PlacePoolTest(unittest.TestCase):
         # time they have one (the goal's phrase, marked, comes later); the older scenes rarely do
         import re
 
-        from train.corpus import marks, scenes
+        from train.nano.corpus import marks, scenes
 
         def share(hazard_first):
             first = with_hazard = 0
@@ -587,7 +587,7 @@ class PlacePoolTest(unittest.TestCase):
         # below"), always a form of the answer's direction; stage 60 never does
         import re
 
-        from train.corpus import scenes
+        from train.nano.corpus import scenes
 
         found = 0
         for i in range(300):
@@ -609,8 +609,8 @@ class PlacePoolTest(unittest.TestCase):
 
     def test_scene_letters_out_of_order(self):
         # stage 51 lists most scene tables' letters out of order; stage 37 keeps 65 % in order
-        from train.corpus.curriculum import stage
-        from train.corpus.tables import sample_table
+        from train.nano.corpus.curriculum import stage
+        from train.nano.corpus.tables import sample_table
 
         def in_order(st):
             ts = [
@@ -628,8 +628,8 @@ class PlacePoolTest(unittest.TestCase):
     def test_still_place_clauses(self):
         # stage 37: "the X is still D of the N" picks the option its clause names, which holds
         # D, the opposite direction or "wait" alike (no "still -> wait" shortcut); without the knob none
-        from train.corpus.curriculum import stage
-        from train.corpus.tables import relational_table
+        from train.nano.corpus.curriculum import stage
+        from train.nano.corpus.tables import relational_table
 
         holds, other = 0, 0
         for k in range(200):
@@ -657,7 +657,7 @@ class PlacePoolTest(unittest.TestCase):
     def test_level5_scene_still_clauses_name_options_by_text(self):
         # scene level 4 names a still clause's option by its letter half the time; level 5
         # always by its text, and the situation answers with that option's letter
-        from train.corpus.scenes import relational_table
+        from train.nano.corpus.scenes import relational_table
 
         def clauses(level):
             by_letter = by_text = 0
@@ -685,7 +685,7 @@ class PlacePoolTest(unittest.TestCase):
         self.assertGreater(t5, 100)
 
     def test_level6_one_still_clause_names_the_neutral_option(self):
-        from train.corpus.scenes import NEUTRAL, relational_table
+        from train.nano.corpus.scenes import NEUTRAL, relational_table
 
         neutral_named = tables = 0
         for k in range(300):
@@ -701,7 +701,7 @@ class PlacePoolTest(unittest.TestCase):
     def test_level8_lookup_drill_names_by_letter_half_the_time(self):
         # stage 62's drill: every table has two still clauses, about half naming their option
         # by letter, and a still situation answers with the letter its own clause names
-        from train.corpus.scenes import relational_table
+        from train.nano.corpus.scenes import relational_table
 
         by_letter = clauses_n = checked = 0
         for k in range(200):
@@ -733,8 +733,8 @@ class PlacePoolTest(unittest.TestCase):
         # reading either phrase at random scores 0.5, not 0.75
         from dataclasses import replace
 
-        from train.corpus.curriculum import stage
-        from train.corpus.tables import relational_table
+        from train.nano.corpus.curriculum import stage
+        from train.nano.corpus.tables import relational_table
 
         n = 0
         for k in range(100):
@@ -752,7 +752,7 @@ class PlacePoolTest(unittest.TestCase):
 
 class ReplayTest(unittest.TestCase):
     def test_stage_draws(self):
-        from train.stream import pick_stage
+        from train.nano.stream import pick_stage
 
         def draws(*args, **kw):
             rng = random.Random("r")
@@ -775,7 +775,7 @@ class ReplayTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train.train import parse
+        from train.nano.train import parse
 
         for bad in ("a,b", "15,99", "16,"):
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()) as err:
@@ -804,7 +804,7 @@ class SignalTest(unittest.TestCase):
             cmd = [
                 sys.executable,
                 "-m",
-                "train.train",
+                "train.nano.train",
                 "--run",
                 d,
                 "--dim",
@@ -855,7 +855,7 @@ class ThreadsLaterTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train import train
+        from train.nano import train
 
         before = torch.get_num_threads()
         try:
@@ -904,7 +904,7 @@ class DeviceTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train import train
+        from train.nano import train
 
         with tempfile.TemporaryDirectory() as d:
             err = io.StringIO()
@@ -928,7 +928,7 @@ class DeviceTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train import train
+        from train.nano import train
 
         with tempfile.TemporaryDirectory() as d:
             small = [
@@ -968,7 +968,7 @@ class DeviceTest(unittest.TestCase):
         import io
         import json
 
-        from train import train
+        from train.nano import train
 
         small = [
             "--dim",
@@ -1022,7 +1022,7 @@ class DeviceTest(unittest.TestCase):
             cmd = [
                 sys.executable,
                 "-m",
-                "train.train",
+                "train.nano.train",
                 "--run",
                 f"{d}/r",
                 "--workers",
@@ -1072,8 +1072,8 @@ class PathTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train.stream import path_replay
-        from train.train import next_stage, parse, replay_note
+        from train.nano.stream import path_replay
+        from train.nano.train import next_stage, parse, replay_note
 
         a = parse(["--run", "x", "--path", "0,1,16", "--mix-prev", "0.2"])
         self.assertEqual([next_stage(a, s) for s in (0, 1, 16)], [1, 16, None])
@@ -1085,7 +1085,7 @@ class PathTest(unittest.TestCase):
             with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
                 parse(["--run", "x", "--path", bad])
         self.assertIsNone(parse(["--run", "x", "--path", ""]).path)  # clears a resumed run's path
-        from train.diag import evaluate
+        from train.nano.diag import evaluate
 
         for bad in ("x", "99"):  # checked before any checkpoint is read
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
@@ -1096,7 +1096,7 @@ class PathTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train import train
+        from train.nano import train
 
         with tempfile.TemporaryDirectory() as d:
             args = [
@@ -1167,7 +1167,7 @@ class TokenizerTest(unittest.TestCase):
             self.assertEqual(len(tok.encode(L)), 1)
 
     def test_folded_tokenizer(self):
-        from train.tokenizer.bpe import fold_case
+        from train.nano.tokenizer.bpe import fold_case
 
         self.assertEqual(
             fold_case("Rule: Part means C. I go, AI ok, xY, B2, Ab\u00e9C"),
@@ -1187,10 +1187,10 @@ class TokenizerTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train import train
+        from train.nano import train
 
         with tempfile.TemporaryDirectory() as d:
-            folded_path = os.path.join(ROOT, "train", "tokenizer", "vocab-folded.json")
+            folded_path = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab-folded.json")
             args = [
                 "--run",
                 d,
@@ -1223,14 +1223,14 @@ class TokenizerTest(unittest.TestCase):
             self.assertIn("(case folded)", out.getvalue())
             self.assertEqual(torch.load(os.path.join(d, "ckpt.pt"))["tokenizer"], folded_path)
         # the committed folded vocabulary is the plain one with the fold on
-        folded = Tokenizer.load(os.path.join(ROOT, "train", "tokenizer", "vocab-folded.json"))
+        folded = Tokenizer.load(os.path.join(ROOT, "train", "nano", "tokenizer", "vocab-folded.json"))
         self.assertTrue(folded.fold)
         self.assertEqual(folded.merges, Tokenizer.load(VOCAB).merges)
 
 
 class PackingTest(unittest.TestCase):
     def test_slot_targets_and_reveal(self):
-        from train.batching import Packer
+        from train.nano.batching import Packer
 
         tok = Tokenizer.load(VOCAB)
         ex = example(2, 0, 4)
@@ -1299,8 +1299,8 @@ class TargetRowsTest(unittest.TestCase):
     gradients as reading them out of the full pass (train.py's fast path)."""
 
     def test_targets_equal_the_full_pass(self):
-        from train.batching import Packer
-        from train.model import Config, DreamModel
+        from train.nano.batching import Packer
+        from train.nano.model import Config, DreamModel
 
         torch.manual_seed(3)
         tok = Tokenizer.load(VOCAB)
@@ -1327,7 +1327,7 @@ class TargetRowsTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train.diag import bench_speed
+        from train.nano.diag import bench_speed
 
         err = io.StringIO()
         with (
@@ -1345,7 +1345,7 @@ class TargetRowsTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train.diag import bench_speed
+        from train.nano.diag import bench_speed
 
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "b.pt")
@@ -1375,7 +1375,7 @@ class GrowTest(unittest.TestCase):
     """A grown checkpoint keeps what the old model computed, so a learned circuit survives."""
 
     def _logp(self, st, b):
-        from train.model import Config, DreamModel
+        from train.nano.model import Config, DreamModel
 
         m = DreamModel(Config(**st["config"]))
         m.load_state_dict(st["model"])
@@ -1384,9 +1384,9 @@ class GrowTest(unittest.TestCase):
             return m.head(m.hidden(b["ids"], b["pos"], b["seg"])[b["t_batch"], b["t_pos"]]).log_softmax(-1)
 
     def test_widen_and_deepen(self):
-        from train import grow
-        from train.batching import Packer
-        from train.model import Config, DreamModel
+        from train.nano import grow
+        from train.nano.batching import Packer
+        from train.nano.model import Config, DreamModel
 
         torch.manual_seed(1)
         cfg = Config(vocab=len(Tokenizer.load(VOCAB)), dim=32, layers=2, heads=2, kv_heads=1, ffn=96)
@@ -1430,7 +1430,7 @@ class StitchTest(unittest.TestCase):
     streams have equal rms, and closer with the rms plan than without it otherwise."""
 
     def _model(self, seed, dim, heads, kv, ffn, scale):
-        from train.model import Config, DreamModel
+        from train.nano.model import Config, DreamModel
 
         torch.manual_seed(seed)
         m = DreamModel(
@@ -1443,7 +1443,7 @@ class StitchTest(unittest.TestCase):
         return m.double().eval()
 
     def _logits(self, st, b):
-        from train.model import Config, DreamModel
+        from train.nano.model import Config, DreamModel
 
         m = DreamModel(Config(**st["config"]))
         m.load_state_dict(st["model"])
@@ -1451,8 +1451,8 @@ class StitchTest(unittest.TestCase):
             return m.double().head(m.hidden(b["ids"], b["pos"], b["seg"]))
 
     def test_stitch(self):
-        from train import stitch
-        from train.batching import Packer
+        from train.nano import stitch
+        from train.nano.batching import Packer
 
         a, b_ = self._model(1, 32, 4, 2, 64, 1.0), self._model(2, 48, 6, 3, 96, 3.0)
         sa = {"model": a.state_dict(), "config": a.c.to_dict(), "seed": 0, "step": 1}
@@ -1462,7 +1462,7 @@ class StitchTest(unittest.TestCase):
             za, zb = (m.head(m.hidden(batch["ids"], batch["pos"], batch["seg"])) for m in (a, b_))
         self_st = stitch.stitch(sa, sa)  # equal halves: equal rms, so the sum is exact
         self.assertLess((self._logits(self_st, batch) - 2 * za).abs().max().item(), 1e-6)
-        from train.grow import deepen  # a deeper B: A gets blocks that compute nothing, still exact
+        from train.nano.grow import deepen  # a deeper B: A gets blocks that compute nothing, still exact
 
         deep = stitch.stitch(sa, deepen(deepen(sa)))  # (blocks appended, as stitch appends them)
         self.assertEqual(deep["config"]["layers"], 4)
@@ -1501,7 +1501,7 @@ class JoinedCardTest(unittest.TestCase):
         import io
         import json
 
-        from train import model_card, stitch, train
+        from train.nano import model_card, stitch, train
 
         with tempfile.TemporaryDirectory() as d:
             small = [
@@ -1621,10 +1621,10 @@ class JoinedCardTest(unittest.TestCase):
             self.assertIn(f"stage 16: {pb['counters']['16']} tables; joint fine-tune: ", card)
             self.assertNotIn("Soup", card)
 
-            # a soup: two fine-tunes of j, averaged with it (train/average.py)
+            # a soup: two fine-tunes of j, averaged with it (train/nano/average.py)
             import shutil
 
-            from train import average
+            from train.nano import average
 
             for k in (1, 2):
                 shutil.copytree(f"{d}/j", f"{d}/j{k}")
@@ -1698,7 +1698,7 @@ class SpreadUnreadTest(unittest.TestCase):
     mean and spread; every other weight, and every read token, stays as it was."""
 
     def test_spread_math(self):
-        from train.spread_unread import spread
+        from train.nano.spread_unread import spread
 
         g = torch.Generator().manual_seed(0)
         e = torch.randn(40, 8, generator=g)
@@ -1717,7 +1717,7 @@ class SpreadUnreadTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train import spread_unread, train
+        from train.nano import spread_unread, train
 
         with tempfile.TemporaryDirectory() as d:
             args = [
@@ -1805,9 +1805,9 @@ class ReadSoftmaxTest(unittest.TestCase):
         import contextlib
         import io
 
-        from train import train
-        from train.batching import Packer
-        from train.model import Config, DreamModel
+        from train.nano import train
+        from train.nano.batching import Packer
+        from train.nano.model import Config, DreamModel
 
         tok = Tokenizer.load(VOCAB)
         torch.manual_seed(0)
@@ -1862,9 +1862,9 @@ class ReadSoftmaxTest(unittest.TestCase):
 class ExportTest(unittest.TestCase):
     def test_gguf_matches_torch_and_packing_equals_cache(self):
         from tools.gguf_py import gguf_file as gf
-        from train.batching import Packer
-        from train.export_gguf import export
-        from train.model import Config, DreamModel
+        from train.nano.batching import Packer
+        from train.nano.export_gguf import export
+        from train.nano.model import Config, DreamModel
 
         tok = Tokenizer.load(VOCAB)
         torch.manual_seed(0)

@@ -13,7 +13,7 @@ import unittest
 
 from train.reader import data as R
 from train.reader import decide as D
-from train.small import compose
+from train.common import compose
 
 TOKEN = re.compile(r"\w+|[^\w\s]")
 

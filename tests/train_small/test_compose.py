@@ -1,4 +1,4 @@
-"""meadow-small's data: the rule composer (train/small/compose.py) and its held-out filter.
+"""meadow-small's data: the rule composer (train/common/compose.py) and its held-out filter.
 
 python3 -m unittest discover -s tests/train_small -p 'test_*.py' -v
 """
@@ -8,8 +8,9 @@ from __future__ import annotations
 import random
 import unittest
 
-from train.small import compose, heldout
-from train.small.compose import Cat, Num, Rule, answer_of
+from train.common import compose
+from train.common.heldout import composed as heldout
+from train.common.compose import Cat, Num, Rule, answer_of
 
 
 def world(aspects=None, nums=None):

@@ -1,7 +1,7 @@
 """The training cache, where the training state git does not hold lives (the checkpoints to
-resume from; train/checkpoints.md): $XDG_CACHE_HOME/meadow-mind/train, else
+resume from; train/nano/checkpoints.md): $XDG_CACHE_HOME/meadow-mind/train, else
 ~/.meadow-mind/train, the model cache's rule (README.md) with train for models.
-train/cache_env.sh says the same for the shell scripts (tests/train/test_cache_dir.py).
+train/common/cache_env.sh says the same for the shell scripts (tests/train/test_cache_dir.py).
 """
 
 from __future__ import annotations
@@ -20,5 +20,5 @@ def train_cache() -> str:
 
 
 def checkpoints_dir() -> str:
-    """The shipped model's lineage, one folder per run (train/restore_checkpoints.sh fills it)."""
+    """The shipped model's lineage, one folder per run (train/nano/restore_checkpoints.sh fills it)."""
     return os.path.join(train_cache(), "checkpoints")

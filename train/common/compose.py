@@ -1,4 +1,4 @@
-"""Rule-reading examples composed from the hand-written bank (train/small/data/bank/*.jsonl).
+"""Rule-reading examples composed from the hand-written bank (train/common/bank/*.jsonl).
 
 A rule is an ordered list of clauses (condition -> option) plus, usually, a default option.
 A condition is a literal or two literals joined by "and" / "or"; a literal is a situation of
@@ -22,7 +22,7 @@ import json
 import os
 import random
 
-BANK_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "bank")
+BANK_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bank")
 LETTERS = "ABCDEF"
 
 
@@ -280,7 +280,7 @@ def make_cat_rule(rng, dom, n_opts: int) -> tuple[Rule, list] | None:
 def answer_of(rule: Rule, world) -> int | None:
     hits = set()
     for lits, join, opt in rule.clauses:
-        ok = [holds(l, world) for l in lits]
+        ok = [holds(lit, world) for lit in lits]
         if all(ok) if join != "or" else any(ok):
             hits.add(opt)
     if len(hits) > 1:
@@ -292,13 +292,13 @@ def answer_of(rule: Rule, world) -> int | None:
 
 def sample_world(rng, dom, rule: Rule, aspects_used: list, target: int):
     """A world whose answer is option `target`, or None after a few tries."""
-    lits = [l for c in rule.clauses for l in c[0]]
-    nums_used = sorted({l.q for l in lits if isinstance(l, Num)})
+    lits = [lit for c in rule.clauses for lit in c[0]]
+    nums_used = sorted({lit.q for lit in lits if isinstance(lit, Num)})
     for _ in range(40):
         world = {"aspects": {}, "nums": {}}
         for ai in aspects_used:
             n = len(dom["aspects"][ai]["situations"])
-            favoured = [l.sit for l in lits if isinstance(l, Cat) and l.aspect == ai]
+            favoured = [lit.sit for lit in lits if isinstance(lit, Cat) and lit.aspect == ai]
             r = rng.random()
             if favoured and r < 0.55:
                 world["aspects"][ai] = rng.choice(favoured)
@@ -308,7 +308,9 @@ def sample_world(rng, dom, rule: Rule, aspects_used: list, target: int):
                 world["aspects"][ai] = None  # neutral
         for qi in range(len(dom["numeric"])):
             q = dom["numeric"][qi]
-            thresholds = [x for l in lits if isinstance(l, Num) and l.q == qi for x in (l.t, l.t2) if x]
+            thresholds = [
+                x for lit in lits if isinstance(lit, Num) and lit.q == qi for x in (lit.t, lit.t2) if x
+            ]
             step = step_of(q)
             if thresholds and rng.random() < 0.45:  # below, on or just above a boundary
                 v = rng.choice(thresholds) + rng.choice([-step, 0, 0, step])

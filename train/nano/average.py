@@ -1,6 +1,6 @@
 """Mean of several checkpoints' model weights (a "soup" of fine-tunes from one parent).
 
-    python3 -m train.average --out train/runs/joint/ckpt.pt A/ckpt.pt B/ckpt.pt C/ckpt.pt
+    python3 -m train.nano.average --out train/runs/joint/ckpt.pt A/ckpt.pt B/ckpt.pt C/ckpt.pt
 
 Why: short fine-tunes from the same parent trade rows against each other (session 17: one
 gains match tables, another relabelled exams, each loses a rephrasing); their mean keeps the

@@ -1,6 +1,6 @@
 """Contamination check: no held-out sentence, and no 6-gram of one, in a large corpus sample.
 
-    python3 -m train.heldout.check_contamination [--examples 20000] [--stages 9,10,11,12] [--seed 0]
+    python3 -m train.nano.check_contamination [--examples 20000] [--stages 9,10,11,12] [--seed 0]
 
 Also proves the check can fail: it first plants the held-out sentences into a text and
 requires the detector to flag every one. Exit 0 = clean, 1 = contaminated (or detector broken).
@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..corpus.curriculum import STAGES
-from ..corpus.generate import example
-from . import filter as heldout
+from .corpus.curriculum import STAGES
+from .corpus.generate import example
+from train.common.heldout import filter as heldout
 
 
 def main(argv=None) -> int:

@@ -4,7 +4,7 @@ kv_heads is --kv-heads), its default and help beside it.
 Sticky fields (sticky=True) are the run's recipe: a resumed run keeps the checkpoint's value of
 each one unless the command line names that flag again (train.py). `argparser()` builds
 train.py's command line from the fields, `argv()` writes a field dict back as flags (what the
-recipe's runner passes to `python3 -m train.train`). No torch here: the recipe and its dry run
+recipe's runner passes to `python3 -m train.nano.train`). No torch here: the recipe and its dry run
 read this without loading it.
 """
 

@@ -1,6 +1,6 @@
 """Issue 4's evaluation table: one markdown table (and --json) of the quality targets.
 
-    python3 -m train.eval_table --ckpt train/runs/NAME/ckpt.pt --gguf models/meadow-nano.gguf \
+    python3 -m train.nano.eval_table --ckpt train/runs/NAME/ckpt.pt --gguf models/meadow-nano.gguf \
         [--cli build/meadow-mind] [--tables 200] [--json table.json]
 
 Rows (name | n | accuracy | target; n counts decisions):
@@ -39,6 +39,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 
+from train.common.heldout import filter as heldout
+
 from .corpus import layout, marks
 from .corpus import templates as T
 from .corpus import wordlists as W
@@ -46,9 +48,7 @@ from .corpus.curriculum import STAGES
 from .corpus.curriculum import stage as get_stage
 from .corpus.generate import draw_table
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-REPHRASED = os.path.join(HERE, "heldout", "rephrased.txt")
+REPHRASED = os.path.join(heldout.HELDOUT_DIR, "rephrased.txt")
 BUILTIN = ("cartpole", "mountaincar", "frozenlake", "lunarlander", "maze")
 EVAL_SEED_OFFSET = 1_000_003  # = train.EVAL_SEED_OFFSET (checked in main; train imports torch)
 
@@ -149,7 +149,7 @@ def synthetic_cases(
     """n tables of the stream (seed, stage): draws i use random.Random(f"{seed}:{stage}:{i}"),
     as corpus.generate.example does, except that the layout is the runtime's and (one_condition)
     no situation holds a second whole condition; `knobs` overrides fields of the stage (a probe
-    forcing one table shape, as train/diag/probe_events.py does)."""
+    forcing one table shape, as train/nano/diag/probe_events.py does)."""
     # a situation states exactly one condition: parts of other conditions never add up to a
     # whole one (in the training streams they can, a second answer in ~5 % of match situations)
     st = replace(get_stage(stage), partial_whole=not one_condition, **(knobs or {}))

@@ -1,6 +1,6 @@
 """Export a training checkpoint as a GGUF v3 file of llama.cpp's `dream` architecture.
 
-    python3 -m train.export_gguf --ckpt train/runs/NAME/ckpt.pt --out models/meadow-nano.gguf [--type F32|F16|Q8_0]
+    python3 -m train.nano.export_gguf --ckpt train/runs/NAME/ckpt.pt --out models/meadow-nano.gguf [--type F32|F16|Q8_0]
 
 Uses the project's GGUF writer (tools/gguf_py, shared with tools/make_fixture.py) with
 llama.cpp's key and tensor names: dream.* hyper-parameters, diffusion.shift_logits = true,

@@ -1,7 +1,7 @@
 """Grow a checkpoint: one more layer, or a wider model.
 
-    python3 -m train.grow --ckpt train/runs/A/ckpt.pt --out train/runs/B/ckpt.pt --at 1
-    python3 -m train.grow --ckpt train/runs/A/ckpt.pt --out train/runs/B/ckpt.pt --widen 2
+    python3 -m train.nano.grow --ckpt train/runs/A/ckpt.pt --out train/runs/B/ckpt.pt --at 1
+    python3 -m train.nano.grow --ckpt train/runs/A/ckpt.pt --out train/runs/B/ckpt.pt --widen 2
 
 Depth (progressive stacking): the new block's output projections (attention o, FFN down) are
 zero, so the grown model computes exactly what the old one did; its W_q starts mimetic (~W_k).

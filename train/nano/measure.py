@@ -1,9 +1,9 @@
 """Measures an exported model and writes its card: the evaluation table, episodes of every
 built-in task on its fixed seeds, the relabelling tests, the latency bench, then
 models/MODEL_CARD.md (the card), docs/meadow-nano-record.md (the full record) and
-models/meadow-nano.targets.json (train/model_card.py). The recipe's last stage.
+models/meadow-nano.targets.json (train/nano/model_card.py). The recipe's last stage.
 
-    python3 -m train.measure RUN_DIR [--gguf models/meadow-nano.gguf] [--lineage TEXT]
+    python3 -m train.nano.measure RUN_DIR [--gguf models/meadow-nano.gguf] [--lineage TEXT]
 
 Needs the C++ build (--cli, --build). Writes RUN_DIR/eval.json, plays.txt, relabelling.txt and
 bench.json beside the checkpoint it measures.
@@ -62,7 +62,7 @@ def main(argv=None) -> int:
         [
             sys.executable,
             "-m",
-            "train.eval_table",
+            "train.nano.eval_table",
             "--ckpt",
             os.path.join(a.run, "ckpt.pt"),
             "--gguf",

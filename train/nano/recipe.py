@@ -1,15 +1,15 @@
 """The embedded model's recipe (models/meadow-nano.gguf, issue 4): named phases of named stages.
 
-    python3 -m train.run_recipe --dry-run      # the plan: every stage, every train.py command
-    python3 -m train.run_recipe                # run it (resumable: the same command continues)
+    python3 -m train.nano.run_recipe --dry-run      # the plan: every stage, every train.py command
+    python3 -m train.nano.run_recipe                # run it (resumable: the same command continues)
 
 Two branches train from scratch, one per core: the scene branch (plain-English scenes, 64 x 2)
 and the word-table branch (open-vocabulary rule tables, 64 x 3 widened to 128 x 3). The joint
 phase stitches them side by side and fine-tunes the pair through the later corpus stages; the
 polish spreads the embeddings of the tokens no training text holds, re-learns the word tables
 with the read softmax and ends on the mean of its last two cycles; the event cycles follow; the
-release exports and measures it. Each stage names its corpus stage (train/corpus/curriculum.py)
-and its train.py flags (TrainConfig fields, train/config.py); flags not given keep the run's
+release exports and measures it. Each stage names its corpus stage (train/nano/corpus/curriculum.py)
+and its train.py flags (TrainConfig fields, train/nano/config.py); flags not given keep the run's
 value (sticky flags) or their default. Why each stage is there: docs/lab-notebook.md and
 docs/training-sessions.md (the sessions named below).
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-TOKENIZER = "train/tokenizer/vocab.json"
+TOKENIZER = "train/nano/tokenizer/vocab.json"
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Train:
 
 @dataclass(frozen=True)
 class CheckHeldOut:
-    """train/heldout/check_contamination.py on `examples` examples per stage: stops the recipe if
+    """train/nano/check_contamination.py on `examples` examples per stage: stops the recipe if
     any generated text holds a held-out 6-gram."""
 
     name: str
@@ -52,7 +52,7 @@ class CheckHeldOut:
 
 @dataclass(frozen=True)
 class Grow:
-    """train/grow.py: the `source` run's checkpoint, every width x `widen`, as this run's start."""
+    """train/nano/grow.py: the `source` run's checkpoint, every width x `widen`, as this run's start."""
 
     name: str
     source: str
@@ -61,7 +61,7 @@ class Grow:
 
 @dataclass(frozen=True)
 class Stitch:
-    """train/stitch.py: runs `a` and `b` side by side in one wider model (b's step and stage go on)."""
+    """train/nano/stitch.py: runs `a` and `b` side by side in one wider model (b's step and stage go on)."""
 
     name: str
     a: str
@@ -70,7 +70,7 @@ class Stitch:
 
 @dataclass(frozen=True)
 class Spread:
-    """train/spread_unread.py: the `source` run's model with its unread tokens' embeddings spread
+    """train/nano/spread_unread.py: the `source` run's model with its unread tokens' embeddings spread
     (which tokens are unread: `per_stage` examples of every stage it trained on)."""
 
     name: str
@@ -80,7 +80,7 @@ class Spread:
 
 @dataclass(frozen=True)
 class Soup:
-    """train/average.py: the mean of the phase's kept checkpoints (Train keep=True), as the run's."""
+    """train/nano/average.py: the mean of the phase's kept checkpoints (Train keep=True), as the run's."""
 
     name: str
 
@@ -94,14 +94,14 @@ class FreshOptimizer:
 
 @dataclass(frozen=True)
 class Export:
-    """train/export_gguf.py: the run's checkpoint as the GGUF (run_recipe.py --out)."""
+    """train/nano/export_gguf.py: the run's checkpoint as the GGUF (run_recipe.py --out)."""
 
     name: str
 
 
 @dataclass(frozen=True)
 class Measure:
-    """train/measure.py: the exported GGUF's evaluation table, episodes, relabelling tests and
+    """train/nano/measure.py: the exported GGUF's evaluation table, episodes, relabelling tests and
     bench, then models/MODEL_CARD.md and docs/meadow-nano-record.md."""
 
     name: str
@@ -421,7 +421,7 @@ RELEASE = Phase(
 RECIPE: tuple[Phase, ...] = (SCENES, WORDS, JOINT, POLISH, EVENTS, RELEASE)
 
 
-# The held-out files meadow-nano's corpus was generated with (train/heldout/). Tasks added
+# The held-out files meadow-nano's corpus was generated with (train/common/heldout/). Tasks added
 # after it (parkour, shapes) are held out of new models' corpora; this recipe keeps the set
 # it was trained with, so it reproduces the shipped model's streams (tests/train/
 # test_stream_hashes.py). run_recipe passes it to every process as $MEADOW_HELDOUT_FILES.

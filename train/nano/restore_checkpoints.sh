@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Puts the shipped model's lineage (train/checkpoints.md) into the training cache, out of the
+# Puts the shipped model's lineage (train/nano/checkpoints.md) into the training cache, out of the
 # last commit that held it in git (train/checkpoints/ until issue 46): each NAME/ (default: all
-# nine, 96 MB) into $CHECKPOINTS/NAME/ (train/cache_env.sh). Files already there with the
+# nine, 96 MB) into $CHECKPOINTS/NAME/ (train/common/cache_env.sh). Files already there with the
 # commit's content are kept, others written (via NAME/FILE.part, then renamed). In a shallow
 # clone that commit is fetched first, alone (git fetch --depth 1 REMOTE COMMIT; ~95 MB).
-#   train/restore_checkpoints.sh [--list] [NAME ...]      Env: REMOTE (origin)
+#   train/nano/restore_checkpoints.sh [--list] [NAME ...]      Env: REMOTE (origin)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. train/cache_env.sh  # CHECKPOINTS
+. train/common/cache_env.sh  # CHECKPOINTS
 COMMIT=fddba9649599ec0b25b1875749e2ca7e6f9ea546  # session 32: the last change to train/checkpoints/
 REMOTE=${REMOTE:-origin}
 

@@ -1,8 +1,8 @@
-"""Runs the embedded model's recipe (train/recipe.py): every phase, or the ones named.
+"""Runs the embedded model's recipe (train/nano/recipe.py): every phase, or the ones named.
 
-    python3 -m train.run_recipe --dry-run               # the plan: phases, stages, commands
-    python3 -m train.run_recipe                         # all of it, from scratch or where it stopped
-    python3 -m train.run_recipe --phase polish          # one phase (its inputs must exist)
+    python3 -m train.nano.run_recipe --dry-run               # the plan: phases, stages, commands
+    python3 -m train.nano.run_recipe                         # all of it, from scratch or where it stopped
+    python3 -m train.nano.run_recipe --phase polish          # one phase (its inputs must exist)
 
 Runs live under --root (default train/runs/meadow-nano, git-ignored), one folder per run:
 scenes/, words-narrow/, words/, joint/, polish/. Resumable: rerunning the same command continues
@@ -11,7 +11,7 @@ stage runs only while its run is between its start and its end, so a finished ph
 trained again). A phase's relative steps count from the step it started at, kept in
 RUN/PHASE.start. The two branches (scenes, words) run at the same time, one per core
 (--jobs 1: one after the other; their output then goes to ROOT/PHASE.log). Every process runs
-with OpenBLAS pinned (train/blas.py) from the repository root.
+with OpenBLAS pinned (train/nano/blas.py) from the repository root.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from . import config
 from . import recipe as R
 from .blas import pinned_env
-from .heldout import filter as heldout_filter
+from train.common.heldout import filter as heldout_filter
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class RecipeError(Exception):
@@ -103,7 +103,7 @@ def describe(step: Step, root: str, out: str) -> str:
     """The stage as one line of the dry run: what runs (a command where there is one)."""
     s, d = step.stage, os.path.join(root, step.run)
     if isinstance(s, R.Train):
-        cmd = " ".join(shlex.quote(x) for x in module("train.train", *train_argv(step, d))[1:])
+        cmd = " ".join(shlex.quote(x) for x in module("train.nano.train", *train_argv(step, d))[1:])
         until = (
             f"+{s.steps:,} to step {step.end:,}"
             if s.steps is not None
@@ -114,23 +114,23 @@ def describe(step: Step, root: str, out: str) -> str:
         keep = "; kept for the soup" if s.keep else ""
         return f"train {until}{keep}: python3 {cmd}"
     if isinstance(s, R.CheckHeldOut):
-        return f"python3 -m train.heldout.check_contamination --examples {s.examples}"
+        return f"python3 -m train.nano.check_contamination --examples {s.examples}"
     if isinstance(s, R.Grow):
-        return f"python3 -m train.grow --ckpt {root}/{s.source}/ckpt.pt --out {d}/ckpt.pt --widen {s.widen}"
-    if isinstance(s, R.Stitch):
-        return f"python3 -m train.stitch --a {root}/{s.a}/ckpt.pt --b {root}/{s.b}/ckpt.pt --out {d}/ckpt.pt"
-    if isinstance(s, R.Spread):
-        return f"python3 -m train.spread_unread --ckpt {root}/{s.source}/ckpt.pt --out {d}/ckpt.pt --per-stage {s.per_stage}"
-    if isinstance(s, R.Soup):
         return (
-            f"python3 -m train.average --out {d}/ckpt.pt (the kept checkpoints {d}/keep-STEP.pt, last first)"
+            f"python3 -m train.nano.grow --ckpt {root}/{s.source}/ckpt.pt --out {d}/ckpt.pt --widen {s.widen}"
         )
+    if isinstance(s, R.Stitch):
+        return f"python3 -m train.nano.stitch --a {root}/{s.a}/ckpt.pt --b {root}/{s.b}/ckpt.pt --out {d}/ckpt.pt"
+    if isinstance(s, R.Spread):
+        return f"python3 -m train.nano.spread_unread --ckpt {root}/{s.source}/ckpt.pt --out {d}/ckpt.pt --per-stage {s.per_stage}"
+    if isinstance(s, R.Soup):
+        return f"python3 -m train.nano.average --out {d}/ckpt.pt (the kept checkpoints {d}/keep-STEP.pt, last first)"
     if isinstance(s, R.FreshOptimizer):
         return f"{d}/ckpt.pt without its optimizer state"
     if isinstance(s, R.Export):
-        return f"python3 -m train.export_gguf --ckpt {d}/ckpt.pt --out {out}"
+        return f"python3 -m train.nano.export_gguf --ckpt {d}/ckpt.pt --out {out}"
     if isinstance(s, R.Measure):
-        return f"python3 -m train.measure {d} --gguf {out}"
+        return f"python3 -m train.nano.measure {d} --gguf {out}"
     raise TypeError(f"unknown stage {s!r}")
 
 
@@ -222,15 +222,13 @@ class Runner:
             s, run, d = step.stage, step.run, self.dir(step.run)
             os.makedirs(d, exist_ok=True)
             if isinstance(s, R.CheckHeldOut):
-                self.call(
-                    phase, module("train.heldout.check_contamination", "--examples", str(s.examples)), log
-                )
+                self.call(phase, module("train.nano.check_contamination", "--examples", str(s.examples)), log)
             elif isinstance(s, (R.Grow, R.Stitch, R.Spread)):
                 if not os.path.exists(self.ckpt(run)):
                     if isinstance(s, R.Grow):
                         self.need(s.source, phase)
                         args = [
-                            "train.grow",
+                            "train.nano.grow",
                             "--ckpt",
                             self.ckpt(s.source),
                             "--out",
@@ -242,7 +240,7 @@ class Runner:
                         self.need(s.a, phase)
                         self.need(s.b, phase)
                         args = [
-                            "train.stitch",
+                            "train.nano.stitch",
                             "--a",
                             self.ckpt(s.a),
                             "--b",
@@ -252,13 +250,19 @@ class Runner:
                         ]
                     else:
                         self.need(s.source, phase)
-                        args = ["train.spread_unread", "--ckpt", self.ckpt(s.source), "--out", self.ckpt(run)]
+                        args = [
+                            "train.nano.spread_unread",
+                            "--ckpt",
+                            self.ckpt(s.source),
+                            "--out",
+                            self.ckpt(run),
+                        ]
                         args += ["--per-stage", str(s.per_stage)]
                     self.call(phase, module(*args), log)
                 if isinstance(s, R.Spread) and not self.load(run).get("spread"):
                     raise RecipeError(
                         f"phase {phase.name}: {self.ckpt(run)} is not a spread checkpoint "
-                        "(train/spread_unread.py makes one)"
+                        "(train/nano/spread_unread.py makes one)"
                     )
             elif isinstance(s, R.FreshOptimizer):
                 self.need(run, phase)
@@ -279,19 +283,21 @@ class Runner:
                     )
                 order = sorted(kept, reverse=True)  # the last first: the mean takes its step and optimizer
                 self.call(
-                    phase, module("train.average", "--out", self.ckpt(run), *(p for _, p in order)), log
+                    phase, module("train.nano.average", "--out", self.ckpt(run), *(p for _, p in order)), log
                 )
                 with open(os.path.join(d, f"{phase.name}.soup"), "w") as f:
                     f.write(f"{phase.name} steps {' '.join(str(r) for r, _ in sorted(kept))}\n")
             elif isinstance(s, R.Export):
                 self.need(run, phase)
                 self.call(
-                    phase, module("train.export_gguf", "--ckpt", self.ckpt(run), "--out", self.out), log
+                    phase, module("train.nano.export_gguf", "--ckpt", self.ckpt(run), "--out", self.out), log
                 )
             elif isinstance(s, R.Measure):
                 self.call(
                     phase,
-                    module("train.measure", d, "--gguf", self.out, "--cli", self.cli, "--build", self.build),
+                    module(
+                        "train.nano.measure", d, "--gguf", self.out, "--cli", self.cli, "--build", self.build
+                    ),
                     log,
                 )
 
@@ -303,7 +309,7 @@ class Runner:
             end = prev + s.steps
             now = self.now(run)
             if now < end and now >= prev:
-                self.call(phase, module("train.train", *train_argv(step, self.dir(run), end)), log)
+                self.call(phase, module("train.nano.train", *train_argv(step, self.dir(run), end)), log)
             if s.keep:
                 rel = end - self.start(phase, run)
                 keep = os.path.join(self.dir(run), f"keep-{rel}.pt")
@@ -317,11 +323,11 @@ class Runner:
             return end
         if s.until is not None:
             if self.now(run) < s.until:
-                self.call(phase, module("train.train", *train_argv(step, self.dir(run), s.until)), log)
+                self.call(phase, module("train.nano.train", *train_argv(step, self.dir(run), s.until)), log)
             return s.until
         # until train.py stops by itself (--stop-at-end): done once its checkpoint says so
         if not (os.path.exists(self.ckpt(run)) and self.load(run).get("at_end")):
-            self.call(phase, module("train.train", *train_argv(step, self.dir(run))), log)
+            self.call(phase, module("train.nano.train", *train_argv(step, self.dir(run))), log)
             if not self.load(run).get("at_end"):
                 raise RecipeError(
                     f"phase {phase.name}: {s.name} stopped before its last stage reached --promote"

@@ -1,6 +1,6 @@
 """Spread the embeddings of tokens the training never reads, so an unseen word stays tellable.
 
-    python3 -m train.spread_unread --ckpt R/ckpt.pt --out R2/ckpt.pt [--per-stage 400] [--min-read 0]
+    python3 -m train.nano.spread_unread --ckpt R/ckpt.pt --out R2/ckpt.pt [--per-stage 400] [--min-read 0]
 
 Why: with tied embeddings every token is a negative of every output softmax, so a token that
 is never read (no training text holds it) only ever gets that one push, the same for all such

@@ -1,6 +1,6 @@
 """Stitch two checkpoints side by side into one wider model that starts with both skills.
 
-    python3 -m train.stitch --a ~/.meadow-mind/train/checkpoints/nano/ckpt.pt --b train/runs/w2/ckpt.pt \
+    python3 -m train.nano.stitch --a ~/.meadow-mind/train/checkpoints/nano/ckpt.pt --b train/runs/w2/ckpt.pt \
         --out train/runs/S/ckpt.pt
 
 Two models of the same vocabulary and head size, trained on different curricula (the

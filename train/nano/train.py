@@ -1,6 +1,6 @@
 """Train the embedded mind: masked-diffusion on the answer slot, curriculum, checkpoint/resume.
 
-    OPENBLAS_CORETYPE=SkylakeX python3 -m train.train --run train/runs/probe --minutes 10 \
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.nano.train --run train/runs/probe --minutes 10 \
         --dim 64 --layers 2 --heads 4 --kv-heads 2 --ffn 192 --batch 16 --lr 3e-3
 
 Reproducible: the model init comes from torch.manual_seed(seed); example i of stage s is
@@ -8,7 +8,7 @@ corpus.generate.example(seed, s, i); per-step choices use random.Random(f"{seed}
 So a run resumed from its checkpoint (same --run dir, automatic) continues the same stream.
 Curriculum: start at --stage; when the eval accuracy on fresh tables of the current stage
 reaches --promote, move to the next stage; --mix-prev of each batch replays earlier stages.
-Every flag is a field of train/config.py's TrainConfig (its default and help beside it).
+Every flag is a field of train/nano/config.py's TrainConfig (its default and help beside it).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ AUX_SLOTS = marks.KINDS + 4
 
 
 def parse(argv=None) -> TrainConfig:
-    """The command line as a TrainConfig (train/config.py: one field per flag), checked."""
+    """The command line as a TrainConfig (train/nano/config.py: one field per flag), checked."""
     ap = argparser(__doc__)
     a = TrainConfig(**vars(ap.parse_args(argv)))
     if a.threads_later and not (a.threads_later[1].isdigit() and int(a.threads_later[1]) > 0):
@@ -324,7 +324,7 @@ def main(argv=None) -> int:
     aux_losses = [[] for _ in range(AUX_SLOTS)]
 
     # SIGTERM / SIGINT: finish the step, save the checkpoint, exit 128 + the signal's number, so a
-    # recipe runner (train/run_recipe.py) stops too instead of starting its next stage on this checkpoint
+    # recipe runner (train/nano/run_recipe.py) stops too instead of starting its next stage on this checkpoint
     stop = []
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda signum, _: stop.append(signum))

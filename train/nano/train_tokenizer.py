@@ -1,6 +1,6 @@
 """Train the byte-level BPE on a sample of the corpus (every curriculum stage).
 
-python3 -m train.tokenizer.train_tokenizer --vocab 4096 --examples 1500 --out train/tokenizer/vocab.json
+python3 -m train.nano.train_tokenizer --vocab 4096 --examples 1500 --out train/nano/tokenizer/vocab.json
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import os
 import sys
 import time
 
-from ..corpus.curriculum import STAGES
-from ..corpus.generate import example
-from .bpe import SPECIALS, Tokenizer, train_merges
+from .corpus.curriculum import STAGES
+from .corpus.generate import example
+from .tokenizer.bpe import SPECIALS, Tokenizer, train_merges
 
 
 def main(argv=None) -> int:
@@ -20,7 +20,9 @@ def main(argv=None) -> int:
     ap.add_argument("--vocab", type=int, default=4096, help="total tokens incl. 256 bytes and specials")
     ap.add_argument("--examples", type=int, default=1500, help="examples per curriculum stage")
     ap.add_argument("--seed", type=int, default=12345, help="corpus seed (distinct from training seeds)")
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "vocab.json"))
+    ap.add_argument(
+        "--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "tokenizer", "vocab.json")
+    )
     a = ap.parse_args(argv)
     t0 = time.time()
     texts = [example(a.seed, st, i).text() for st in STAGES for i in range(a.examples)]

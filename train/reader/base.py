@@ -12,7 +12,7 @@ import json
 import os
 import zipfile
 
-from train import cache_dir
+from train.common import cache_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PIN = "minilm-l6"

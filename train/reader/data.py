@@ -8,8 +8,8 @@ rule token (TAGS) and a default flag.
 Judging (once per decision): does this condition, as the rule writes it, hold in this
 situation? One example per (literal, state), labelled by the world the composer sampled.
 
-Both come from train/small/compose.py's dense labels (Item.reading); items overlapping a
-held-out text (train/small/heldout.py) are dropped before they get here.
+Both come from train/common/compose.py's dense labels (Item.reading); items overlapping a
+held-out text (train/common/heldout/composed.py) are dropped before they get here.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from train.small.compose import Item
+from train.common.compose import Item
 
 # Tag of each rule token for one option: outside, the first / next token of a literal that
 # chooses this option, a word joining two literals of one clause by "and" / "or", a pronoun

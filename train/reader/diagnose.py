@@ -12,7 +12,8 @@ import argparse
 import random
 
 from train.reader import decide as D
-from train.small import compose, heldout
+from train.common import compose
+from train.common.heldout import composed as heldout
 
 
 def gold_reading(item) -> D.Reading:
@@ -38,7 +39,8 @@ def main() -> None:
     ap.add_argument("run")
     ap.add_argument("--rules", type=int, default=150)
     args = ap.parse_args()
-    from train.reader.train import is_dev, load_checkpoint
+    from train.reader.model import load_checkpoint
+    from train.reader.train import is_dev
 
     model, tok = load_checkpoint(args.run)
     domains = [d for d in compose.load_bank() if is_dev(d["domain"])]

@@ -71,7 +71,7 @@ def main() -> None:
     ap.add_argument("exams", nargs="*", default=EXAMS)
     ap.add_argument("--show", type=int, default=0, help="print this many misses per set")
     args = ap.parse_args()
-    from train.reader.train import load_checkpoint
+    from train.reader.model import load_checkpoint
 
     model, tok = load_checkpoint(args.ckpt)
     for path in args.exams:

@@ -110,7 +110,7 @@ def delta_from_run(run_dir: str, rank: int) -> dict[str, np.ndarray]:
     if cfg.get("lora_rank"):
         # LoRA adapters: folded into the weights by peft, so the delta below is their product,
         # exact at the adapters' rank.
-        from train.reader.train import load_checkpoint
+        from train.reader.model import load_checkpoint
 
         state = load_checkpoint(run_dir)[0].state_dict()
         rank = min(rank, int(cfg["lora_rank"]))

@@ -11,9 +11,11 @@ The runtime (C++) runs the same encoder from GGUF and the heads as extra tensors
 
 from __future__ import annotations
 
+import os
+
 import torch
 from torch import nn
-from transformers import BertModel
+from transformers import BertModel, BertTokenizerFast
 
 from train.reader.data import JUDGE_TAGS, OPS, RULE_TAGS, TAGS
 
@@ -142,3 +144,17 @@ def mean(h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     and its [CLS] state learns slowly (measured: a [CLS] judge sat at loss 0.69 for 200 steps)."""
     w = mask.unsqueeze(-1).to(h.dtype)
     return (h * w).sum(1) / w.sum(1).clamp(min=1.0)
+
+
+def load_checkpoint(run_dir: str):
+    """(model, tokenizer) of a run's latest checkpoint, for evaluation."""
+    ck = torch.load(os.path.join(run_dir, "ckpt.pt"), map_location="cpu", weights_only=False)
+    base = ck["config"]["base"]
+    c = ck["config"]
+    model = Reader(base, c.get("judge", "cross"), c.get("reading", "option"), c.get("lora_rank", 0))
+    # checkpoints from before the heads of the other reading were left out carry them: ignored
+    missing, _ = model.load_state_dict(ck["model"], strict=False)
+    if missing:
+        raise SystemExit(f"{run_dir}: the checkpoint lacks {', '.join(missing[:4])}")
+    model.merged().eval()
+    return model, BertTokenizerFast.from_pretrained(base)

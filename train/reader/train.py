@@ -26,11 +26,12 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from transformers import BertTokenizerFast  # noqa: E402
 
-from train import cache_dir  # noqa: E402
+from train.common import cache_dir  # noqa: E402
+from train.common import compose  # noqa: E402
+from train.common.heldout import composed as heldout  # noqa: E402
 from train.reader import data as R  # noqa: E402
 from train.reader import decide as D  # noqa: E402
 from train.reader.model import Reader  # noqa: E402
-from train.small import compose, heldout  # noqa: E402
 
 
 def default_base() -> str:
@@ -294,20 +295,6 @@ def save_checkpoint(path: str, model, opt, step: int, stream: Stream, cfg: Confi
         tmp,
     )
     os.replace(tmp, path)
-
-
-def load_checkpoint(run_dir: str):
-    """(model, tokenizer) of a run's latest checkpoint, for evaluation."""
-    ck = torch.load(os.path.join(run_dir, "ckpt.pt"), map_location="cpu", weights_only=False)
-    base = ck["config"]["base"]
-    c = ck["config"]
-    model = Reader(base, c.get("judge", "cross"), c.get("reading", "option"), c.get("lora_rank", 0))
-    # checkpoints from before the heads of the other reading were left out carry them: ignored
-    missing, _ = model.load_state_dict(ck["model"], strict=False)
-    if missing:
-        raise SystemExit(f"{run_dir}: the checkpoint lacks {', '.join(missing[:4])}")
-    model.merged().eval()
-    return model, BertTokenizerFast.from_pretrained(base)
 
 
 def evaluate(model, tok, dev: list[dict], exams: list[str]) -> dict:

@@ -19,7 +19,7 @@ import sys
 import torch
 
 from train.small import train as T
-from train.small.compose import Item
+from train.common.compose import Item
 from train.small.prompt import Prompter
 
 

@@ -7,8 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 train/small/setup.sh
-# shellcheck source=../cache_env.sh
-source train/cache_env.sh
+# shellcheck source=../common/cache_env.sh
+source train/common/cache_env.sh
 run="$TRAIN_CACHE/small/run"
 py=".venv-train/bin/python"
 PYTHONPATH=$PWD "$py" -m train.small.train --out "$run" --resume "$@"

@@ -27,13 +27,14 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 
 import torch  # noqa: E402
 
-from train import cache_dir  # noqa: E402
-from train.small import compose, heldout  # noqa: E402
+from train.common import cache_dir  # noqa: E402
+from train.common import compose  # noqa: E402
+from train.common.heldout import composed as heldout  # noqa: E402
 from train.small.prompt import Prompter  # noqa: E402
 
 
 def default_base() -> str:
-    """The pinned base in the model cache: the training cache's sibling (train/cache_dir.py)."""
+    """The pinned base in the model cache: the training cache's sibling (train/common/cache_dir.py)."""
     return os.path.join(os.path.dirname(cache_dir.train_cache()), "models", "smollm2-135m.gguf")
 
 

@@ -1,10 +1,10 @@
 """The held-out texts a meadow-small training item must not overlap.
 
 Two sources, read at start-up: the built-in tasks' rule, option and exam sentences
-(train/heldout/*.txt, the embedded model's guarantee) and every exam set under
+(train/common/heldout/*.txt, the embedded model's guarantee) and every exam set under
 tests/data/exams/ (rules and states by 6-word windows, option texts of 3+ words whole).
 Short option texts ("wait", "go left") of an exam set are everyday phrases, not content, so
-only the built-in tasks' short sentences are matched whole (as train/heldout/filter.py does).
+only the built-in tasks' short sentences are matched whole (as train/common/heldout/filter.py does).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import glob
 import json
 import os
 
-from train.heldout import filter as builtin
+from train.common.heldout import filter as builtin
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 EXAMS = os.path.join(ROOT, "tests", "data", "exams")
 
 

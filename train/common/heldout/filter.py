@@ -2,7 +2,7 @@
 
 Every *.txt file in this directory holds one held-out sentence per line ('#' starts a
 comment); a line with tabs is a table row whose LAST tab-separated field is the sentence
-(rephrased.txt: `task<TAB>expected letter<TAB>sentence`, read by train/eval_table.py).
+(rephrased.txt: `task<TAB>expected letter<TAB>sentence`, read by train/nano/eval_table.py).
 Text is normalised to lower-case alphanumeric words; a text is contaminated if it
 contains any 6-word window of a held-out sentence, or (for sentences shorter than 6 words)
 the whole sentence as a contiguous word sequence. The corpus generator refuses such texts

@@ -1,12 +1,12 @@
 """Refresh the held-out files from the built-in tasks themselves.
 
-    python3 -m train.heldout.import_builtin --cli build/meadow-mind
+    python3 -m train.common.heldout.import_builtin --cli build/meadow-mind
 
 Runs `meadow-mind list --json` (every task's rule, options and exam) and APPENDS to
-train/heldout/<task>.txt whatever of these is missing there: the rule, every exam status
+train/common/heldout/<task>.txt whatever of these is missing there: the rule, every exam status
 sentence, and option texts of 3+ words. Never removes lines: the task files may hold more
 (e.g. every status sentence a perceiver can produce, curated by the tasks' author). Re-run it
-whenever a task's wording changes, then train/heldout/check_contamination.py.
+whenever a task's wording changes, then train/nano/check_contamination.py.
 """
 
 from __future__ import annotations

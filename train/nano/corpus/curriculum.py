@@ -6,7 +6,7 @@ two things at a time: 2 options -> 6; common exact words -> rare words (split in
 subwords) -> inflections / synonyms / reordering -> all templates, distractors, defaults,
 relational and bucketed-number rules, and the chat layout.
 
-STAGES holds the stages the recipe (train/recipe.py) trains, replays or reads (the word branch's
+STAGES holds the stages the recipe (train/nano/recipe.py) trains, replays or reads (the word branch's
 checkpoints count tables of stages 2-8 and 15 too, which spread_unread.py samples). Stages it
 never used were removed (issue 46); their numbers stay unused, since a stage's stream is seeded
 by its number (corpus/generate.py), and their definitions are in git history.

@@ -1,11 +1,11 @@
 """The procedural corpus: deterministic examples (one rule table, several situations) from a seed.
 
-    python3 -m train.corpus.generate --stage 4 --examples 5            # show examples
-    python3 -m train.corpus.generate --stage 4 --examples 20000 --text out.txt   # raw text (tokenizer)
+    python3 -m train.nano.corpus.generate --stage 4 --examples 5            # show examples
+    python3 -m train.nano.corpus.generate --stage 4 --examples 20000 --text out.txt   # raw text (tokenizer)
 
 Example i of (seed, stage) is always the same: each example draws from its own
 random.Random(f"{seed}:{stage}:{i}"), so a trainer can resume mid-stream and two runs agree.
-Texts overlapping a held-out sentence (train/heldout) are rejected and redrawn.
+Texts overlapping a held-out sentence (train/common/heldout) are rejected and redrawn.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import random
 import sys
 from dataclasses import dataclass
 
-from ..heldout import filter as heldout
+from train.common.heldout import filter as heldout
 from . import layout, marks
 from .curriculum import Stage
 from .curriculum import stage as get_stage
@@ -48,7 +48,7 @@ def make_example(rng: random.Random, st: Stage, filt: heldout.HeldOut | None = N
 
 def draw_table(rng: random.Random, st: Stage, filt: heldout.HeldOut | None = None):
     """-> (Table, situations, answer letters): an example before its layout is rendered
-    (make_example's first draws; train/eval_table.py renders them in the runtime's layout)."""
+    (make_example's first draws; train/nano/eval_table.py renders them in the runtime's layout)."""
     filt = filt or heldout.default()
     for _ in range(100):
         table = sample_table(rng, st)

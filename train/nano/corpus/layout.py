@@ -3,7 +3,7 @@
 The chat layout is docs/prompt-contract.md, the one statement of it (the runtime builds the same
 prompt, src/diffusion/prompt.cpp): prefix and suffix are tokenized separately and their ids
 concatenated, the answer slot (1..3 <|mask|> tokens) follows the suffix, and the prefix attends
-only to itself, so training packs several suffixes after one prefix (train/batching.py).
+only to itself, so training packs several suffixes after one prefix (train/nano/batching.py).
 
 chat layout (what the runtime uses):
     <|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\nRule: {rule}\nOptions:\n{A) text\n...}

@@ -49,7 +49,7 @@ def dictionary_words() -> tuple[str, ...]:
 
 # --- the seen / unseen split (issue 4: "synthetic tables with unseen words") -----------------
 # About UNSEEN_PERCENT % of the dictionary's words never appear as content words in training;
-# train/eval_table.py draws tables from them alone. A word's side is fixed by a hash of its
+# train/nano/eval_table.py draws tables from them alone. A word's side is fixed by a hash of its
 # rough word family (suffix stripped), so "ferment", "ferments" and "fermenting" fall together
 # and an inflection of a training word is rarely an unseen word. Generators draw content words
 # from common_words() / split_words() and keep synonyms with in_split(); word_split("unseen")

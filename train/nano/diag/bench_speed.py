@@ -1,6 +1,6 @@
 """Training-step speed of candidate model sizes on this CPU (1 thread by default).
 
-    OPENBLAS_CORETYPE=SkylakeX python3 -m train.diag.bench_speed --stage 0 --batch 16
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.nano.diag.bench_speed --stage 0 --batch 16
 
 Reports steps per CPU-second (process time: robust when other jobs share the cores) and
 per wall-second, plus the corpus+packing cost per step, for each size in --sizes; with
@@ -12,8 +12,8 @@ bfloat16 autocast, train.py --bf16).
 
 On a lent GPU (whose machine has no word lists): pack here, time there.
 
-    python3 -m train.diag.bench_speed --stage 67 --steps 200 --save-batches .dev/b67.pt
-    python3 -m train.diag.bench_speed --load-batches .dev/b67.pt --device cuda --sizes 192x3 --paths targets+bf16
+    python3 -m train.nano.diag.bench_speed --stage 67 --steps 200 --save-batches .dev/b67.pt
+    python3 -m train.nano.diag.bench_speed --load-batches .dev/b67.pt --device cuda --sizes 192x3 --paths targets+bf16
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Accuracy table of a checkpoint on fresh synthetic tables (the eval stream training never reads).
 
-    python3 -m train.diag.evaluate --ckpt train/runs/NAME/ckpt.pt [--tables 300]
+    python3 -m train.nano.diag.evaluate --ckpt train/runs/NAME/ckpt.pt [--tables 300]
 
 Prints, per curriculum stage and per rule kind (match / bucket / relational), the accuracy
 of the argmax over the table's option letters at the first answer slot (what the runtime's
 decision pass reads) and the chance level. Issue 4's full table (unseen words, relational,
-built-in exams, relabelling invariance, hand rephrasings) is train/eval_table.py.
+built-in exams, relabelling invariance, hand rephrasings) is train/nano/eval_table.py.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ letters (in the rule and the options, which keep their listing order) must move 
 the option. A sharper check than the eval table's one derangement per item: it found that jq1
 chose lunarlander's default by its text, not by "Otherwise choose L" (docs/training-sessions.md, session 24).
 
-    python3 -m train.diag.exam_letterings --ckpt train/runs/NAME/ckpt.pt [--tasks lunarlander,maze] [--show 10]
+    python3 -m train.nano.diag.exam_letterings --ckpt train/runs/NAME/ckpt.pt [--tasks lunarlander,maze] [--show 10]
 
 Exit 0 when every lettering is right, 1 when some are wrong, 2 on bad arguments.
 """
@@ -25,7 +25,7 @@ TRAIN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ckpt", required=True)
-    ap.add_argument("--cli", default=os.path.join(TRAIN, "..", "build", "meadow-mind"))
+    ap.add_argument("--cli", default=os.path.join(TRAIN, "..", "..", "build", "meadow-mind"))
     ap.add_argument(
         "--tasks-json", help="`meadow-mind list --json` saved to a file (instead of running --cli)"
     )

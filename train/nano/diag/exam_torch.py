@@ -1,8 +1,8 @@
 """The built-in tasks' exams decided by a PyTorch checkpoint (fast feedback while training).
 
-    python3 -m train.diag.exam_torch --ckpt train/runs/NAME/ckpt.pt [--tasks tasks.json] [--verbose]
-    python3 -m train.diag.exam_torch --ckpt C --all     # + relabelled exams, rephrasings, relational
-    python3 -m train.diag.exam_torch --ckpt C --skills  # + binding by phrase count, still-clause lookup
+    python3 -m train.nano.diag.exam_torch --ckpt train/runs/NAME/ckpt.pt [--tasks tasks.json] [--verbose]
+    python3 -m train.nano.diag.exam_torch --ckpt C --all     # + relabelled exams, rephrasings, relational
+    python3 -m train.nano.diag.exam_torch --ckpt C --skills  # + binding by phrase count, still-clause lookup
 
 Builds each prompt exactly as the runtime does (eval_table.TorchDecider: chat layout, prefix
 and suffix tokenized apart, a slot of 3 <|mask|>) and prints, per task, the misses with the

@@ -1,11 +1,11 @@
 """The recipe's own stages for a few minutes each under train.py --device (session 34): how fast the
 trainer runs on a lent GPU, and whether its eval curve follows the CPU runs' (their logs are in
-the training cache, train/checkpoints.md: checkpoints/nano/log.jsonl for the scene branch; the
+the training cache, train/nano/checkpoints.md: checkpoints/nano/log.jsonl for the scene branch; the
 events phase's words-74 stage from ka, checkpoints/events/, for the polish).
 
-    python3 -m train.diag.gpu_phases OUT_DIR [--device cuda] [--minutes 2.5] [--workers 0] [--together]
+    python3 -m train.nano.diag.gpu_phases OUT_DIR [--device cuda] [--minutes 2.5] [--workers 0] [--together]
 
-Runs three stages of train/recipe.py with their own flags plus --device / --minutes / --workers:
+Runs three stages of train/nano/recipe.py with their own flags plus --device / --minutes / --workers:
 the scene branch's first (scenes.curriculum), the word branch's first (words.narrow) and, from
 --ka (a copy of the shipped checkpoint), the word-table stage of the last event cycle
 (events.words-74, what kb ran). Each writes OUT_DIR/NAME.log; then one line per stage: step,
@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from .. import cache_dir
+from train.common import cache_dir
 from ..recipe import Recipe
 from ..run_recipe import ROOT, module, plan, train_argv
 
@@ -52,7 +52,7 @@ def main(argv=None) -> int:
     ap.add_argument("--ka", default=os.path.join(cache_dir.checkpoints_dir(), "events", "ckpt.pt"))
     a = ap.parse_args(argv)
     if not os.path.exists(a.ka):
-        print(f"gpu_phases: no checkpoint {a.ka} (train/restore_checkpoints.sh events)", file=sys.stderr)
+        print(f"gpu_phases: no checkpoint {a.ka} (train/nano/restore_checkpoints.sh events)", file=sys.stderr)
         return 2
     os.makedirs(a.out, exist_ok=True)
     steps = {(st.phase.name, st.stage.name): st for st in plan(Recipe())}
@@ -70,7 +70,11 @@ def main(argv=None) -> int:
                 os.makedirs(run)
                 shutil.copy(a.ka, os.path.join(run, "ckpt.pt"))
                 end = torch.load(a.ka, map_location="cpu", weights_only=False)["step"] + step.stage.steps
-            cmd = ["timeout", str(int(limit)), *module("train.train", *train_argv(step, run, end), *extra)]
+            cmd = [
+                "timeout",
+                str(int(limit)),
+                *module("train.nano.train", *train_argv(step, run, end), *extra),
+            ]
             log = open(os.path.join(a.out, f"{name}.log"), "w")
             p = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
             procs.append((name, p, log))

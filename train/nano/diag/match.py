@@ -1,6 +1,6 @@
 """Where a checkpoint misses the match tables of a stream, by what the situation's words are.
 
-    OPENBLAS_CORETYPE=SkylakeX python3 -m train.diag.match --ckpt C [--split unseen] [--tables 600]
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.nano.diag.match --ckpt C [--split unseen] [--tables 600]
 
 Decides the match tables of `--stage` (default 13) through the checkpoint (eval_table's
 TorchDecider: the runtime's prompt and ids) and prints accuracy per group of decisions:

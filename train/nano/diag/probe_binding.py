@@ -1,8 +1,8 @@
 """Minimal binding probe: can a direction word be bound to its noun, and what makes it learnable?
 
-    OPENBLAS_CORETYPE=SkylakeX python3 -m train.diag.probe_binding                 # chance (0.693) throughout
-    OPENBLAS_CORETYPE=SkylakeX python3 -m train.diag.probe_binding --aux 1         # crosses at ~1,000-2,500 steps
-    python3 -m train.diag.probe_binding --aux 1 --pieces 40 --others 2 --verbs 3 --rel both
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.nano.diag.probe_binding                 # chance (0.693) throughout
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.nano.diag.probe_binding --aux 1         # crosses at ~1,000-2,500 steps
+    python3 -m train.nano.diag.probe_binding --aux 1 --pieces 40 --others 2 --verbs 3 --rel both
 
 Synthetic token ids, no corpus. Prefix: [rule, same|opposite, <noun>, A, push, <dir>, B, push,
 <dir>]; situation: phrases "the <noun> <verb...> <dir>" joined by "and" (the subject's and

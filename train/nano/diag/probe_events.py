@@ -1,8 +1,8 @@
 """Event tables through a checkpoint (docs/training-sessions.md, sessions 31-32).
 
-    OMP_NUM_THREADS=2 python3 -m train.diag.probe_events --ckpt ~/.meadow-mind/train/checkpoints/events/ckpt.pt
+    OMP_NUM_THREADS=2 python3 -m train.nano.diag.probe_events --ckpt ~/.meadow-mind/train/checkpoints/events/ckpt.pt
 
-(the shipped model's checkpoint in the training cache: train/checkpoints.md)
+(the shipped model's checkpoint in the training cache: train/nano/checkpoints.md)
 
 Four rows, each from eval_table.synthetic_cases (the held-out eval stream, the runtime's layout,
 every situation stating one condition): stage 67's tables with seen and with unseen words, then

@@ -1,6 +1,6 @@
 """Minimal matching probe: is the "which rule word is in the situation" skill learnable?
 
-    OPENBLAS_CORETYPE=SkylakeX python3 -m train.diag.probe_matching --init scaled --steps 1500
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.nano.diag.probe_matching --init scaled --steps 1500
 
 Synthetic token ids, no corpus: prefix [w0, A, w1, B]; each of 8 packed situations is
 [w_t, distractor(s)] in random order + one <|mask|>; the answer is the letter after w_t. Uses

@@ -1,7 +1,7 @@
 """What the recipe costs in arithmetic, and how fast this CPU does it.
 
-    python3 -m train.diag.recipe_cost                 # the shipped lineage's logs (the training cache's checkpoints/)
-    python3 -m train.diag.recipe_cost --peak --threads 2   # and the matmul peak of this CPU, side by side
+    python3 -m train.nano.diag.recipe_cost                 # the shipped lineage's logs (the training cache's checkpoints/)
+    python3 -m train.nano.diag.recipe_cost --peak --threads 2   # and the matmul peak of this CPU, side by side
 
 For each part (a training log and the model size that wrote it) it integrates the training
 step's matrix-product FLOPs over the log's intervals (steps x rows x the logged row length) and
@@ -25,14 +25,14 @@ import sys
 import time
 from dataclasses import dataclass
 
-from .. import cache_dir
+from train.common import cache_dir
 
 TRAIN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def lineage() -> tuple:
     """The shipped model's lineage (model_card.py's parts), its logs in the training cache
-    (train/checkpoints.md); widths follow the recipe's convention: head dim 16, half as many KV
+    (train/nano/checkpoints.md); widths follow the recipe's convention: head dim 16, half as many KV
     heads, FFN 3 x width."""
     ck = cache_dir.checkpoints_dir()
     return (
@@ -204,8 +204,8 @@ def main(argv=None) -> int:
         print(f"recipe_cost: {e}", file=sys.stderr)
         if isinstance(e, OSError) and not a.part:
             print(
-                "recipe_cost: the lineage's logs are in the training cache: train/restore_checkpoints.sh "
-                "puts them there (train/checkpoints.md)",
+                "recipe_cost: the lineage's logs are in the training cache: train/nano/restore_checkpoints.sh "
+                "puts them there (train/nano/checkpoints.md)",
                 file=sys.stderr,
             )
         return 2

@@ -1,6 +1,6 @@
 """Where the answer row looks, and what one head writes, for mountaincar's still items.
 
-    python3 -m train.diag.still_items --ckpt train/runs/R/ckpt.pt [--head 7]
+    python3 -m train.nano.diag.still_items --ckpt train/runs/R/ckpt.pt [--head 7]
 
 For each still situation (and one moving one): per layer, the three heads with the most
 attention mass from the answer-reading row (the last suffix token) on the rule's two still

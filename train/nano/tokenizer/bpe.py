@@ -3,10 +3,10 @@
 Vocabulary layout (ids): 0..255 the 256 single-byte tokens in byte order (so any UTF-8 text
 tokenizes), then one token per merge in merge order, then the special tokens
 <|endoftext|>, <|im_start|>, <|im_end|>, <|mask|> (token type 3 = control). Saved as JSON
-(train/tokenizer/vocab.json by default) and written into the GGUF by export_gguf.py.
+(train/nano/tokenizer/vocab.json by default) and written into the GGUF by export_gguf.py.
 
 Case: by default it is NOT normalised, as in Qwen, so "Pole" and "pole" differ in ids and the
-corpus teaches the model that they match (train/corpus varies case of content words between
+corpus teaches the model that they match (train/nano/corpus varies case of content words between
 rule and situation). A tokenizer file with "fold": true folds case before BPE (fold_case):
 every ASCII letter of a word of two or more letters is lower-cased, a lone capital (an option
 letter, "I") is kept. Why: byte-level BPE spells a short word in unrelated ids by case ("Part",
