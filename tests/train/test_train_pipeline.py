@@ -1080,7 +1080,7 @@ class PathTest(unittest.TestCase):
         self.assertEqual((path_replay(a, 0), path_replay(a, 16)), (None, "0,1"))
         self.assertIn("stages 0,1 in 20%", replay_note(a, 16))
         b = parse(["--run", "x", "--replay-from", "16", "--replay-to", "1", "--mix-prev", "0.3"])
-        self.assertIn("none", replay_note(b, 22))  # the session-6 trap: an empty range
+        self.assertIn("none", replay_note(b, 22))  # the trap of an early run: an empty range
         for bad in ("0,x", "0,99", "1,1"):
             with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
                 parse(["--run", "x", "--path", bad])

@@ -2,9 +2,9 @@
 
     python3 -m train.nano.average --out train/runs/joint/ckpt.pt A/ckpt.pt B/ckpt.pt C/ckpt.pt
 
-Why: short fine-tunes from the same parent trade rows against each other (session 17: one
-gains match tables, another relabelled exams, each loses a rephrasing); their mean keeps the
-gains without the losses (docs/training-sessions.md, session 17). The other state (step, stage, args,
+Why: the polish ends on the mean of its last two cycles' ends, which reads at or above the
+better of them on most rows (all 47 rephrasings where one end read 44); a mean of sibling
+fine-tunes only splits their difference (train/DESIGN.md, "polish"). The other state (step, stage, args,
 optimizer, probes) is the first checkpoint's, so the result resumes and exports like it.
 Checkpoints of different shapes are an error (exit 2), never a silent partial mean.
 """

@@ -3,7 +3,7 @@ a committed run.
 
 Debian's OpenBLAS misdetects these VMs' CPU (the slowest kernels), and float32 results depend on
 the kernels: a run under Haswell's differs from one under SkylakeX's from its first logged step
-(docs/training-sessions.md, session 22). The committed runs used SkylakeX, so on any AVX-512 CPU
+(max |dw| 0.036 after 2,000 steps). The committed runs used SkylakeX, so on any AVX-512 CPU
 the recipe uses it whatever the environment says; elsewhere (SkylakeX would be an illegal
 instruction) the environment's choice stands. One BLAS thread is the fastest at these sizes
 (torch.set_num_threads does not bound OpenBLAS; train.py --threads sets torch's own).

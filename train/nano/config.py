@@ -70,7 +70,7 @@ class TrainConfig:
         False,
         "the loss's softmax only over the tokens the batch reads (and the letters and "
         "specials): a token no text holds is then never pushed, and its embedding keeps "
-        "its own direction instead of collapsing with the other unread ones (session 26)",
+        "its own direction instead of collapsing with the other unread ones",
         True,
         "toggle",
     )
@@ -121,7 +121,7 @@ class TrainConfig:
     aux_point_letter: float = _flag(
         0.0,
         "weight of a loss making what the --aux-point head writes, read by the tied letter "
-        "embeddings, name the answer (session 15: the head pointed right but wrote < 0.1 logit)",
+        "embeddings, name the answer (the head pointed right but wrote < 0.1 logit)",
         True,
         float,
     )
@@ -191,7 +191,7 @@ class TrainConfig:
     bf16: bool = _flag(
         False,
         "training forward under bfloat16 autocast (evals stay float32). Measured: 1.4x per step at "
-        "128 x 2 (AMX/AVX-512 CPU); gradient cosine to float32 0.986-0.999 (docs/training-sessions.md)",
+        "128 x 2 (AMX/AVX-512 CPU); gradient cosine to float32 0.986-0.999",
         True,
         "toggle",
     )

@@ -4,7 +4,7 @@ glibc serves allocations of 32 MB and more (a [16, 8, 251, 251] float score matr
 32 MB) with a fresh mmap and unmaps them on free, so every training step page-faults its
 large tensors in again, and on this VM that first touch costs more than the arithmetic.
 Measured (1 thread, stage 13, batch 16, side by side): a 128 x 2 step 367 -> 275 ms,
-64 x 2 about 10 % faster (docs/training-sessions.md). The heap then holds the peak of one step.
+64 x 2 about 10 % faster. The heap then holds the peak of one step.
 """
 
 from __future__ import annotations

@@ -154,7 +154,7 @@ class DreamModel(nn.Module):
         # std = 1/sqrt(fan_in) for projections and 1/sqrt(dim) for the (tied) embedding.
         # Measured: with GPT-2's fixed 0.02 (tuned for dim >= 768) a dim-64 model stayed at
         # chance on a minimal "which rule word is in the situation" task for 3,000 steps;
-        # with this init it left chance by ~750 steps (docs/training-sessions.md).
+        # with this init it left chance by ~750 steps.
         if isinstance(m, nn.Linear):
             nn.init.normal_(m.weight, std=m.weight.shape[1] ** -0.5)
             if m.bias is not None:

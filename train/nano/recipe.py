@@ -10,8 +10,8 @@ polish spreads the embeddings of the tokens no training text holds, re-learns th
 with the read softmax and ends on the mean of its last two cycles; the event cycles follow; the
 release exports and measures it. Each stage names its corpus stage (train/nano/corpus/curriculum.py)
 and its train.py flags (TrainConfig fields, train/nano/config.py); flags not given keep the run's
-value (sticky flags) or their default. Why each stage is there: docs/lab-notebook.md and
-docs/training-sessions.md (the sessions named below).
+value (sticky flags) or their default. Why each phase is shaped as it is, with the numbers:
+train/DESIGN.md.
 
 This is the recipe the shipped model's lineage was trained by (docs/meadow-nano-record.md);
 tests/train/test_stream_hashes.py pins every train.py call's configuration and batches.
@@ -152,7 +152,7 @@ S = _stages("9,10,11,12,13,14,30", W)
 R = "9,10,11,12,13,14,14,30"
 DRILLS = "47,53,62,51,37"
 # the polish's word-table phases replay the event stages six times (E), its event phases the word
-# tables four times; the same pair alone lifts both skills (session 28)
+# tables four times; the same pair alone lifts both skills (events +4-9 points at equal match rows)
 E = _stages(R, "22,23,24", DRILLS, "61,61,61,65,66,67,67,67,67,67,67")
 
 
@@ -233,7 +233,8 @@ SCENES = Phase(
             ),
             steps=4000,
             anneal=3000,
-            doc="stage 30: stage 13 with rare dictionary nouns in place phrases (session 9)",
+            doc="stage 30: stage 13 with rare dictionary nouns in place phrases (a rare noun had "
+            "decided an exam item)",
         ),
     ),
     doc="the scene branch, 64 x 2, float32 on one thread",
@@ -266,8 +267,8 @@ WORDS = Phase(
             ),
             run="words-narrow",
             doc="64 x 3 on the compact layout's plateau-crossing stages 0 -> 1, then their chat "
-            "twin 16, until 16 reaches 0.88 (a circuit formed in the compact layout transfers; "
-            "sessions 5, 8)",
+            "twin 16, until 16 reaches 0.88 (a circuit formed in the compact layout transfers; from "
+            "scratch the chat layout stays at chance)",
         ),
         Grow("widen", "words-narrow", 2),
         Train(
@@ -287,10 +288,10 @@ WORDS = Phase(
             until=39000,
             doc="128 x 3 up the chat ladder: 3, then 2-4 options, the gap between condition and "
             "letter, lead words, option texts, rare and two-word conditions (26), partial matches "
-            "(27), the word tables of stages 12-13 (25); stopped at step 39,000 (sessions 6-10)",
+            "(27), the word tables of stages 12-13 (25); stopped at step 39,000 (flat there)",
         ),
     ),
-    doc="the word-table branch; float32 on one thread (bf16 from scratch stays at chance, session 18)",
+    doc="the word-table branch; float32 on one thread (bf16 from scratch stays at chance)",
 )
 
 JOINT = Phase(
@@ -346,7 +347,7 @@ JOINT = Phase(
         fine_tune("default-texts-3", 66, 1500, 1e-4, _stages(R, W, "25,47,53,62,51,37,61,65,67"), 0.3, 1000),
     ),
     after=("scenes", "words"),
-    doc="the two branches in one model, fine-tuned through the later stages (sessions 10-24): "
+    doc="the two branches in one model, fine-tuned through the later stages: "
     "37 relational word tables with still clauses; 51 reworded scenes with the evidence probes "
     "(on from here); 62 the still-clause drill; 61 the full mix; 25 the word tables; 65 reworded "
     "scenes; 66 defaults named by any text; 67 event tables",
@@ -381,7 +382,7 @@ POLISH = Phase(
     doc="the unread tokens' embeddings spread, then the read softmax keeps them apart while the "
     "word tables (25) and the event tables (67) are re-learnt in cycles, each replaying the other; "
     "two cycles on word tables with made-up words (68); the model is the mean of those two cycles' "
-    "ends (sessions 26-29)",
+    "ends",
 )
 
 EVENTS = Phase(
@@ -407,7 +408,7 @@ EVENTS = Phase(
     doc="four event cycles from the polish's mean, with a fresh optimizer: clauses sharing nouns "
     "or predicates (69), one form (71), predicates ending in one BPE token (74), each followed by "
     "the stage-67 mix; then the word tables replaying stage 74 and stage 74 replaying them "
-    "(sessions 31-32)",
+    "(train/DESIGN.md, events)",
 )
 
 RELEASE = Phase(

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . train/common/cache_env.sh  # CHECKPOINTS
-COMMIT=fddba9649599ec0b25b1875749e2ca7e6f9ea546  # session 32: the last change to train/checkpoints/
+COMMIT=fddba9649599ec0b25b1875749e2ca7e6f9ea546  # the last change to train/checkpoints/ (ka shipped)
 REMOTE=${REMOTE:-origin}
 
 if ! git cat-file -e "$COMMIT^{commit}" 2>/dev/null; then

@@ -5,7 +5,7 @@
 Why: with tied embeddings every token is a negative of every output softmax, so a token that
 is never read (no training text holds it) only ever gets that one push, the same for all such
 tokens: their embeddings collapse onto one direction (mean cosine 0.84 in jh1, against 0.49 for
-the tokens of training words; docs/training-sessions.md, session 26). A rule table whose condition word
+the tokens of training words). A rule table whose condition word
 is one such token then reads like any other such word, and the lookup fails: unseen one-token
 words were the worst group of the match tables (0.73). This maps the unread tokens' embeddings
 affinely onto the read tokens' spread: centred on their own mean, scaled to the read tokens'

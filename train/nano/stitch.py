@@ -5,7 +5,7 @@
 
 Two models of the same vocabulary and head size, trained on different curricula (the
 scene register; the open-vocabulary word tables), each hold a circuit the other lacks, and
-teaching either one the other's skill was slow (docs/training-sessions.md, sessions 5-6). The stitched
+teaching either one the other's skill was slow (about a third of the speed). The stitched
 model has dim = dim_a + dim_b, heads, KV heads and FFN summed, and every weight block-diagonal:
 A's heads and FFN units read and write only A's residual dims, B's only B's. The tied
 embedding is [E_a, E_b], so the logits are the sum of the two models' logits (a product of
@@ -16,9 +16,9 @@ the joint rms instead of its own. A's stream is rescaled (embedding, o and down 
 final norm gain divided by c, which leaves A's own function unchanged) so that the two halves'
 rms agree on average over a sample of both curricula, and each norm's gains are multiplied by
 the mean ratio of the joint to the half's own rms at that norm over the sample, so a token
-of typical proportions is normalised as before. Measured on the scene and word models
-(docs/training-sessions.md, session 7): the plan leaves the raw logits further from the exact sum, but the
-fine-tune recovers from it far faster (0.82 vs 0.36 after 400 steps), so it is the default.
+of typical proportions is normalised as before. Measured on the scene and word models: the
+plan leaves the raw logits further from the exact sum, but the fine-tune recovers from it far
+faster (0.82 vs 0.36 after 400 steps), so it is the default.
 The optimizer starts fresh; step, stage and counters come from B. A shallower model first gets
 blocks that compute nothing (grow.deepen, appended), so a 2-layer scene model joins a 4-layer
 word model.

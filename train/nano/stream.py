@@ -3,7 +3,7 @@
 Deterministic: step n's tables come from random.Random(f"{seed}:step:{n}") and the per-stage
 example counters, so a resumed run trains on the batches an unbroken one would. `Ahead` packs the
 batches up to the next eval in worker processes, for a device whose step is faster than the
-corpus (a GPU: session 34 measured ~75-110 ms a step there, mostly the corpus inline); a stage
+corpus (a GPU: ~75-110 ms a step measured there, mostly the corpus inline); a stage
 can change only at an eval, so every batch it packs is the one train.py would have packed inline.
 """
 

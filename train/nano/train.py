@@ -133,7 +133,7 @@ def evaluate(model, packer, seed, stage, n_tables, dev=torch.device("cpu")):
 
 def replay_note(a, stage: int) -> str:
     """What --mix-prev replays, said once at start: a sticky --replay-to below --replay-from
-    silently replayed nothing in one session-6 run."""
+    silently replayed nothing in one early run."""
     if a.mix_prev <= 0:
         return "replay: none (--mix-prev 0)"
     listed = path_replay(a, stage)

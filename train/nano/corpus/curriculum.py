@@ -138,7 +138,7 @@ _MIX61 = replace(
 STAGES: dict[int, Stage] = {
     # the plateau-crossing stage: short situations (the condition + one distractor word), many
     # per table; rule "W1 A. W2 B." with no token between a word and its letter, clauses in
-    # option order, no article. Measured (docs/training-sessions.md): this leaves chance at ~800 steps,
+    # option order, no article. Measured: this leaves chance at ~800 steps,
     # while the same stage with clauses shuffled stayed at chance for 2,600+ steps.
     0: Stage(
         distractors=(1, 1),
@@ -492,7 +492,7 @@ STAGES: dict[int, Stage] = {
     # downward" is A 0.37 (B 0.21) on je8, and these forms never occur in the scenes
     61: _MIX61,
     # 62: the marked lookup drill (53) with the still clauses naming their option by letter half
-    # the time: a direct joint (jr4, session 21) read mountaincar's "If the car is still left of
+    # the time: a direct joint without it (jr4) read mountaincar's "If the car is still left of
     # the middle, choose C. If ... still right ..., choose B." at B 0.6 for both still situations
     # (je10: 1.00), i.e. it had not learnt to tell the clauses apart by their one direction word
     62: replace(_MIXED, scene=1.0, scene_level=8, situations=(8, 12), clause_marks=True),
@@ -525,8 +525,8 @@ STAGES: dict[int, Stage] = {
     # clause by its predicate's last token. With clauses 2 and 3 "the bread is burning" / "the dog
     # is X" it reads 8 of 12 letterings for X = barking, jumping, sleeping (" b"+"ark"+"ing",
     # " jump"+"ing": the same last token "ing") and 12 of 12 for eating, sitting, crying ("ating",
-    # "ting", "ying"); "howling" fails beside "whistling" (both "ling"). One cycle after kx (kz,
-    # session 31): such tables 0.46 -> 0.59, the kettle tables 21/24 and 15/18
+    # "ting", "ying"); "howling" fails beside "whistling" (both "ling"). One cycle after kx (kz):
+    # such tables 0.46 -> 0.59, the kettle tables 21/24 and 15/18
     74: replace(
         _MIX61,
         rephrase=0.7,

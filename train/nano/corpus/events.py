@@ -3,7 +3,7 @@ things ("If the kettle is whistling, choose A; if the bread is burning, choose B
 
 The scene tables (scenes.py) keep one subject per table and the match tables (tables.py) use
 bare content words, so a rule whose conditions are whole small sentences about several things
-was read at chance (session 24: the runtime test's kettle / river tables). Here a condition is a
+was read near chance (0.53; the runtime test's kettle / river tables). Here a condition is a
 noun with a predicate ("is whistling", "barks", "is dry"); clauses may share a noun or a
 predicate, so only the pair decides; a situation states one condition among other events, some
 of them the rule's nouns doing something else or the rule's predicates said of other nouns.

@@ -5,7 +5,7 @@ A marked stage wraps the subject's noun and its direction word in private-use se
 turns them into per-token labels for probes on the hidden states (train.py --aux-binding);
 the text the model reads is the unmarked one. Why: binding a direction word to its noun is a
 composition of two attention steps with no gradient toward either until both exist; the
-binding drill stayed at chance for every plain recipe (docs/training-sessions.md, session 13), while a
+binding drill stayed at chance for every plain recipe (train/DESIGN.md, "joint"), while a
 probe per step ("this token is the rule's noun", then "this is that noun's direction") made a
 toy version learnable in 1,000-3,000 steps (train/nano/diag/probe_binding.py).
 
@@ -16,7 +16,7 @@ condition with it too); a situation that a clause
 answers is wrapped whole (FROM_CLAUSE) so that its answer row can be made to attend to that
 named option (train.py --aux-point). Why: a still item needs the clause -> option text ->
 letter lookup inside the prefix, and then the situation must pick the clause by its condition;
-each is again a two-step composition (lookup by text stayed at 0.48-0.61, session 14).
+each is again a two-step composition (lookup by text stayed at 0.48-0.61).
 """
 
 from __future__ import annotations

@@ -370,7 +370,7 @@ def relational_table(
             tc = rng.choice(ACTION_CLAUSE_T)
             # level 4 names the option by its letter half the time (one lookup, not two); level 5
             # always by its text, where mountaincar's "still right of the middle, do nothing"
-            # beside "push right" is weak (docs/training-sessions.md, session 12); level 6 mostly by text, and
+            # beside "push right" is weak (0.15-0.52 where letters read 1.00); level 6 mostly by text, and
             # when there is a neutral option one clause names it (the weak shape is "do nothing");
             # level 7 (the drill) always by text, and three situations in four are still ones;
             # level 8 (stage 62) is level 7 by letter half the time, as mountaincar's rule

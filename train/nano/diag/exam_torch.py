@@ -23,7 +23,7 @@ import sys
 
 from .. import eval_table as E
 
-# the mountaincar items whose margin every fine-tune since session 7 has had to keep
+# the mountaincar items whose margin every fine-tune of the joined model has had to keep
 WATCH = ("mountaincar", "still")
 
 

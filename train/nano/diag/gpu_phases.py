@@ -1,4 +1,4 @@
-"""The recipe's own stages for a few minutes each under train.py --device (session 34): how fast the
+"""The recipe's own stages for a few minutes each under train.py --device: how fast the
 trainer runs on a lent GPU, and whether its eval curve follows the CPU runs' (their logs are in
 the training cache, train/nano/checkpoints.md: checkpoints/nano/log.jsonl for the scene branch; the
 events phase's words-74 stage from ka, checkpoints/events/, for the polish).

@@ -1,4 +1,4 @@
-"""Event tables through a checkpoint (docs/training-sessions.md, sessions 31-32).
+"""Event tables through a checkpoint (the rows train/DESIGN.md's "events" quotes).
 
     OMP_NUM_THREADS=2 python3 -m train.nano.diag.probe_events --ckpt ~/.meadow-mind/train/checkpoints/events/ckpt.pt
 
