@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
 scripts/setup.sh build
+# The training environment (.venv-train) the trainers' suites run in (ctest label "train").
+train/setup.sh
 # Reference tokenizer (JavaScript) for the tokenizer parity test; npm registry only.
 if [ -f tests/tokenizer/js/package.json ]; then
   (cd tests/tokenizer/js && { [ -d node_modules ] || npm ci --no-audit --no-fund; })

@@ -1,6 +1,6 @@
 """Score a meadow-small checkpoint on exam sets, in PyTorch, exactly as the runtime reads.
 
-    .venv/bin/python -m train.small.evaluate --ckpt RUN/ckpt.pt SET.jsonl [SET.jsonl ...]
+    .venv-train/bin/python -m train.small.evaluate --ckpt RUN/ckpt.pt SET.jsonl [SET.jsonl ...]
 
 The prompt ids are the runtime's (train/small/prompt.py; checked against `meadow-mind decide`),
 the answer is the softmax over the options' letter tokens ("A" and " A" summed). Items of one

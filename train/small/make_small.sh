@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# meadow-small from the pinned base, one command: the trainer's venv, the LoRA fine-tune
-# (resumable: run it again after a stop and it continues from the last saved step), the
-# adapter GGUF, then the reading table beside the base and meadow-nano.
+# meadow-small from the pinned base, one command: the training environment (train/setup.sh), the
+# LoRA fine-tune (resumable: run it again after a stop and it continues from the last saved
+# step), the adapter GGUF, then the reading table beside the base and meadow-nano.
 #   train/small/make_small.sh [train.py flags, e.g. --steps 400 --threads 2]
 # Wall time on the 2-core development VM: ~12 s a step with 1 thread (docs/lab-notebook.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-train/small/setup.sh
+train/setup.sh
 # shellcheck source=../common/cache_env.sh
 source train/common/cache_env.sh
 run="$TRAIN_CACHE/small/run"

@@ -1,6 +1,6 @@
 """Fine-tune SmolLM2-135M-Instruct (the pinned GGUF, dequantized to float32) into a rule reader.
 
-    .venv/bin/python -m train.small.train --out DIR [--steps N] [--resume]
+    .venv-train/bin/python -m train.small.train --out DIR [--steps N] [--resume]
 
 LoRA (peft) on the attention and MLP projections; the loss is the cross-entropy of the answer
 letter at the one position the runtime reads (the token after the assistant prompt). Items

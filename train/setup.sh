@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The trainer's venv (.venv-train): Debian's /usr/bin/python3 (not the pyenv python3 on PATH)
-# with the pins of train/small/requirements.txt. Idempotent. Not needed by the C++ binary or CI.
+# The training environment (.venv-train) of every trainer in train/ and of tests/train*: Debian's
+# /usr/bin/python3 (not the pyenv python3 on PATH) with its site packages and the pins of
+# train/requirements.txt, then the pinned pretrained models meadow-small and meadow-reader start
+# from. Idempotent. Not needed by the C++ binary.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 venv=.venv-train
-req=train/small/requirements.txt
+req=train/requirements.txt
 [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv --system-site-packages "$venv"
 stamp="$venv/.requirements.sha256"
 want=$(sha256sum "$req" | cut -d' ' -f1)
