@@ -73,6 +73,18 @@ ResetResult LunarLander::reset(std::optional<uint64_t> seed) {
   leg_contact_ = {false, false};
   particles_.clear();
 
+  // The draws in Gymnasium's order: terrain heights, the initial push, the wind phases.
+  make_terrain(rng);
+  const double initial_x = kViewportW / kScale / 2, initial_y = kViewportH / kScale;
+  make_lander(rng, initial_x, initial_y);
+  make_legs(initial_x, initial_y);
+
+  // Gymnasium returns the observation of one idle step (which also draws dispersion).
+  return {advance(0, 0, 0).obs, {}};
+}
+
+// The moon: 11 chunks of terrain around a flat helipad, as edges of one static body.
+void LunarLander::make_terrain(NpRandom& rng) {
   // Terrain: 12 heights (the last only reached through Python's height[-1]), the five around
   // the middle flattened to the helipad, then a 3-point smoothing.
   constexpr int kChunks = 11;
@@ -104,8 +116,10 @@ ResetResult LunarLander::reset(std::optional<uint64_t> seed) {
     fd.friction = 0.1f;
     moon->CreateFixture(&fd);
   }
+}
 
-  const double initial_x = kViewportW / kScale / 2, initial_y = kViewportH / kScale;
+// The lander's hull at (x, y), pushed by a random force; the wind's phases when it blows.
+void LunarLander::make_lander(NpRandom& rng, double initial_x, double initial_y) {
   b2BodyDef lander_def;
   lander_def.type = b2_dynamicBody;
   lander_def.position = vec(initial_x, initial_y);
@@ -132,7 +146,10 @@ ResetResult LunarLander::reset(std::optional<uint64_t> seed) {
     wind_idx_ = rng.integers(-9999, 9999);
     torque_idx_ = rng.integers(-9999, 9999);
   }
+}
 
+// The two legs, each on a sprung revolute joint to the hull.
+void LunarLander::make_legs(double initial_x, double initial_y) {
   for (int k = 0; k < 2; ++k) {
     const int i = k == 0 ? -1 : +1;
     b2BodyDef leg_def;
@@ -169,9 +186,6 @@ ResetResult LunarLander::reset(std::optional<uint64_t> seed) {
     world_->CreateJoint(&rjd);
     legs_[k] = leg;
   }
-
-  // Gymnasium returns the observation of one idle step (which also draws dispersion).
-  return {advance(0, 0, 0).obs, {}};
 }
 
 StepResult LunarLander::step(const Values& action) {
@@ -196,6 +210,15 @@ StepResult LunarLander::step(const Values& action) {
 
 // One Gymnasium step given the engine powers (0 = off) and the side-engine direction.
 StepResult LunarLander::advance(double m_power, double s_power, double direction) {
+  apply_wind();
+  fire_engines(m_power, s_power, direction);
+  world_->Step(static_cast<float>(1.0 / kFps), 6 * 30, 2 * 30);
+  move_particles();
+  return observe(m_power, s_power);
+}
+
+// Wind and turbulence while no leg touches the ground.
+void LunarLander::apply_wind() {
   if (config_.enable_wind && !(leg_contact_[0] || leg_contact_[1])) {
     // tanh(sin(2 k t) + sin(pi k t)), k = 0.01: never periodic.
     const double t = static_cast<double>(wind_idx_);
@@ -210,7 +233,10 @@ StepResult LunarLander::advance(double m_power, double s_power, double direction
     ++torque_idx_;
     lander_->ApplyTorque(static_cast<float>(torque_mag), true);
   }
+}
 
+// The engines' impulses and particles; two dispersion draws every step, fired or not.
+void LunarLander::fire_engines(double m_power, double s_power, double direction) {
   const double angle = lander_->GetAngle();
   const double tip[2] = {std::sin(angle), std::cos(angle)};
   const double side[2] = {-tip[1], tip[0]};
@@ -242,10 +268,10 @@ StepResult LunarLander::advance(double m_power, double s_power, double direction
     lander_->ApplyLinearImpulse(
         vec(-ox * kSideEnginePower * s_power, -oy * kSideEnginePower * s_power), vec(px, py), true);
   }
+}
 
-  world_->Step(static_cast<float>(1.0 / kFps), 6 * 30, 2 * 30);
-  move_particles();
-
+// The observation, the shaped reward (fuel included) and the end of the episode.
+StepResult LunarLander::observe(double m_power, double s_power) {
   const b2Vec2 pos = lander_->GetPosition();
   const b2Vec2 vel = lander_->GetLinearVelocity();
   const double half_w = kViewportW / kScale / 2, half_h = kViewportH / kScale / 2;

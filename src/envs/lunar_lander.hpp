@@ -58,7 +58,13 @@ class LunarLander final : public Env {
     double x, y, vx, vy, ttl;
   };
 
+  void make_terrain(NpRandom& rng);
+  void make_lander(NpRandom& rng, double initial_x, double initial_y);
+  void make_legs(double initial_x, double initial_y);
   StepResult advance(double main_power, double side_power, double direction);
+  void apply_wind();
+  void fire_engines(double main_power, double side_power, double direction);
+  StepResult observe(double main_power, double side_power);
   void emit_particle(double density, double x, double y, double ix, double iy, double ttl);
   void move_particles();
   double terrain_height(double x) const;
