@@ -136,6 +136,50 @@ class _World:
         return None if img is None else np.ascontiguousarray(img, dtype=np.uint8)
 
 
+def _core_and_perceiver(task: Task, world: _World | None) -> tuple[Any, Callable | None]:
+    """The task the runner plays and, for a Python perceiver, the call that writes the sentence."""
+    if task._native is not None and world is None:
+        return task._native, None
+    if task.perceive is None:
+        raise ValueError(f"task {task.name} has no perceiver: it cannot be played")
+    if world is not None:
+        return task.core(), lambda values: task.status(world.obs_of(values))
+    space = _core.make_env(task.env_id or "", json.dumps(task.env_kwargs)).observation_space
+    return task.core(), lambda values: task.status(_convert.space_value(space, list(values)))
+
+
+def _latency_of(latency: float | Callable[[Info], float] | None) -> Callable[[Any], float] | None:
+    """None (the wall clock), or the game seconds each decision takes."""
+    if latency is None:
+        return None
+    if callable(latency):
+        return lambda d: float(latency(Info.from_core(d)))
+    seconds = float(latency)
+    return lambda d: seconds
+
+
+def _steps_of(task: Task, episode: Any) -> list[Step]:
+    """The native episode's steps as the package's records."""
+    letters = list(task.options)
+    steps = []
+    for s in episode.steps:
+        info = Info.from_core(s.decision)
+        steps.append(
+            Step(
+                step=int(s.step),
+                status=info.status,
+                letter=info.letter,
+                probs=info.probs,
+                action=task.action(info.letter) if info.letter in letters else list(s.action),
+                obs=list(s.obs),
+                reward=float(s.reward),
+                lat_ms=info.lat_ms,
+                conditions=info.conditions,
+            )
+        )
+    return steps
+
+
 def run(
     task: Task,
     mind: MeadowMind | None = None,
@@ -168,25 +212,8 @@ def run(
     """
     mind = mind if mind is not None else MeadowMind()
     world = _World(game, task) if game is not None else None
-    native = task._native
-    if native is not None and world is None:
-        core, perceive = native, None
-    else:
-        if task.perceive is None:
-            raise ValueError(f"task {task.name} has no perceiver: it cannot be played")
-        core = task.core()
-        if world is not None:
-            perceive = lambda values: task.status(world.obs_of(values))  # noqa: E731
-        else:
-            space = _core.make_env(task.env_id or "", json.dumps(task.env_kwargs)).observation_space
-            perceive = lambda values: task.status(_convert.space_value(space, list(values)))  # noqa: E731
-    lat: Callable[[Any], float] | None = None
-    if latency is not None:
-        if callable(latency):
-            lat = lambda d: float(latency(Info.from_core(d)))  # noqa: E731
-        else:
-            seconds = float(latency)
-            lat = lambda d: seconds  # noqa: E731
+    core, perceive = _core_and_perceiver(task, world)
+    lat = _latency_of(latency)
     task.forget()
     try:
         r = _core.run_realtime(
@@ -204,25 +231,9 @@ def run(
         )
     except _core.MeadowError as e:
         raise ValueError(str(e)) from None
-    letters = list(task.options)
-    steps = []
-    for s in r.episode.steps:
-        info = Info.from_core(s.decision)
-        steps.append(
-            Step(
-                step=int(s.step),
-                status=info.status,
-                letter=info.letter,
-                probs=info.probs,
-                action=task.action(info.letter) if info.letter in letters else list(s.action),
-                obs=list(s.obs),
-                reward=float(s.reward),
-                lat_ms=info.lat_ms,
-                conditions=info.conditions,
-            )
-        )
+    steps = _steps_of(task, r.episode)
     verdict = Verdict(*r.verdict)
-    if native is None and task.judge is not None:  # a Python task's own judge
+    if task._native is None and task.judge is not None:  # a Python task's own judge
         ep = Episode(
             seed=seed,
             reset_obs=None,

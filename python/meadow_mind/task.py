@@ -100,43 +100,9 @@ class Task:
             raise ValueError("rule must be a non-empty sentence")
         if not isinstance(name, str) or not name:
             raise ValueError("name must be a non-empty string")
-        pairs = _pairs(options, "options")
-        if not pairs:
-            raise ValueError("options must hold at least one option")
-        texts = dict(option_text or {})
-        self.options: dict[str, Any] = {}
-        self.option_text: dict[str, str] = {}
-        for letter, value in pairs:
-            letter = _letter(letter, "options")
-            if letter in self.options:
-                raise ValueError(f"options: letter {letter!r} appears twice")
-            if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
-                text, value = value
-            else:
-                text = texts.get(letter)
-            if not isinstance(text, str) or not text.strip():
-                raise ValueError(f"option_text: option {letter} needs a non-empty text")
-            if value is None:
-                raise ValueError(f"options: option {letter} has no action")
-            self.options[letter] = value
-            self.option_text[letter] = text
-        for letter in texts:
-            if letter not in self.options:
-                raise ValueError(f"option_text: {letter!r} is not an option")
-        self.act_text: dict[str, str] = {}
-        for letter, text in dict(act_text or {}).items():
-            if letter not in self.options:
-                raise ValueError(f"act_text: {letter!r} is not an option")
-            if not isinstance(text, str):
-                raise ValueError(f"act_text: the label of {letter} must be a string")
-            self.act_text[letter] = text
-        self.sanity: list[tuple[str, str]] = []
-        for status, letter in _pairs(sanity, "sanity"):
-            if not isinstance(status, str) or not status.strip():
-                raise ValueError(f"sanity: {status!r} is not a status sentence")
-            if letter not in self.options:
-                raise ValueError(f"sanity: expected letter {letter!r} of {status!r} is not an option")
-            self.sanity.append((status, letter))
+        self.options, self.option_text = _options(options, option_text)
+        self.act_text = _act_text(act_text, self.options)
+        self.sanity = _sanity(sanity, self.options)
         if memory and not callable(mem_key):
             raise ValueError("mem_key: memory=True needs a callable mem_key(obs)")
         if mem_key is not None and not callable(mem_key):
@@ -308,3 +274,59 @@ class Task:
                 "env_kwargs": self.env_kwargs,
             }
         )
+
+
+def _options(
+    options: Mapping[str, Any] | Iterable[tuple[str, Any]], option_text: Mapping[str, str] | None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Task's options and their texts, checked: letter -> action, letter -> text."""
+    pairs = _pairs(options, "options")
+    if not pairs:
+        raise ValueError("options must hold at least one option")
+    texts = dict(option_text or {})
+    actions: dict[str, Any] = {}
+    words: dict[str, str] = {}
+    for letter, value in pairs:
+        letter = _letter(letter, "options")
+        if letter in actions:
+            raise ValueError(f"options: letter {letter!r} appears twice")
+        if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+            text, value = value
+        else:
+            text = texts.get(letter)
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"option_text: option {letter} needs a non-empty text")
+        if value is None:
+            raise ValueError(f"options: option {letter} has no action")
+        actions[letter] = value
+        words[letter] = text
+    for letter in texts:
+        if letter not in actions:
+            raise ValueError(f"option_text: {letter!r} is not an option")
+    return actions, words
+
+
+def _act_text(act_text: Mapping[str, str] | None, options: dict[str, Any]) -> dict[str, str]:
+    """Task's short action labels, checked."""
+    out: dict[str, str] = {}
+    for letter, text in dict(act_text or {}).items():
+        if letter not in options:
+            raise ValueError(f"act_text: {letter!r} is not an option")
+        if not isinstance(text, str):
+            raise ValueError(f"act_text: the label of {letter} must be a string")
+        out[letter] = text
+    return out
+
+
+def _sanity(
+    sanity: Mapping[str, str] | Iterable[tuple[str, str]], options: dict[str, Any]
+) -> list[tuple[str, str]]:
+    """Task's exam items, checked: (status sentence, expected letter)."""
+    out: list[tuple[str, str]] = []
+    for status, letter in _pairs(sanity, "sanity"):
+        if not isinstance(status, str) or not status.strip():
+            raise ValueError(f"sanity: {status!r} is not a status sentence")
+        if letter not in options:
+            raise ValueError(f"sanity: expected letter {letter!r} of {status!r} is not an option")
+        out.append((status, letter))
+    return out
