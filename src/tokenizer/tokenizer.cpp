@@ -181,7 +181,10 @@ void Tokenizer::Impl::encode_plain(std::string_view text, std::vector<int32_t>& 
   encode_valid(text.substr(run), out);
 }
 
-Tokenizer Tokenizer::from_vocab(Vocab v) {
+namespace {
+
+// Fails on a vocabulary the tokenizer cannot use; gives every token a type when none came.
+void check_vocab(Vocab& v) {
   const bool bert = v.model == "bert";
   if (v.model != "gpt2" && !bert) {
     fail("unsupported tokenizer model " + quoted(v.model) +
@@ -215,7 +218,14 @@ Tokenizer Tokenizer::from_vocab(Vocab v) {
   check_id(v.eot, "eot");
   check_id(v.cls, "cls");
   check_id(v.sep, "separator");
+}
 
+}  // namespace
+
+Tokenizer Tokenizer::from_vocab(Vocab v) {
+  check_vocab(v);
+  const bool bert = v.model == "bert";
+  const auto n = static_cast<int32_t>(v.tokens.size());
   auto impl = std::make_shared<Impl>();
   Impl& t = *impl;
   try {
