@@ -1,6 +1,9 @@
 #include "reader/heads.hpp"
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "meadow/error.hpp"
 
@@ -117,19 +120,8 @@ std::vector<int> indices(Loader& ld, const std::string& key, const std::vector<s
   return out;
 }
 
-}  // namespace
-
-bool has_reader_metadata(const gguf::File& file) {
-  return file.find("reader.version") != nullptr;
-}
-
-Heads load_heads(const model::Encoder& enc) {
-  Loader ld(enc);
-  const gguf::File& f = enc.file();
-  const int64_t h = ld.h();
-  Heads hd;
-  hd.n_embd = h;
-
+// The metadata that says which reading and judge the heads were trained for.
+void read_kind(Loader& ld, const gguf::File& f, Heads& hd) {
   const uint64_t version = ld.u64("reader.version");
   if (version != 0 && version != kVersion)
     ld.problem("reader.version " + std::to_string(version) + " (this runtime reads version " +
@@ -154,7 +146,12 @@ Heads load_heads(const model::Encoder& enc) {
   if (per_rule && f.get_string("reader.listing_separator", kListingSeparator) != kListingSeparator)
     ld.problem("reader.listing_separator is '" + f.get_string("reader.listing_separator") +
                "', not '" + kListingSeparator + "'");
+}
 
+// The rows of the tag, comparison and judge-tag heads, by the names the trainer gave them.
+// Returns the number of tags and the comparisons named.
+std::pair<int64_t, std::vector<std::string>> read_labels(Loader& ld, Heads& hd) {
+  const bool per_rule = hd.reading == ReadingKind::PerRule;
   // data.TAGS for the pass per option, data.RULE_TAGS (no ANTE: a flag) for the pass per rule.
   const std::vector<std::string> tag_names =
       per_rule ? std::vector<std::string>{"O", "B", "I", "AND", "OR", "PRON"}
@@ -175,7 +172,12 @@ Heads load_heads(const model::Encoder& enc) {
   hd.t1 = j[0], hd.t2 = j[1];
   if (hd.t1 > 2 || hd.t2 > 2)
     ld.problem("reader.judge_tags puts T1 / T2 beyond the thresholds head's 3 rows");
+  return {int64_t(tag_names.size()), ops};
+}
 
+// The look's heads, its norm's epsilon and the longest input.
+void read_sizes(Loader& ld, const gguf::File& f, const model::Encoder& enc, Heads& hd) {
+  const int64_t h = ld.h();
   hd.look_heads = int64_t(ld.u64("reader.look.head_count"));
   if (hd.look_heads != 0 && h % hd.look_heads != 0)
     ld.problem("reader.look.head_count " + std::to_string(hd.look_heads) + " does not divide " +
@@ -185,8 +187,24 @@ Heads load_heads(const model::Encoder& enc) {
   if (hd.max_tokens != 0 && (hd.max_tokens < 3 || hd.max_tokens > enc.config().n_ctx))
     ld.problem("reader.max_tokens " + std::to_string(hd.max_tokens) + " is outside [3, " +
                std::to_string(enc.config().n_ctx) + "]");
+}
 
-  const auto n_tags = int64_t(tag_names.size());
+}  // namespace
+
+bool has_reader_metadata(const gguf::File& file) {
+  return file.find("reader.version") != nullptr;
+}
+
+Heads load_heads(const model::Encoder& enc) {
+  Loader ld(enc);
+  const gguf::File& f = enc.file();
+  const int64_t h = ld.h();
+  Heads hd;
+  hd.n_embd = h;
+  read_kind(ld, f, hd);
+  const auto [n_tags, ops] = read_labels(ld, hd);
+  read_sizes(ld, f, enc, hd);
+  const bool per_rule = hd.reading == ReadingKind::PerRule;
   if (per_rule) {
     hd.rule_tag = ld.linear("reader.rule_tag", n_tags, h);
     hd.ante = ld.linear("reader.ante", 1, h);

@@ -101,20 +101,23 @@ void Front::readmit(std::unique_ptr<Waiting> w) {
   wake();
 }
 
-void Front::gate_loop() {
+// The gate thread's connections and what it does with them. Only the gate thread touches it.
+struct Front::Gate {
+  Front& front;
   std::unordered_map<int, std::unique_ptr<Waiting>> conns;
   std::vector<int> want_bulk;  // ready but over the bulk share; looked at again when one ends
-  std::string peeked(kMaxHeadBytes + kReadyBodyBytes, '\0');
+  std::string peeked = std::string(kMaxHeadBytes + kReadyBodyBytes, '\0');
 
-  auto drop = [&](int fd) {
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  void drop(int fd) {
+    ::epoll_ctl(front.epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
     want_bulk.erase(std::remove(want_bulk.begin(), want_bulk.end(), fd), want_bulk.end());
     conns.erase(fd);  // closes the socket
-  };
+  }
+
   // Closing right after an answer while the client is still sending (a refused body) would
   // reset the connection, and a reset can discard the answer before the client reads it. So
   // the server says it is done (FIN), then reads and discards for a while before closing.
-  auto drain = [&](int fd) {
+  void drain(int fd) {
     Waiting& w = *conns[fd];
     char sink[16 * 1024];
     for (;;) {
@@ -124,8 +127,9 @@ void Front::gate_loop() {
       if (n < 0 && errno == EINTR) continue;
       return drop(fd);  // the client closed too, or it sent more than we read for it
     }
-  };
-  auto answer_and_close = [&](int fd, int status, const std::string& message) {
+  }
+
+  void answer_and_close(int fd, int status, const std::string& message) {
     Waiting& w = *conns[fd];
     if (status == 0) return drop(fd);
     w.conn->try_write(error_response(status, message));
@@ -133,21 +137,35 @@ void Front::gate_loop() {
     w.closing = true;
     w.deadline = Clock::now() + kLingerTime;
     drain(fd);
-  };
-  auto hand_over = [&](int fd, bool bulk) {
+  }
+
+  void hand_over(int fd, bool bulk) {
     auto it = conns.find(fd);
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+    ::epoll_ctl(front.epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
     std::unique_ptr<Waiting> w = std::move(it->second);
     conns.erase(it);
     w->bulk = bulk;
-    w->conn->set_read_deadline(w->started ? w->deadline : Clock::now() + opts_.read_timeout);
-    const std::lock_guard<std::mutex> lock(mu_);
-    if (bulk) ++bulk_;
-    ready_.push_back(std::move(w));
-    work_cv_.notify_one();
-  };
+    w->conn->set_read_deadline(w->started ? w->deadline : Clock::now() + front.opts_.read_timeout);
+    const std::lock_guard<std::mutex> lock(front.mu_);
+    if (bulk) ++front.bulk_;
+    front.ready_.push_back(std::move(w));
+    front.work_cv_.notify_one();
+  }
+
+  // A bulk request goes to a worker while the bulk share has room, else it waits its turn.
+  void hand_over_bulk(int fd) {
+    bool room = false;
+    {
+      const std::lock_guard<std::mutex> lock(front.mu_);
+      room = front.bulk_ < front.bulk_max_;
+    }
+    if (room) return hand_over(fd, true);
+    if (std::find(want_bulk.begin(), want_bulk.end(), fd) == want_bulk.end())
+      want_bulk.push_back(fd);
+  }
+
   // Looks at what the connection has sent, without taking it, and decides.
-  auto look = [&](int fd) {
+  void look(int fd) {
     auto it = conns.find(fd);
     if (it == conns.end()) return;
     Waiting& w = *it->second;
@@ -162,9 +180,9 @@ void Front::gate_loop() {
     if (got > 0) data.append(peeked.data(), size_t(got));
     if (!data.empty() && !w.started) {
       w.started = true;
-      w.deadline = Clock::now() + opts_.read_timeout;
+      w.deadline = Clock::now() + front.opts_.read_timeout;
     }
-    const HeadScan s = scan_head(data, w.eof, opts_.max_body);
+    const HeadScan s = scan_head(data, w.eof, front.opts_.max_body);
     switch (s.state) {
       case HeadScan::State::incomplete:
         return;
@@ -172,54 +190,38 @@ void Front::gate_loop() {
         return answer_and_close(fd, s.status, s.message);
       case HeadScan::State::ready:
         return hand_over(fd, false);
-      case HeadScan::State::bulk: {
-        bool room = false;
-        {
-          const std::lock_guard<std::mutex> lock(mu_);
-          room = bulk_ < bulk_max_;
-        }
-        if (room) return hand_over(fd, true);
-        if (std::find(want_bulk.begin(), want_bulk.end(), fd) == want_bulk.end())
-          want_bulk.push_back(fd);
-        return;
-      }
+      case HeadScan::State::bulk:
+        return hand_over_bulk(fd);
     }
-  };
+  }
 
-  std::vector<epoll_event> events(64);
-  for (;;) {
-    std::vector<std::unique_ptr<Waiting>> arrived;
-    {
-      const std::lock_guard<std::mutex> lock(mu_);
-      if (stopping_) break;
-      arrived.swap(incoming_);
-    }
+  // Connections admitted since the last round join the watch (503 when there are too many).
+  void take(std::vector<std::unique_ptr<Waiting>> arrived) {
     for (auto& w : arrived) {
       const int fd = w->conn->socket();
-      if (conns.size() >= opts_.max_connections && !w->closing) {
+      if (conns.size() >= front.opts_.max_connections && !w->closing) {
         w->conn->try_write(error_response(503, "the server has too many open connections"));
         continue;
       }
       epoll_event ev{};
       ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
       ev.data.fd = fd;
-      if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) continue;  // w closes it
+      if (::epoll_ctl(front.epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) continue;  // w closes it
       conns[fd] = std::move(w);
       look(fd);  // a closing one drains
     }
-    // Bulk requests that waited for a share: the oldest first.
-    std::vector<int> retry;
-    retry.swap(want_bulk);
-    for (const int fd : retry) look(fd);
+  }
 
+  // Waits for bytes, a hang-up, a wake-up or the nearest deadline, and looks at what came.
+  void wait(std::vector<epoll_event>& events) {
     Clock::time_point next = Clock::now() + std::chrono::seconds(60);
     for (const auto& [fd, w] : conns) next = std::min(next, w->deadline);
-    const int n = ::epoll_wait(epoll_fd_, events.data(), int(events.size()), ms_until(next));
+    const int n = ::epoll_wait(front.epoll_fd_, events.data(), int(events.size()), ms_until(next));
     for (int i = 0; i < n; ++i) {
       const int fd = events[size_t(i)].data.fd;
-      if (fd == wake_fd_) {
+      if (fd == front.wake_fd_) {
         uint64_t count = 0;
-        (void)!::read(wake_fd_, &count, sizeof count);
+        (void)!::read(front.wake_fd_, &count, sizeof count);
         continue;
       }
       auto it = conns.find(fd);
@@ -227,7 +229,10 @@ void Front::gate_loop() {
       if (events[size_t(i)].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) it->second->eof = true;
       look(fd);
     }
-    // Deadlines: a request begun but not complete gets 408; an idle connection just closes.
+  }
+
+  // Deadlines: a request begun but not complete gets 408; an idle connection just closes.
+  void expire() {
     const auto now = Clock::now();
     std::vector<std::pair<int, bool>> expired;
     for (const auto& [fd, w] : conns)
@@ -240,7 +245,27 @@ void Front::gate_loop() {
       drop(fd);
     }
   }
-  for (auto& [fd, w] : conns) ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+};
+
+void Front::gate_loop() {
+  Gate gate{*this};
+  std::vector<epoll_event> events(64);
+  for (;;) {
+    std::vector<std::unique_ptr<Waiting>> arrived;
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) break;
+      arrived.swap(incoming_);
+    }
+    gate.take(std::move(arrived));
+    // Bulk requests that waited for a share: the oldest first.
+    std::vector<int> retry;
+    retry.swap(gate.want_bulk);
+    for (const int fd : retry) gate.look(fd);
+    gate.wait(events);
+    gate.expire();
+  }
+  for (auto& [fd, w] : gate.conns) ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
 }
 
 void Front::worker_loop() {

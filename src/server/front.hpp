@@ -58,6 +58,7 @@ class Front {
 
  private:
   struct Waiting;  // a connection in the front, with its deadline
+  struct Gate;     // the gate thread's state: the connections it watches
   void gate_loop();
   void worker_loop();
   void readmit(std::unique_ptr<Waiting> w);  // from a worker, after an answer
