@@ -39,13 +39,8 @@ class TrainConfig:
     heads: int = _flag(4, kind=int)
     kv_heads: int = _flag(2, kind=int)
     ffn: int = _flag(192, kind=int)
-    untied: bool = _flag(False, kind="switch")
-    mimetic: float = _flag(
-        0.0, "new runs: mimetic init strength for W_q ~ W_k (0: plain scaled init)", kind=float
-    )
     # batches and the optimizer
     batch: int = _flag(16, "rule tables per step (each packs several situations)", True, int)
-    max_len: int = _flag(256, sticky=True, kind=int)
     lr: float = _flag(3e-3, sticky=True, kind=float)
     lr2: float = _flag(
         0.0,
@@ -65,7 +60,6 @@ class TrainConfig:
         nargs=2,
         metavar=("FROM", "TO"),
     )
-    wd: float = _flag(0.01, sticky=True, kind=float)
     read_softmax: bool = _flag(
         False,
         "the loss's softmax only over the tokens the batch reads (and the letters and "
@@ -75,10 +69,6 @@ class TrainConfig:
         "toggle",
     )
     # extra losses and training-time probes (never exported)
-    aux_mask: float = _flag(0.0, "also mask this share of situation tokens", True, float)
-    prefix_mask: float = _flag(
-        0.0, "also mask this share of rule/option tokens (dense masked-diffusion signal)", True, float
-    )
     aux_binding: float = _flag(
         0.0, "weight of the evidence-mark probes (corpus/marks.py) on marked stages' situations", True, float
     )
@@ -132,9 +122,6 @@ class TrainConfig:
         True,
         int,
     )
-    reveal: float = _flag(
-        0.0, "share of situations trained in reverse: answer shown, situation tokens masked", True, float
-    )
     # the curriculum
     stage: int = _flag(0, "starting curriculum stage", kind=int)
     set_stage: int | None = _flag(
@@ -178,7 +165,6 @@ class TrainConfig:
     )
     eval_every: int = _flag(250, sticky=True, kind=int)
     eval_tables: int = _flag(150, sticky=True, kind=int)
-    ckpt_every: int = _flag(500, sticky=True, kind=int)
     threads: int = _flag(1, kind=int)
     threads_later: list[str] | None = _flag(
         None,
@@ -210,6 +196,18 @@ class TrainConfig:
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+# Flags no recipe stage or test set, removed (issue 61) at the values every run had: a checkpoint
+# whose arguments hold another value was trained in a way train.py no longer does.
+RETIRED = {
+    "untied": False,  # the output head is the token embedding
+    "mimetic": 0.0,  # plain scaled init
+    "max_len": 256,  # tokens a packed row holds
+    "wd": 0.01,  # AdamW's weight decay
+    "aux_mask": 0.0,  # no situation tokens masked besides the answer slot
+    "prefix_mask": 0.0,  # no rule / option tokens masked
+    "reveal": 0.0,  # no situation trained in reverse
+    "ckpt_every": 500,  # steps between checkpoints
+}
 STICKY = tuple(name for name, f in FIELDS.items() if f.metadata["sticky"])
 
 

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from .batching import LETTERS, Packer
-from .config import STICKY, TrainConfig, argparser
+from .config import RETIRED, STICKY, TrainConfig, argparser
 from .corpus import marks
 from .corpus.curriculum import STAGES, numbers
 from .corpus.generate import example
@@ -174,10 +174,14 @@ def main(argv=None) -> int:
     if st and "--tokenizer" not in given and os.path.exists(st.get("tokenizer") or ""):
         a.tokenizer = st["tokenizer"]  # a resumed run reads as it was trained (a folded one stays folded)
     tok = Tokenizer.load(a.tokenizer)
-    packer = Packer(tok, a.max_len, a.aux_mask, a.reveal, prefix_mask=a.prefix_mask)
-    eval_packer = Packer(tok, a.max_len)
+    packer = Packer(tok)
+    eval_packer = Packer(tok)
 
     if st:
+        changed = {k: v for k, v in st.get("args", {}).items() if k in RETIRED and v != RETIRED[k]}
+        if changed:
+            print(f"train: {ckpt_path} was trained with retired flags {changed} (config.RETIRED)", file=sys.stderr)
+            return 2
         cfg = Config(**st["config"])
         a.seed = st["seed"]
         # a resumed run keeps its recipe unless the command line changes it explicitly
@@ -198,12 +202,9 @@ def main(argv=None) -> int:
             heads=a.heads,
             kv_heads=a.kv_heads,
             ffn=a.ffn,
-            tied=not a.untied,
         )
     torch.manual_seed(a.seed)
     model = DreamModel(cfg)
-    if a.mimetic and not st:
-        model.mimetic_init(a.mimetic)
     # training-time probes only (never exported): one linear read-out per mark kind, the
     # answer-letter read-out of --aux-letter, the clause-letter read-out of --aux-clause
     probes = torch.nn.ModuleList(
@@ -240,7 +241,7 @@ def main(argv=None) -> int:
         [{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
         lr=a.lr,
         betas=(0.9, 0.98),
-        weight_decay=a.wd,
+        weight_decay=RETIRED["wd"],
     )
     step, stage, counters, elapsed0, parents, spread, soup = 0, a.stage, {}, 0.0, None, None, None
     lr_base = a.lr
@@ -255,7 +256,7 @@ def main(argv=None) -> int:
         elif st.get("opt"):
             # saved before these probes existed: keep the model's optimizer state, and the
             # probes' parameters join as a fresh group
-            opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
+            opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=RETIRED["wd"])
             g0 = st["opt"]["param_groups"][0]
             opt.load_state_dict(
                 {
@@ -461,7 +462,7 @@ def main(argv=None) -> int:
                 elif acc >= a.promote and a.stop_at_end:
                     print(f"stage {stage} reached {a.promote} at the end of the path", flush=True)
                     stop.append("end")
-            if step % a.ckpt_every == 0:
+            if step % RETIRED["ckpt_every"] == 0:
                 save(ckpt_path, state())
     save(ckpt_path, state())
     log.close()
