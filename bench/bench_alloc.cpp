@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; ++i) mind.decide_status(task, sit(i));
     const long long allocs = meadow::testing::allocation_count() - a0;
     // The same decisions into one record, whose storage is reused (decide_status_into).
-    meadow::DecisionInfo d;
+    meadow::Decision d;
     for (int i = 0; i < 5; ++i) mind.decide_status_into(task, sit(i), d);  // grows d's storage
     const long long b0 = meadow::testing::allocation_count();
     for (int i = 0; i < n; ++i) mind.decide_status_into(task, sit(i), d);

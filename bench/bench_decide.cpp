@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "meadow/mind.hpp"
+#include "meadow/runtime/decider.hpp"
 #include "tensor/ops.hpp"
 
 #include "bench_util.hpp"
@@ -91,7 +92,7 @@ int main(int argc, char** argv) {
     cached.decide_status(task, sits[0]);  // first decision encodes the prefix
     const double first_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    meadow::diffusion::Decider probe(
+    meadow::decision::Decider probe(
         cached.model(), cached.tokenizer(), task.rule,
         {{'A', task.options[0].text}, {'B', task.options[1].text}, {'C', task.options[2].text}},
         {.prefix_cache = false});

@@ -14,7 +14,7 @@ cmake --build "$build" --target bench_decide
 make() {  # name, make_train_fixture args...
   local out="$dir/$1.gguf"
   shift
-  [ -f "$out" ] || /usr/bin/python3 tests/diffusion/make_train_fixture.py --out "$out" "$@"
+  [ -f "$out" ] || /usr/bin/python3 tests/decision/make_train_fixture.py --out "$out" "$@"
   echo "$out"
 }
 small=$(make nano-64x2 --hidden 64 --layers 2 --heads 4 --kv-heads 2 --ffn 192)

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "meadow/chat_template.hpp"
-#include "meadow/decision.hpp"
 #include "meadow/error.hpp"
+#include "meadow/runtime/decider.hpp"
 #include "meadow/tokenizer.hpp"
 #include "tokenizer/tiny_vocab.hpp"
 
@@ -66,18 +66,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string& system = f[0];
   const std::string& rule = f[1];
   const std::string& situation = f[2];
-  std::vector<diffusion::Choice> choices;
+  std::vector<decision::Choice> choices;
   std::string block;
   for (size_t i = 3; i < f.size() && i < 3 + 6; ++i) {
     choices.push_back({char('A' + (i - 3)), f[i]});
     block += std::string(1, char('A' + (i - 3))) + ") " + f[i] + "\n";
   }
-  if (diffusion::options_block(choices) != block) std::abort();
+  if (decision::options_block(choices) != block) std::abort();
 
-  diffusion::PromptText p, q;
+  decision::PromptText p, q;
   try {
-    p = diffusion::prompt_text(tok, system, rule, choices, situation);
-    q = diffusion::prompt_text(tok, system, rule, choices, situation + " and more");
+    p = decision::prompt_text(tok, system, rule, choices, situation);
+    q = decision::prompt_text(tok, system, rule, choices, situation + " and more");
   } catch (const Error&) {
     return 0;  // refused input is fine; a wrong prompt is not
   }

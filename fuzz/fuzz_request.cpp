@@ -1,8 +1,8 @@
 // The generation request as the Python package (and the CLI) hands it to the library: message
 // roles, stop strings, temperature, top_p, threshold, block size and threads, checked by
-// chat_role, check_stop and check_options (meadow/generate.hpp). The bytes build one request;
-// the same request is also written as the JSON body a client would send to the server. On any
-// bytes:
+// chat_role, check_stop and check_options (meadow/runtime/generate.hpp). The bytes build one
+// request; the same request is also written as the JSON body a client would send to the server. On
+// any bytes:
 //   the library's checks throw nothing but meadow::Error, with a one-line message;
 //   an accepted request is in range (roles canonical, stops 1..16 non-empty strings,
 //     temperature in [0, 2], top_p in (0, 1], threshold in [0, 1], threads in 1..256);
@@ -17,14 +17,14 @@
 #include <vector>
 
 #include "meadow/error.hpp"
-#include "meadow/generate.hpp"
 #include "meadow/model.hpp"
+#include "meadow/runtime/generate.hpp"
 #include "server/json_errors.hpp"
 #include "server/request.hpp"
 
 namespace {
 
-using meadow::diffusion::GenerateOptions;
+using meadow::generate::GenerateOptions;
 using meadow::server::Json;
 
 const char* const kRoles[] = {"system", "user", "assistant", "tool",  "developer",
@@ -78,8 +78,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The library's checks, as the Python package's generate() meets them.
   bool lib_ok = true;
   try {
-    for (auto& m : messages) m.role = meadow::diffusion::chat_role(m.role);
-    meadow::diffusion::check_options(o);
+    for (auto& m : messages) m.role = meadow::generate::chat_role(m.role);
+    meadow::generate::check_options(o);
   } catch (const meadow::Error& e) {
     lib_ok = false;
     one_line(e.what());
@@ -100,7 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   t.threads = in.ConsumeIntegralInRange<int>(-2, 100000);
   bool threads_ok = true;
   try {
-    meadow::diffusion::check_options(t);
+    meadow::generate::check_options(t);
   } catch (const meadow::Error& e) {
     threads_ok = false;
     one_line(e.what());

@@ -23,7 +23,7 @@
 //
 // A meadow-reader file (a bert encoder with reader heads, meadow/reader.hpp) is found by its
 // architecture: it reads each task's rule once into conditions (reading()), and each decision
-// judges them against the situation; DecisionInfo::conditions says why the letter was chosen.
+// judges them against the situation; Decision::conditions says why the letter was chosen.
 //
 // Per-task prefix cache: the first decision of a task (known by its rule + options text)
 // validates the task and encodes the constant prefix; later decisions tokenize and run only the
@@ -51,37 +51,36 @@
 
 namespace meadow {
 
+namespace decision {
+class Decider;  // meadow/runtime/decider.hpp
+}
+
 struct MindOptions {
   // How every decision is made (meadow/decision.hpp). threads 0 = auto: at most 2 threads for
   // small models (< 8 M weights in the layers: a one-token-slot decision is too short to split
   // further; measured in bench_decide) and for a meadow-reader, else every hardware thread;
   // Mind::options().decide.threads reports the resolved number.
-  diffusion::DecideOptions decide{};
+  DecideOptions decide{};
   int max_misses = 1;  // exam passes with at most this many misses
   // A LoRA adapter GGUF (llama.cpp's convention, meadow/model.hpp) applied on top of the
   // model, in cached and uncached decisions alike; "" for none.
   std::string lora{};
 };
 
-// What one decision saw and answered: the decision pass's own record (status, letter,
-// per-letter probabilities in option order, margin, entropy, Σ coherence and its draft, and
-// lat_ms: tokenize + forward + softmax, not the task's one-time prefix encoding).
-using DecisionInfo = diffusion::Decision;
-
 // A meadow-reader's decision as the mind's record: its letter, probabilities, margin and
 // entropy, no Σ (NaN: a reader has no answer slot), and every condition of the reading with
 // P(holds). What Mind returns for a reader; the server answers the same.
-DecisionInfo reader_info(const reader::Reading& reading, const reader::Decision& decision,
-                         std::string_view status, int64_t layers);
+Decision reader_info(const reader::Reading& reading, const reader::Decision& decision,
+                     std::string_view status, int64_t layers);
 
 struct Decided {
   Values action;  // options[letter].action
-  DecisionInfo info;
+  Decision info;
 };
 
 struct ExamMiss {
   ExamItem item;
-  DecisionInfo got;
+  Decision got;
 };
 
 struct ExamResult {
@@ -89,7 +88,7 @@ struct ExamResult {
   int n_right = 0;
   int n_total = 0;
   int max_misses = 1;
-  std::vector<DecisionInfo> decisions;  // one per exam item, exam order
+  std::vector<Decision> decisions;  // one per exam item, exam order
   std::vector<ExamMiss> misses;
   // How a meadow-reader read the rule (reader::describe), printed before the table; empty for
   // a model that answers the letter directly.
@@ -159,15 +158,15 @@ class Mind {
   // then decided together. Each answer is decide()'s to float rounding; each lat_ms is the
   // batch's. Throws as decide().
   std::vector<Decided> decide_batch(Task& task, const std::vector<Values>& observations);
-  std::vector<DecisionInfo> decide_status_batch(const Task& task,
-                                                std::span<const std::string> statuses);
+  std::vector<Decision> decide_status_batch(const Task& task,
+                                            std::span<const std::string> statuses);
   // The decision for a status sentence directly (exam items, `decide` CLI, benches).
-  DecisionInfo decide_status(const Task& task, std::string_view status);
+  Decision decide_status(const Task& task, std::string_view status);
   // Same into out, reusing its storage: once the table's decider is warm, a cached decision
   // allocates nothing (bench/bench_alloc.cpp).
-  void decide_status_into(const Task& task, std::string_view status, DecisionInfo& out);
+  void decide_status_into(const Task& task, std::string_view status, Decision& out);
   // Same, always one uncached pass with the same attention mask (comparison path).
-  DecisionInfo decide_status_uncached(const Task& task, std::string_view status);
+  Decision decide_status_uncached(const Task& task, std::string_view status);
 
   // The exam: every sanity item decided. Never throws for a failing exam.
   ExamResult exam(const Task& task, std::optional<int> max_misses = std::nullopt);
@@ -179,7 +178,7 @@ class Mind {
   const model::Model& model() const;
   const Tokenizer& tokenizer() const;
   // The reader when the model file is a meadow-reader (a bert encoder with reader heads:
-  // decisions read the rule in parts, and carry DecisionInfo::conditions); else nullptr.
+  // decisions read the rule in parts, and carry Decision::conditions); else nullptr.
   const reader::Reader* reader() const;
   // How the reader read the task's rule (once per table, then cached); nullptr for a model
   // that answers the letter directly. Throws meadow::Error for an invalid task, or a rule the
@@ -188,13 +187,13 @@ class Mind {
   const MindOptions& options() const { return opts_; }
 
  private:
-  const diffusion::Decider& decider_for(const Task& task);
-  DecisionInfo read_and_decide(const reader::Reading& reading, std::string_view status) const;
+  const decision::Decider& decider_for(const Task& task);
+  Decision read_and_decide(const reader::Reading& reading, std::string_view status) const;
   struct Loaded;
   MindOptions opts_;
   std::unique_ptr<Loaded> m_;
   std::unique_ptr<std::mutex> mu_;
-  std::vector<std::unique_ptr<diffusion::Decider>> deciders_;  // one per table, in first use order
+  std::vector<std::unique_ptr<decision::Decider>> deciders_;  // one per table, in first use order
 };
 
 // A table of the exam: one line per item with status, expected, chosen, probabilities and a

@@ -173,8 +173,8 @@ class Model {
 
   // Uncached pass with a block-causal mask (bidirectional archs; causal archs: the natural
   // mask): block i is tokens [block_ends[i-1], block_ends[i]) and sees itself and the blocks
-  // before it. The attention block-wise generation computes with its cache (meadow/generate.hpp),
-  // in one pass: the reference its cached path is tested against.
+  // before it. The attention block-wise generation computes with its cache
+  // (meadow/runtime/generate.hpp), in one pass: the reference its cached path is tested against.
   std::vector<Logits> run_block_causal(const std::vector<Sequence>& batch, const RunOptions& opts,
                                        std::vector<int64_t> block_ends) const;
 

@@ -49,7 +49,7 @@ struct RealtimeOptions {
       gif_path;  // empty: no GIF; frame delays are the game (= wall-clock) time between frames
   std::string trace_path;  // empty: no trace; one JSON line per decision
   // Set: simulated time, each decision taking latency(info) game seconds (> 0).
-  std::function<double(const DecisionInfo&)> latency;
+  std::function<double(const Decision&)> latency;
   double frame_s = 0.05;      // a GIF frame at least this often, and one at every event
   double time_limit_s = 120;  // game seconds after which the run stops (a safety net)
   nlohmann::json env_kwargs;  // null: the task's; else these replace them (e.g. a window)

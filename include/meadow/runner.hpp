@@ -26,7 +26,7 @@ namespace meadow {
 // One step of an episode: the decision, the action it chose and what the env answered.
 struct EpisodeStep {
   int64_t step = 0;
-  DecisionInfo decision;  // status, letter, probabilities, latency, ...
+  Decision decision;  // status, letter, probabilities, latency, ...
   Values action;
   Values obs;  // observation after the step
   double reward = 0;

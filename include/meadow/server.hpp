@@ -1,5 +1,5 @@
 // The OpenAI-compatible HTTP server (`meadow-mind serve`): chat and text completions (block
-// diffusion or causal generation, meadow/generate.hpp), the decision endpoint
+// diffusion or causal generation, meadow/runtime/generate.hpp), the decision endpoint
 // (meadow/mind.hpp), model listing and a health check.
 //
 //   meadow::server::Server s({.model = "nano", .port = 8080});

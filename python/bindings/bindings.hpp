@@ -8,7 +8,7 @@ namespace meadow::python {
 
 void bind_tasks(nanobind::module_& m);       // Task, Option, Episode, built-in tasks
 void bind_task_files(nanobind::module_& m);  // task files: TaskSpec, read, make, write
-void bind_mind(nanobind::module_& m);        // Mind, DecisionInfo, ExamResult, models
+void bind_mind(nanobind::module_& m);        // Mind, Decision, ExamResult, models
 void bind_envs(nanobind::module_& m);        // Env, Space, the registry
 void bind_realtime(
     nanobind::module_& m);  // real-time games: built-in or Python, wall clock or simulated

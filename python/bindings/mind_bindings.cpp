@@ -15,15 +15,15 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
-#include "meadow/generate.hpp"
 #include "meadow/mind.hpp"
+#include "meadow/runtime/generate.hpp"
 
 namespace nb = nanobind;
 
 namespace meadow::python {
 namespace {
 
-std::vector<std::pair<std::string, double>> probs_of(const DecisionInfo& d) {
+std::vector<std::pair<std::string, double>> probs_of(const Decision& d) {
   std::vector<std::pair<std::string, double>> out;
   for (const auto& [l, p] : d.probs) out.push_back({std::string(1, l), p});
   return out;
@@ -38,15 +38,15 @@ std::vector<ChatMessage> chat_of(const std::vector<std::pair<std::string, std::s
 }  // namespace
 
 void bind_mind(nb::module_& m) {
-  nb::class_<DecisionInfo>(m, "DecisionInfo")
-      .def_ro("status", &DecisionInfo::status)
-      .def_prop_ro("letter", [](const DecisionInfo& d) { return std::string(1, d.letter); })
+  nb::class_<Decision>(m, "Decision")
+      .def_ro("status", &Decision::status)
+      .def_prop_ro("letter", [](const Decision& d) { return std::string(1, d.letter); })
       .def_prop_ro("probs", &probs_of)
-      .def_ro("margin", &DecisionInfo::margin)
-      .def_ro("entropy", &DecisionInfo::entropy)
-      .def_ro("coherence", &DecisionInfo::coherence)
-      .def_ro("lat_ms", &DecisionInfo::lat_ms)
-      .def_prop_ro("conditions", [](const DecisionInfo& d) {
+      .def_ro("margin", &Decision::margin)
+      .def_ro("entropy", &Decision::entropy)
+      .def_ro("coherence", &Decision::coherence)
+      .def_ro("lat_ms", &Decision::lat_ms)
+      .def_prop_ro("conditions", [](const Decision& d) {
         // (letter, condition as read, P(holds)): a reader's, empty for a letter model
         std::vector<std::tuple<std::string, std::string, double>> out;
         for (const auto& c : d.conditions) out.emplace_back(std::string(1, c.letter), c.text, c.p);
@@ -62,7 +62,7 @@ void bind_mind(nb::module_& m) {
       .def_ro("decisions", &ExamResult::decisions)
       .def_prop_ro("misses", [](const ExamResult& r) {
         // (status, expected letter, what the mind decided)
-        std::vector<std::tuple<std::string, std::string, DecisionInfo>> out;
+        std::vector<std::tuple<std::string, std::string, Decision>> out;
         for (const auto& x : r.misses)
           out.emplace_back(x.item.status, std::string(1, x.item.expected), x.got);
         return out;
@@ -70,15 +70,15 @@ void bind_mind(nb::module_& m) {
 
   // The options, bound once from their one definition (meadow/decision.hpp, meadow/mind.hpp):
   // MeadowMind(**options) sets these attributes by name, and lists them when one is unknown.
-  nb::class_<diffusion::DecideOptions>(m, "DecideOptions")
+  nb::class_<DecideOptions>(m, "DecideOptions")
       .def(nb::init<>())
-      .def_rw("threads", &diffusion::DecideOptions::threads)
-      .def_rw("answer_slot", &diffusion::DecideOptions::answer_slot)
-      .def_rw("prefix_cache", &diffusion::DecideOptions::prefix_cache)
-      .def_rw("want_coherence", &diffusion::DecideOptions::want_coherence)
-      .def_rw("system", &diffusion::DecideOptions::system)
-      .def_rw("exit_margin", &diffusion::DecideOptions::exit_margin)
-      .def_rw("float_recheck", &diffusion::DecideOptions::float_recheck);
+      .def_rw("threads", &DecideOptions::threads)
+      .def_rw("answer_slot", &DecideOptions::answer_slot)
+      .def_rw("prefix_cache", &DecideOptions::prefix_cache)
+      .def_rw("want_coherence", &DecideOptions::want_coherence)
+      .def_rw("system", &DecideOptions::system)
+      .def_rw("exit_margin", &DecideOptions::exit_margin)
+      .def_rw("float_recheck", &DecideOptions::float_recheck);
   nb::class_<MindOptions>(m, "MindOptions")
       .def(nb::init<>())
       .def_rw("decide", &MindOptions::decide)
@@ -138,12 +138,12 @@ void bind_mind(nb::module_& m) {
              const std::string& raw, int max_tokens, int block, int steps, double threshold,
              const std::string& confidence, double temperature, double top_p, uint64_t seed,
              std::vector<std::string> stop, bool cache, int threads) {
-            diffusion::GenerateOptions o;
+            generate::GenerateOptions o;
             o.max_new_tokens = max_tokens;
             o.block_size = block;
             o.steps_per_block = steps;
             o.threshold = threshold;
-            o.confidence = diffusion::parse_confidence(confidence);
+            o.confidence = generate::parse_confidence(confidence);
             o.temperature = temperature;
             o.top_p = top_p;
             o.seed = seed;
@@ -153,9 +153,9 @@ void bind_mind(nb::module_& m) {
             const std::vector<ChatMessage> msgs = chat_of(messages);
             const auto prompt = messages.empty()
                                     ? mind.tokenizer().encode(raw, false)
-                                    : diffusion::chat_prompt_ids(mind.tokenizer(), msgs);
-            const diffusion::Generation g =
-                diffusion::generate(mind.model(), mind.tokenizer(), prompt, o);
+                                    : generate::chat_prompt_ids(mind.tokenizer(), msgs);
+            const generate::Generation g =
+                generate::generate(mind.model(), mind.tokenizer(), prompt, o);
             return std::make_tuple(g.text, g.finish_reason, g.tokens, int(prompt.size()), g.steps,
                                    g.passes, g.prefill_ms, g.ms);
           },
@@ -168,9 +168,9 @@ void bind_mind(nb::module_& m) {
           [](const Mind& mind, const std::vector<std::pair<std::string, std::string>>& messages,
              int length) {
             const std::vector<ChatMessage> msgs = chat_of(messages);
-            const auto prompt = diffusion::chat_prompt_ids(mind.tokenizer(), msgs);
-            const diffusion::Draft d = diffusion::draft(mind.model(), mind.tokenizer(), prompt,
-                                                        length, mind.options().decide.threads);
+            const auto prompt = generate::chat_prompt_ids(mind.tokenizer(), msgs);
+            const decision::Draft d = decision::draft(mind.model(), mind.tokenizer(), prompt,
+                                                      length, mind.options().decide.threads);
             return std::make_tuple(d.text, d.confidence, d.coherence, d.ms);
           },
           nb::arg("messages"), nb::arg("length"), nb::call_guard<nb::gil_scoped_release>())

@@ -91,7 +91,7 @@ RealtimeResult run(Mind& mind, const Task& core, std::optional<nb::object> perce
   o.time_limit_s = time_limit_s;
   if (!env_kwargs_json.empty()) o.env_kwargs = nlohmann::json::parse(env_kwargs_json);
   if (latency) {
-    o.latency = [fn = *latency](const DecisionInfo& d) {
+    o.latency = [fn = *latency](const Decision& d) {
       nb::gil_scoped_acquire gil;
       return nb::cast<double>(fn(d));
     };

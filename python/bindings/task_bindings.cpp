@@ -56,7 +56,7 @@ void bind_tasks(nb::module_& m) {
              Values action, Values obs, double reward, double lat_ms,
              const std::vector<std::pair<std::string, double>>& probs,
              const std::vector<std::tuple<std::string, std::string, double>>& conditions) {
-            DecisionInfo d;
+            Decision d;
             d.status = std::move(status);
             d.letter = one_letter(letter);
             d.lat_ms = lat_ms;

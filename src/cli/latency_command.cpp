@@ -14,10 +14,10 @@
 
 #include "cli/commands.hpp"
 #include "meadow/error.hpp"
-#include "meadow/generate.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/plot.hpp"
 #include "meadow/render.hpp"
+#include "meadow/runtime/generate.hpp"
 #include "meadow/tasks.hpp"
 #include "util/atomic_file.hpp"
 
@@ -51,9 +51,9 @@ void generation_rows(const std::string& path, const std::string& line_name, doub
                      const LatencyArgs& a, const Task& task, std::vector<Row>& rows) {
   const model::Model m = model::Model::load(path);
   const Tokenizer tok = Tokenizer::from_gguf(m.file());
-  const auto prompt = diffusion::chat_prompt_ids(tok, question(task));
+  const auto prompt = generate::chat_prompt_ids(tok, question(task));
   for (int n : a.lengths) {
-    diffusion::GenerateOptions o;
+    generate::GenerateOptions o;
     o.max_new_tokens = n;
     o.block_size = std::min(32, n);
     o.threshold = threshold;
@@ -61,7 +61,7 @@ void generation_rows(const std::string& path, const std::string& line_name, doub
     o.threads = a.threads;
     double best = 1e300;
     for (int r = 0; r < a.repeats; ++r) {
-      const diffusion::Generation g = diffusion::generate(m, tok, prompt, o);
+      const generate::Generation g = generate::generate(m, tok, prompt, o);
       best = std::min(best, g.prefill_ms + g.ms);
     }
     rows.push_back({line_name, n, best});

@@ -35,7 +35,7 @@ struct DecideArgs {
   int threads = 0;  // auto (MindOptions)
   int slot = 3;
   double exit_margin = 0;  // early exit off
-  double float_recheck = diffusion::DecideOptions{}.float_recheck;
+  double float_recheck = DecideOptions{}.float_recheck;
 };
 
 // "A=push left" → option A. The letter is one character A..Z; the text may hold '='.
@@ -82,7 +82,7 @@ void run_decide(const DecideArgs& a) {
   mo.decide.exit_margin = a.exit_margin;
   mo.decide.float_recheck = a.float_recheck;
   Mind mind(a.model, mo);
-  const DecisionInfo d = mind.decide_status(task, a.state);
+  const Decision d = mind.decide_status(task, a.state);
   if (a.json) {
     nlohmann::json probs = nlohmann::json::object();
     for (const auto& [l, p] : d.probs) probs[std::string(1, l)] = p;

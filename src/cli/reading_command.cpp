@@ -19,9 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "meadow/decision.hpp"
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
+#include "meadow/runtime/decider.hpp"
 #include "meadow/tasks.hpp"
 #include "util/read_file.hpp"
 
@@ -32,7 +32,7 @@ using nlohmann::ordered_json;
 
 struct Item {
   std::string id, rule, state;
-  std::vector<diffusion::Choice> choices;
+  std::vector<decision::Choice> choices;
   std::vector<std::string> forms;
   char answer = 'A';
 };
@@ -109,8 +109,8 @@ struct ItemDecision {
   double uncached_ms = 0;
 };
 
-ItemDecision decide_item(Mind& mind, const diffusion::DecideOptions& dopt, const std::string& rule,
-                         const std::vector<diffusion::Choice>& choices, const std::string& state,
+ItemDecision decide_item(Mind& mind, const DecideOptions& dopt, const std::string& rule,
+                         const std::vector<decision::Choice>& choices, const std::string& state,
                          bool uncached) {
   ItemDecision out;
   if (const reader::Reader* rd = mind.reader()) {
@@ -132,7 +132,7 @@ ItemDecision decide_item(Mind& mind, const diffusion::DecideOptions& dopt, const
     }
     return out;
   }
-  const diffusion::Decider d(mind.model(), mind.tokenizer(), rule, choices, dopt);
+  const decision::Decider d(mind.model(), mind.tokenizer(), rule, choices, dopt);
   const auto c = d.decide(state);
   out.letter = c.letter;
   out.cached_ms = c.lat_ms;
@@ -167,7 +167,7 @@ ordered_json score_model(const std::string& name, const std::string& lora,
   Mind mind(name, mo);
   if (mind.reader() && exit_margin > 0)
     throw Error("--exit-margin: a meadow-reader has no early exit (" + name + ")");
-  diffusion::DecideOptions dopt;
+  DecideOptions dopt;
   dopt.threads = threads;
   dopt.want_coherence = false;
   dopt.system = mo.decide.system;

@@ -37,7 +37,7 @@ namespace {
 // A mind's options from a command's flags, set field by field: GCC 12 warns (falsely) that a
 // designated initializer of MindOptions leaves its nested std::string uninitialized.
 MindOptions mind_options(const std::string& lora,
-                         double float_recheck = diffusion::DecideOptions{}.float_recheck) {
+                         double float_recheck = DecideOptions{}.float_recheck) {
   MindOptions o;
   o.decide.float_recheck = float_recheck;
   o.lora = lora;
@@ -54,7 +54,7 @@ struct PlayArgs {
   std::string trace;
   std::string memory;  // "", "on" or "off"
   bool no_gif = false;
-  double float_recheck = diffusion::DecideOptions{}.float_recheck;
+  double float_recheck = DecideOptions{}.float_recheck;
 };
 
 std::string seed_list(const std::vector<uint64_t>& seeds) {

@@ -1,4 +1,4 @@
-// Text commands: generate, draft, route (meadow/generate.hpp).
+// Text commands: generate, draft, route (meadow/runtime/generate.hpp).
 //
 //   meadow-mind generate --prompt TEXT [--raw] [--system TEXT] [--max-tokens N] [--block N]
 //                        [--steps N] [--threshold X] [--confidence probability|margin|entropy]
@@ -22,10 +22,10 @@
 
 #include "cli/commands.hpp"
 #include "meadow/error.hpp"
-#include "meadow/generate.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/model.hpp"
-#include "meadow/tool_call.hpp"
+#include "meadow/runtime/generate.hpp"
+#include "meadow/runtime/tool_call.hpp"
 
 namespace meadow::cli {
 namespace {
@@ -65,7 +65,7 @@ Loaded load(const TextArgs& a) {
     std::vector<ChatMessage> msgs;
     if (!a.system.empty()) msgs.push_back({"system", a.system});
     msgs.push_back({"user", a.prompt});
-    ids = diffusion::chat_prompt_ids(tok, msgs);
+    ids = generate::chat_prompt_ids(tok, msgs);
   }
   return {std::move(m), std::move(tok), std::move(ids)};
 }
@@ -80,11 +80,11 @@ void add_common(CLI::App* c, TextArgs& a) {
   c->add_flag("--json", a.json, "print one JSON object");
 }
 
-diffusion::GenerateOptions fill_options(const TextArgs& a) {
-  diffusion::GenerateOptions o;
+generate::GenerateOptions fill_options(const TextArgs& a) {
+  generate::GenerateOptions o;
   o.steps_per_block = a.steps;
   o.threshold = a.threshold;
-  o.confidence = diffusion::parse_confidence(a.confidence);
+  o.confidence = generate::parse_confidence(a.confidence);
   o.temperature = a.temperature;
   o.top_p = a.top_p;
   o.seed = a.seed;
@@ -93,7 +93,7 @@ diffusion::GenerateOptions fill_options(const TextArgs& a) {
 }
 
 void run_generate(const TextArgs& a) {
-  diffusion::GenerateOptions o = fill_options(a);
+  generate::GenerateOptions o = fill_options(a);
   o.max_new_tokens = a.max_tokens;
   o.block_size = a.block;
   o.cache = !a.no_cache;
@@ -104,8 +104,8 @@ void run_generate(const TextArgs& a) {
   const bool progress = !a.json && isatty(fileno(stderr));
   const auto t0 = std::chrono::steady_clock::now();
   size_t shown = 0;
-  const diffusion::Generation g =
-      diffusion::generate(L.model, L.tok, L.prompt, o, [&](const diffusion::Generation& so_far) {
+  const generate::Generation g =
+      generate::generate(L.model, L.tok, L.prompt, o, [&](const generate::Generation& so_far) {
         if (progress) {
           const std::string& text = so_far.text;
           const double s =
@@ -137,7 +137,7 @@ void run_generate(const TextArgs& a) {
                g.steps, g.passes, tps, g.finish_reason.c_str());
 }
 
-ordered_json draft_json(const diffusion::Draft& d) {
+ordered_json draft_json(const decision::Draft& d) {
   return {{"text", d.text},
           {"tokens", d.tokens},
           {"confidence", d.confidence},
@@ -147,7 +147,7 @@ ordered_json draft_json(const diffusion::Draft& d) {
 
 void run_draft(const TextArgs& a, bool routing) {
   const Loaded L = load(a);
-  const diffusion::Draft d = diffusion::draft(L.model, L.tok, L.prompt, a.length, a.threads);
+  const decision::Draft d = decision::draft(L.model, L.tok, L.prompt, a.length, a.threads);
   if (!routing) {
     if (a.json)
       print_json(draft_json(d));
@@ -156,7 +156,7 @@ void run_draft(const TextArgs& a, bool routing) {
                   d.tokens.size(), d.ms);
     return;
   }
-  const diffusion::Route r = diffusion::route(d, a.escalate_below);
+  const generate::Route r = generate::route(d, a.escalate_below);
   if (a.json) {
     ordered_json j{{"mode", r.mode},
                    {"signals", r.signals},
@@ -174,11 +174,11 @@ void run_draft(const TextArgs& a, bool routing) {
 
 void run_infill(const TextArgs& a) {
   if (a.before.empty()) throw Error("--before is empty: infill needs the text before the gap");
-  const diffusion::GenerateOptions o = fill_options(a);
+  const generate::GenerateOptions o = fill_options(a);
   const model::Model m = model::Model::load(resolve_model(a.model), a.lora);
   const Tokenizer tok = Tokenizer::from_gguf(m.file());
-  const diffusion::Generation g = diffusion::infill(m, tok, tok.encode(a.before, false),
-                                                    tok.encode(a.after, false), a.tokens, o);
+  const generate::Generation g = generate::infill(m, tok, tok.encode(a.before, false),
+                                                  tok.encode(a.after, false), a.tokens, o);
   if (a.json) {
     const ordered_json j{{"text", g.text}, {"tokens", g.tokens}, {"steps", g.steps}, {"ms", g.ms}};
     print_json(j);
@@ -189,13 +189,13 @@ void run_infill(const TextArgs& a) {
 
 void run_tool_call(const TextArgs& a) {
   if (a.prompt.empty()) throw Error("--prompt is empty: give the request");
-  const std::vector<diffusion::Tool> tools =
-      a.tools_file.empty() ? diffusion::builtin_tools() : diffusion::load_tools(a.tools_file);
-  const diffusion::GenerateOptions o = fill_options(a);
+  const std::vector<generate::Tool> tools =
+      a.tools_file.empty() ? generate::builtin_tools() : generate::load_tools(a.tools_file);
+  const generate::GenerateOptions o = fill_options(a);
   const model::Model m = model::Model::load(resolve_model(a.model), a.lora);
   const Tokenizer tok = Tokenizer::from_gguf(m.file());
-  const diffusion::ToolCall c =
-      diffusion::tool_call(m, tok, a.prompt, tools, a.tool, a.value_tokens, o);
+  const generate::ToolCall c =
+      generate::tool_call(m, tok, a.prompt, tools, a.tool, a.value_tokens, o);
   if (a.json) {
     const ordered_json j{{"call", ordered_json::parse(c.json)},
                          {"chosen_by_model", c.chosen_by_model},

@@ -14,7 +14,7 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
-std::string probs_text(const DecisionInfo& d) {
+std::string probs_text(const Decision& d) {
   std::string s;
   for (const auto& [l, p] : d.probs) {
     if (!s.empty()) s += ' ';
@@ -52,7 +52,7 @@ ExamResult Mind::exam(const Task& task, std::optional<int> max_misses) {
     r.reading = reader::describe(*rd);
   }
   for (const auto& item : task.sanity) {
-    DecisionInfo d = decide_status(task, item.status);
+    Decision d = decide_status(task, item.status);
     if (d.letter == item.expected)
       ++r.n_right;
     else

@@ -11,6 +11,7 @@
 #include "meadow/error.hpp"
 #include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
+#include "meadow/runtime/decider.hpp"
 
 namespace meadow {
 namespace {
@@ -35,8 +36,8 @@ struct Mind::Loaded {
 
 namespace {
 
-std::vector<diffusion::Choice> choices_of(const Task& task) {
-  std::vector<diffusion::Choice> c;
+std::vector<decision::Choice> choices_of(const Task& task) {
+  std::vector<decision::Choice> c;
   for (const auto& o : task.options) c.push_back({o.letter, o.text});
   return c;
 }
@@ -57,7 +58,7 @@ bool reads_table(const ReadTable& t, const Task& task) {
   return true;
 }
 
-bool reads_table(const diffusion::Decider& d, const Task& task) {
+bool reads_table(const decision::Decider& d, const Task& task) {
   if (d.rule() != task.rule || d.choices().size() != task.options.size()) return false;
   for (size_t i = 0; i < task.options.size(); ++i)
     if (d.choices()[i].letter != task.options[i].letter ||
@@ -80,16 +81,16 @@ int auto_threads(const model::Config& c) {
 
 // A reader's decision as the mind's record: the letter's distribution with its margin and
 // entropy, no Σ draft (a reader has no answer slot), and every condition with P(holds).
-DecisionInfo reader_info(const reader::Reading& r, const reader::Decision& d,
-                         std::string_view status, int64_t layers) {
-  DecisionInfo info;
+Decision reader_info(const reader::Reading& r, const reader::Decision& d, std::string_view status,
+                     int64_t layers) {
+  Decision info;
   info.status = std::string(status);
   info.letter = d.letter;
   info.probs = d.probs;
   info.margin = d.margin;
   std::vector<double> p;
   for (const auto& lp : d.probs) p.push_back(lp.second);
-  info.entropy = diffusion::normalized_entropy(p);
+  info.entropy = decision::normalized_entropy(p);
   info.coherence = std::nan("");
   info.lat_ms = d.lat_ms;
   info.layers = layers;
@@ -120,7 +121,7 @@ Mind::Mind(const std::string& path, MindOptions opts)
   m_->model.emplace(model::Model::load(m_->path, opts_.lora));
   m_->tok.emplace(Tokenizer::from_gguf(m_->model->file()));
   if (opts_.decide.threads <= 0) opts_.decide.threads = auto_threads(m_->model->config());
-  diffusion::check_options(opts_.decide);  // bad options fail here, not at a decision
+  check_options(opts_.decide);  // bad options fail here, not at a decision
 }
 
 Mind::~Mind() = default;
@@ -160,29 +161,29 @@ const reader::Reading* Mind::reading(const Task& task) {
   return &m_->tables.back()->reading;
 }
 
-DecisionInfo Mind::read_and_decide(const reader::Reading& r, std::string_view status) const {
+Decision Mind::read_and_decide(const reader::Reading& r, std::string_view status) const {
   const reader::Decision d = m_->reader->decide(r, status, {.threads = opts_.decide.threads});
   return reader_info(r, d, status, m_->reader->encoder().config().n_layer);
 }
 
 // The table identifies the decider: editing the rule or an option makes a new one. A task is
 // validated once, when its decider is made; later decisions only find it.
-const diffusion::Decider& Mind::decider_for(const Task& task) {
+const decision::Decider& Mind::decider_for(const Task& task) {
   std::lock_guard lock(*mu_);
   for (const auto& d : deciders_)
     if (reads_table(*d, task)) return *d;
   validate(task);
-  deciders_.push_back(std::make_unique<diffusion::Decider>(model(), *m_->tok, task.rule,
-                                                           choices_of(task), opts_.decide));
+  deciders_.push_back(std::make_unique<decision::Decider>(model(), *m_->tok, task.rule,
+                                                          choices_of(task), opts_.decide));
   return *deciders_.back();
 }
 
-DecisionInfo Mind::decide_status(const Task& task, std::string_view status) {
+Decision Mind::decide_status(const Task& task, std::string_view status) {
   if (m_->reader) return read_and_decide(*reading(task), status);
   return decider_for(task).decide(status);
 }
 
-void Mind::decide_status_into(const Task& task, std::string_view status, DecisionInfo& out) {
+void Mind::decide_status_into(const Task& task, std::string_view status, Decision& out) {
   if (m_->reader) {
     out = read_and_decide(*reading(task), status);
     return;
@@ -191,7 +192,7 @@ void Mind::decide_status_into(const Task& task, std::string_view status, Decisio
 }
 
 // A reader has no prefix to cache: uncached, it reads the rule again for this decision.
-DecisionInfo Mind::decide_status_uncached(const Task& task, std::string_view status) {
+Decision Mind::decide_status_uncached(const Task& task, std::string_view status) {
   if (m_->reader) {
     validate(task);
     return read_and_decide(
@@ -204,7 +205,7 @@ DecisionInfo Mind::decide_status_uncached(const Task& task, std::string_view sta
 Decided Mind::decide(Task& task, const Values& obs) {
   // The table first: an invalid task fails before its perceiver runs.
   const reader::Reading* r = reading(task);
-  const diffusion::Decider* decider = r ? nullptr : &decider_for(task);
+  const decision::Decider* decider = r ? nullptr : &decider_for(task);
   Decided out;
   const std::string status = perceive(task, obs);
   out.info = decider ? decider->decide(status) : read_and_decide(*r, status);
@@ -212,10 +213,10 @@ Decided Mind::decide(Task& task, const Values& obs) {
   return out;
 }
 
-std::vector<DecisionInfo> Mind::decide_status_batch(const Task& task,
-                                                    std::span<const std::string> statuses) {
+std::vector<Decision> Mind::decide_status_batch(const Task& task,
+                                                std::span<const std::string> statuses) {
   if (const reader::Reading* r = reading(task)) {
-    std::vector<DecisionInfo> out;
+    std::vector<Decision> out;
     for (const std::string& s : statuses) out.push_back(read_and_decide(*r, s));
     return out;
   }
@@ -230,7 +231,7 @@ std::vector<Decided> Mind::decide_batch(Task& task, const std::vector<Values>& o
   std::vector<std::string> statuses;
   statuses.reserve(observations.size());
   for (const Values& obs : observations) statuses.push_back(perceive(task, obs));
-  std::vector<DecisionInfo> infos = decide_status_batch(task, statuses);
+  std::vector<Decision> infos = decide_status_batch(task, statuses);
   std::vector<Decided> out(infos.size());
   for (size_t i = 0; i < infos.size(); ++i) {
     out[i].action = task.option(infos[i].letter).action;

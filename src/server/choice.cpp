@@ -6,7 +6,7 @@
 #include <map>
 
 #include "meadow/error.hpp"
-#include "meadow/generate.hpp"
+#include "meadow/runtime/generate.hpp"
 
 namespace meadow::server {
 namespace {
@@ -26,7 +26,7 @@ void score_causal(const model::Model& m, std::span<const int32_t> prompt, Choice
                                   [](const ChoiceScore& s) { return s.tokens.size() == 1; });
   if (single) {  // every choice is read from the prompt's own next-token row
     const auto l = m.run({{{prompt.begin(), prompt.end()}, {last}}}, ro).front();
-    diffusion::check_finite(m, l.data, "choice");
+    decision::check_finite(m, l.data, "choice");
     for (auto& s : r.scores) s.logprob = log_prob(l.row(0), l.cols, s.tokens[0]);
     r.passes = 1;
     return;
@@ -39,7 +39,7 @@ void score_causal(const model::Model& m, std::span<const int32_t> prompt, Choice
     batch.push_back(std::move(q));
   }
   const auto out = m.run(batch, ro);
-  for (const auto& l : out) diffusion::check_finite(m, l.data, "choice");
+  for (const auto& l : out) decision::check_finite(m, l.data, "choice");
   for (size_t i = 0; i < r.scores.size(); ++i) {
     auto& s = r.scores[i];
     for (size_t j = 0; j < s.tokens.size(); ++j)
@@ -63,7 +63,7 @@ void score_diffusion(const model::Model& m, std::span<const int32_t> prompt, Cho
       q.positions.push_back(m.logits_row_for(int64_t(prompt.size() + j)));
     }
     const auto l = by_length.emplace(n, m.run({q}, ro).front()).first;
-    diffusion::check_finite(m, l->second.data, "choice");
+    decision::check_finite(m, l->second.data, "choice");
     ++r.passes;
   }
   for (auto& s : r.scores) {

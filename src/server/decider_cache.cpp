@@ -7,8 +7,8 @@
 
 namespace meadow::server {
 
-DeciderCache::DeciderCache(const model::Model& model, const Tokenizer& tok,
-                           diffusion::DecideOptions opts, size_t budget_bytes)
+DeciderCache::DeciderCache(const model::Model& model, const Tokenizer& tok, DecideOptions opts,
+                           size_t budget_bytes)
     : model_(model),
       tok_(tok),
       opts_(std::move(opts)),
@@ -16,12 +16,12 @@ DeciderCache::DeciderCache(const model::Model& model, const Tokenizer& tok,
                        size_t(model.config().head_dim) * sizeof(float)),
       cache_(budget_bytes) {}
 
-std::shared_ptr<const diffusion::Decider> DeciderCache::get(
-    const std::string& rule, const std::vector<diffusion::Choice>& choices) {
+std::shared_ptr<const decision::Decider> DeciderCache::get(
+    const std::string& rule, const std::vector<decision::Choice>& choices) {
   return cache_.get(table_key(rule, choices), [&] {
-    auto made = std::make_shared<const diffusion::Decider>(model_, tok_, rule, choices, opts_);
+    auto made = std::make_shared<const decision::Decider>(model_, tok_, rule, choices, opts_);
     const size_t bytes = made->cached() ? made->prompt_ids("").prefix.size() * bytes_per_token_ : 0;
-    return std::pair{std::shared_ptr<const diffusion::Decider>(made), bytes};
+    return std::pair{std::shared_ptr<const decision::Decider>(made), bytes};
   });
 }
 

@@ -102,7 +102,7 @@ std::vector<ChatMessage> read_messages(const Json& body) {
       throw HttpError(400, where + " needs a string 'role'", "missing_field", "messages");
     std::string r;
     try {
-      r = diffusion::chat_role(role->get<std::string>());  // the Python package's check too
+      r = generate::chat_role(role->get<std::string>());  // the Python package's check too
     } catch (const Error& e) {
       throw HttpError(400, where + ": " + e.what(), "invalid_value", "messages");
     }
@@ -119,9 +119,8 @@ std::vector<std::string> read_stop(const Json& body) {
   if (!s) return {};
   if (s->is_string()) return {s->get<std::string>()};
   if (!s->is_array()) wrong_type("stop", "a string or a list of strings", *s);
-  if (s->size() > size_t(diffusion::kMaxStops))  // before reading a huge list
-    throw HttpError(400,
-                    "'stop' holds at most " + std::to_string(diffusion::kMaxStops) + " strings",
+  if (s->size() > size_t(generate::kMaxStops))  // before reading a huge list
+    throw HttpError(400, "'stop' holds at most " + std::to_string(generate::kMaxStops) + " strings",
                     "invalid_value", "stop");
   std::vector<std::string> out;
   for (const auto& v : *s) {
@@ -169,7 +168,7 @@ std::string read_prompt(const Json& body) {
 // An OpenAI function definition: {"type": "function", "function": {"name", "description",
 // "parameters": {"type": "object", "properties": {...}}}}; the properties, in order, are the
 // scaffold's arguments.
-diffusion::Tool read_tool(const Json& t, size_t i) {
+generate::Tool read_tool(const Json& t, size_t i) {
   const std::string where = "tools[" + std::to_string(i) + "]";
   auto bad = [&](const std::string& what, const char* code = "invalid_value") {
     return HttpError(400, where + ": " + what, code, "tools");
@@ -183,7 +182,7 @@ diffusion::Tool read_tool(const Json& t, size_t i) {
   const auto name = f->find("name");
   if (name == f->end() || !name->is_string())
     throw bad("needs a string function 'name'", "missing_field");
-  diffusion::Tool tool;
+  generate::Tool tool;
   tool.name = name->get<std::string>();
   if (tool.name.empty() || tool.name.size() > 64 ||
       tool.name.find_first_not_of(
@@ -224,7 +223,7 @@ void read_tools(const Json& body, TextRequest& r) {
   if (tools->empty() || tools->size() > 26)
     throw HttpError(400, "'tools' must hold 1 to 26 functions", "invalid_value", "tools");
   for (size_t i = 0; i < tools->size(); ++i) {
-    diffusion::Tool t = read_tool((*tools)[i], i);
+    generate::Tool t = read_tool((*tools)[i], i);
     for (const auto& o : r.tools)
       if (o.name == t.name)
         throw HttpError(400, "'tools' names function '" + t.name + "' twice", "invalid_value",
@@ -254,7 +253,7 @@ void read_tools(const Json& body, TextRequest& r) {
         "invalid_value", "tool_choice");
   r.tool_name = name->get<std::string>();
   if (std::none_of(r.tools.begin(), r.tools.end(),
-                   [&](const diffusion::Tool& t) { return t.name == r.tool_name; }))
+                   [&](const generate::Tool& t) { return t.name == r.tool_name; }))
     throw HttpError(400, "'tool_choice' names '" + r.tool_name + "', which is not in 'tools'",
                     "invalid_value", "tool_choice");
 }
@@ -330,7 +329,7 @@ TextRequest parse_text_request(const Json& body, bool chat, int max_tokens_limit
     r.prompt = read_prompt(body);
   opt_string(body, "model");  // any model name is accepted: the server serves one model
   auto& g = r.gen;
-  g.temperature = opt_number(body, "temperature", 0, diffusion::kMaxTemperature).value_or(0);
+  g.temperature = opt_number(body, "temperature", 0, generate::kMaxTemperature).value_or(0);
   g.top_p = opt_number(body, "top_p", 0, 1).value_or(1);
   if (!(g.top_p > 0)) throw HttpError(400, "'top_p' must be in (0, 1]", "invalid_value", "top_p");
   auto max_tokens = opt_int(body, "max_tokens", 1, max_tokens_limit);
@@ -343,7 +342,7 @@ TextRequest parse_text_request(const Json& body, bool chat, int max_tokens_limit
   }
   g.stop = read_stop(body);
   try {
-    diffusion::check_stop(g.stop);  // the Python package's check too
+    generate::check_stop(g.stop);  // the Python package's check too
   } catch (const Error& e) {
     throw HttpError(400, e.what(), "invalid_value", "stop");
   }
@@ -376,7 +375,7 @@ TextRequest parse_text_request(const Json& body, bool chat, int max_tokens_limit
   g.threshold = opt_number(body, "threshold", 0, 1).value_or(0);
   if (auto c = opt_string(body, "confidence")) {
     try {
-      g.confidence = diffusion::parse_confidence(*c);
+      g.confidence = generate::parse_confidence(*c);
     } catch (const Error& e) {
       throw HttpError(400, e.what(), "invalid_value", "confidence");
     }

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "meadow/chat_template.hpp"
-#include "meadow/generate.hpp"
-#include "meadow/tool_call.hpp"
+#include "meadow/runtime/generate.hpp"
+#include "meadow/runtime/tool_call.hpp"
 
 namespace meadow::server {
 
@@ -37,11 +37,11 @@ struct TextRequest {
   std::vector<ChatMessage> messages;  // chat
   std::string prompt;                 // text completion
   std::optional<int> max_tokens;      // absent: the server's default
-  diffusion::GenerateOptions gen;     // everything but max_new_tokens and threads
+  generate::GenerateOptions gen;      // everything but max_new_tokens and threads
   int n = 1;                          // choices; choice i is generated with seed + i
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage: a last chunk with usage
-  // Per-token log-probabilities (causal models; diffusion::TokenLogprob): chat's logprobs +
+  // Per-token log-probabilities (causal models; generate::TokenLogprob): chat's logprobs +
   // top_logprobs (0..20), completions' logprobs: N (0..5 alternatives). Streamed too: each
   // chunk carries its tokens'.
   bool logprobs = false;
@@ -52,7 +52,7 @@ struct TextRequest {
   // Chat `tools` (OpenAI function definitions) with `tool_choice` other than "none": the answer
   // is a tool call whose argument values are infilled into a fixed JSON scaffold
   // (meadow/tool_call.hpp). `tool_name` empty: the model chooses the tool ("auto", "required").
-  std::vector<diffusion::Tool> tools;
+  std::vector<generate::Tool> tools;
   bool call_tool = false;
   std::string tool_name;
   int tool_value_tokens = 8;  // tokens infilled per argument value

@@ -1,5 +1,5 @@
 // POST /v1/chat/completions and POST /v1/completions: OpenAI's shapes over
-// diffusion::generate (block diffusion or causal, meadow/generate.hpp), whole, streamed
+// generate::generate (block diffusion or causal, meadow/runtime/generate.hpp), whole, streamed
 // (server/stream.hpp) or restricted to given strings (`choice`, server/choice.hpp).
 #include <algorithm>
 #include <chrono>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "meadow/error.hpp"
-#include "meadow/generate.hpp"
-#include "meadow/tool_call.hpp"
+#include "meadow/runtime/generate.hpp"
+#include "meadow/runtime/tool_call.hpp"
 #include "server/choice.hpp"
 #include "server/context.hpp"
 #include "server/guard.hpp"
@@ -37,7 +37,7 @@ Prepared prepare(Context& ctx, const std::string& body, bool chat) {
   p.req = parse_text_request(parse_body(body), chat, ctx.opts.max_tokens_limit);
   const Tokenizer& tok = ctx.mind.tokenizer();
   // User text is never read as control tokens, as the generate command does.
-  p.ids = chat ? diffusion::chat_prompt_ids(tok, p.req.messages) : tok.encode(p.req.prompt, false);
+  p.ids = chat ? generate::chat_prompt_ids(tok, p.req.messages) : tok.encode(p.req.prompt, false);
   if (p.ids.empty())
     throw HttpError(400, "the prompt has no tokens", "invalid_value", chat ? "messages" : "prompt");
   const int64_t ctx_len = ctx.mind.model().config().n_ctx;
@@ -68,8 +68,8 @@ Prepared prepare(Context& ctx, const std::string& body, bool chat) {
 }
 
 // The options of choice `i`: its own seed, seed + i.
-diffusion::GenerateOptions choice_options(const Prepared& p, int i) {
-  diffusion::GenerateOptions o = p.req.gen;
+generate::GenerateOptions choice_options(const Prepared& p, int i) {
+  generate::GenerateOptions o = p.req.gen;
   o.seed += uint64_t(i);
   return o;
 }
@@ -82,12 +82,12 @@ void answer_whole(Context& ctx, const Prepared& p, Slots::Lease lease, Clock::ti
   size_t completion_tokens = 0;
   for (int i = 0; i < p.req.n; ++i) {
     bool timed_out = false;
-    const diffusion::Generation g =
-        diffusion::generate(ctx.mind.model(), ctx.mind.tokenizer(), p.ids, choice_options(p, i),
-                            [&](const diffusion::Generation&) {
-                              timed_out = Clock::now() > deadline;
-                              return !timed_out;
-                            });
+    const generate::Generation g =
+        generate::generate(ctx.mind.model(), ctx.mind.tokenizer(), p.ids, choice_options(p, i),
+                           [&](const generate::Generation&) {
+                             timed_out = Clock::now() > deadline;
+                             return !timed_out;
+                           });
     if (timed_out)
       throw HttpError(504, "generation ran past the server's request timeout", "timeout");
     Json choice = {{"index", i}};
@@ -119,14 +119,13 @@ std::string tool_request(const TextRequest& r) {
 void answer_tools(Context& ctx, const Prepared& p, Slots::Lease lease, Clock::time_point start,
                   httplib::Response& res) {
   const auto deadline = ctx.deadline(start);
-  std::vector<diffusion::ToolCall> calls;
+  std::vector<generate::ToolCall> calls;
   size_t completion_tokens = 0;
   for (int i = 0; i < p.req.n; ++i) {
-    diffusion::GenerateOptions o = choice_options(p, i);
+    generate::GenerateOptions o = choice_options(p, i);
     o.threads = ctx.threads;
-    calls.push_back(diffusion::tool_call(ctx.mind.model(), ctx.mind.tokenizer(),
-                                         tool_request(p.req), p.req.tools, p.req.tool_name,
-                                         p.req.tool_value_tokens, o));
+    calls.push_back(generate::tool_call(ctx.mind.model(), ctx.mind.tokenizer(), tool_request(p.req),
+                                        p.req.tools, p.req.tool_name, p.req.tool_value_tokens, o));
     completion_tokens += calls.back().arguments.size() * size_t(p.req.tool_value_tokens);
     if (Clock::now() > deadline)
       throw HttpError(504, "generation ran past the server's request timeout", "timeout");

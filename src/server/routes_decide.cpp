@@ -60,7 +60,7 @@ std::vector<Option> read_options(const Json& body) {
 
 // The decision from the server's table caches: a decoder's cached prefix, or a reader's reading
 // and the mind's record of its decision.
-diffusion::Decision decide(Context& ctx, const Task& task, const std::string& state) {
+Decision decide(Context& ctx, const Task& task, const std::string& state) {
   if (ctx.readings) {
     std::vector<reader::Option> options;
     for (const auto& o : task.options) options.push_back({o.letter, o.text});
@@ -69,7 +69,7 @@ diffusion::Decision decide(Context& ctx, const Task& task, const std::string& st
     return reader_info(*reading, rd.decide(*reading, state, {.threads = ctx.threads}), state,
                        rd.encoder().config().n_layer);
   }
-  std::vector<diffusion::Choice> choices;
+  std::vector<decision::Choice> choices;
   for (const auto& o : task.options) choices.push_back({o.letter, o.text});
   return ctx.deciders->get(task.rule, choices)->decide(state);
 }
@@ -91,7 +91,7 @@ void handle(Context& ctx, const httplib::Request& req, httplib::Response& res) {
     throw HttpError(400, "'state' is empty: give the situation sentence the rule is read against",
                     "invalid_value", "state");
   const Slots::Lease lease = ctx.admit(start);
-  const diffusion::Decision d = decide(ctx, task, state);
+  const Decision d = decide(ctx, task, state);
   Json probs = Json::object();
   for (const auto& [l, p] : d.probs) probs[std::string(1, l)] = p;
   Json out{{"letter", std::string(1, d.letter)},
@@ -103,7 +103,7 @@ void handle(Context& ctx, const httplib::Request& req, httplib::Response& res) {
            {"model", ctx.model_id}};
   if (ctx.readings) {
     Json conditions = Json::array();
-    for (const diffusion::ConditionP& c : d.conditions)
+    for (const ConditionP& c : d.conditions)
       conditions.push_back({{"letter", std::string(1, c.letter)}, {"text", c.text}, {"p", c.p}});
     out["conditions"] = std::move(conditions);
   }

@@ -52,21 +52,21 @@ Outcome stream_choice(Context& ctx, const Prepared& p, int index, Clock::time_po
   size_t sent = 0, lp_sent = 0, lp_offset = 0;
   bool gone = false, timed_out = false;
   // The logprobs of tokens [lp_sent, end) for the next chunk; null when not asked.
-  auto take_logprobs = [&](const std::vector<diffusion::TokenLogprob>& lp) {
+  auto take_logprobs = [&](const std::vector<generate::TokenLogprob>& lp) {
     if (!p.req.logprobs) return Json();
-    const std::span<const diffusion::TokenLogprob> part(lp.data() + lp_sent, lp.size() - lp_sent);
+    const std::span<const generate::TokenLogprob> part(lp.data() + lp_sent, lp.size() - lp_sent);
     Json j = logprobs_json(ctx, p, part, lp_offset);
     lp_offset += logprobs_text_size(ctx, part);
     lp_sent = lp.size();
     return j;
   };
-  diffusion::GenerateOptions o = p.req.gen;
+  generate::GenerateOptions o = p.req.gen;
   o.seed += uint64_t(index);
-  diffusion::Generation g;
+  generate::Generation g;
   try {
     if (!emit(dump(chunk(ctx, p, "", nullptr, true, index)))) return Outcome::gone;
-    g = diffusion::generate(
-        ctx.mind.model(), ctx.mind.tokenizer(), p.ids, o, [&](const diffusion::Generation& so_far) {
+    g = generate::generate(
+        ctx.mind.model(), ctx.mind.tokenizer(), p.ids, o, [&](const generate::Generation& so_far) {
           if (Clock::now() > deadline) {
             timed_out = true;
             return false;

@@ -36,14 +36,14 @@ Json chunk(const Context& ctx, const Prepared& p, std::string_view text, const J
   return c;
 }
 
-size_t logprobs_text_size(const Context& ctx, std::span<const diffusion::TokenLogprob> tokens) {
+size_t logprobs_text_size(const Context& ctx, std::span<const generate::TokenLogprob> tokens) {
   size_t n = 0;
   for (const auto& t : tokens)
     n += ctx.mind.tokenizer().decode(std::span<const int32_t>(&t.id, 1)).size();
   return n;
 }
 
-Json tool_call_message(const Prepared& p, const diffusion::ToolCall& call, int index, bool delta) {
+Json tool_call_message(const Prepared& p, const generate::ToolCall& call, int index, bool delta) {
   // call.json is {"name", "arguments": {...}}, valid whatever the model wrote.
   const Json parsed = Json::parse(call.json);
   Json c = Json::object();
@@ -55,7 +55,7 @@ Json tool_call_message(const Prepared& p, const diffusion::ToolCall& call, int i
 }
 
 Json logprobs_json(const Context& ctx, const Prepared& p,
-                   std::span<const diffusion::TokenLogprob> lp, size_t text_offset) {
+                   std::span<const generate::TokenLogprob> lp, size_t text_offset) {
   const Tokenizer& tok = ctx.mind.tokenizer();
   auto text_of = [&](int32_t id) { return tok.decode(std::span<const int32_t>(&id, 1)); };
   auto bytes_of = [](const std::string& s) {

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "meadow/generate.hpp"
-#include "meadow/tool_call.hpp"
+#include "meadow/runtime/generate.hpp"
+#include "meadow/runtime/tool_call.hpp"
 #include "server/request.hpp"
 
 namespace meadow::server {
@@ -35,12 +35,12 @@ Json chunk(const Context& ctx, const Prepared& p, std::string_view text, const J
 // completions format; `text_offset` is where the first token's text starts in the answer
 // (completions' text_offset).
 Json logprobs_json(const Context& ctx, const Prepared& p,
-                   std::span<const diffusion::TokenLogprob> tokens, size_t text_offset = 0);
+                   std::span<const generate::TokenLogprob> tokens, size_t text_offset = 0);
 // The bytes of the tokens' texts, as logprobs_json counts them for text_offset.
-size_t logprobs_text_size(const Context& ctx, std::span<const diffusion::TokenLogprob> tokens);
+size_t logprobs_text_size(const Context& ctx, std::span<const generate::TokenLogprob> tokens);
 // A chat message (or a stream's delta) holding one tool call: {"role": "assistant", "content":
 // null, "tool_calls": [{"id", "type": "function", "function": {"name", "arguments"}}]}, the
 // arguments as a JSON string, as OpenAI sends them (delta: each call also has its "index").
-Json tool_call_message(const Prepared& p, const diffusion::ToolCall& call, int index, bool delta);
+Json tool_call_message(const Prepared& p, const generate::ToolCall& call, int index, bool delta);
 
 }  // namespace meadow::server

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <string>
 
-#include "meadow/generate.hpp"
 #include "meadow/realtime.hpp"
+#include "meadow/runtime/generate.hpp"
 
 namespace meadow {
 namespace {
@@ -79,11 +79,11 @@ DecideFn generating_decider(const model::Model& model, const Tokenizer& tok, int
     const std::vector<ChatMessage> messages = {
         {"system", system},
         {"user", out.info.status + ". Which option do you choose? Answer in one sentence."}};
-    const std::vector<int32_t> prompt = diffusion::chat_prompt_ids(tok, messages);
-    diffusion::GenerateOptions g;
+    const std::vector<int32_t> prompt = generate::chat_prompt_ids(tok, messages);
+    generate::GenerateOptions g;
     g.max_new_tokens = max_new_tokens;
     g.threads = threads;
-    const diffusion::Generation gen = diffusion::generate(model, tok, prompt, g);
+    const generate::Generation gen = generate::generate(model, tok, prompt, g);
     out.info.letter = parse_answer(task, gen.text);
     for (const Option& o : task.options)
       out.info.probs.push_back({o.letter, o.letter == out.info.letter ? 1.0 : 0.0});

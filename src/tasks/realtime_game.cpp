@@ -107,7 +107,7 @@ std::vector<std::string> RealtimeGame::caption() const {
   std::snprintf(head, sizeof head, "t=%.3f s  ", world_.clock());
   if (decisions_.empty()) return {std::string(head) + "waiting for the first answer", ""};
   const TimedDecision& t = decisions_.back();
-  const DecisionInfo& d = episode_.steps.back().decision;
+  const Decision& d = episode_.steps.back().decision;
   std::string act;
   for (const auto& o : options_)
     if (o.letter == d.letter) act = o.act.empty() ? o.text : o.act;

@@ -22,7 +22,7 @@ std::string state_key(const Task& task, const Values& obs) {
   return nlohmann::json(obs).dump();
 }
 
-std::string caption_choice(const Task& task, const DecisionInfo& info) {
+std::string caption_choice(const Task& task, const Decision& info) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "  (p=%.2f)", info.prob(info.letter));
   return std::string(1, info.letter) + ") " + task.option_text(info.letter) + buf;

@@ -28,7 +28,7 @@ void TraceWriter::write(const EpisodeStep& s, const std::string& act) {
   if (!file_) throw Error("trace: " + path_ + " is already closed");
   nlohmann::ordered_json j;
   j["step"] = s.step;
-  const DecisionInfo& d = s.decision;
+  const Decision& d = s.decision;
   j["status"] = d.status;
   j["letter"] = std::string(1, d.letter);
   nlohmann::ordered_json probs = nlohmann::ordered_json::object();

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "../diffusion/mind_fixture.hpp"
+#include "../decision/mind_fixture.hpp"
 #include "counting_new.hpp"
-#include "meadow/decision.hpp"
 #include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/model.hpp"
+#include "meadow/runtime/decider.hpp"
 #include "meadow/tokenizer.hpp"
 
 namespace meadow {
@@ -30,8 +30,8 @@ const std::vector<std::string>& situations() {
 
 // Decides every situation `rounds` times into one record; returns the allocations counted in
 // the last round, and checks every answer equals decide()'s.
-long long allocations_when_warm(const diffusion::Decider& d, int rounds) {
-  diffusion::Decision into;
+long long allocations_when_warm(const decision::Decider& d, int rounds) {
+  Decision into;
   long long counted = 0;
   for (int r = 0; r < rounds; ++r) {
     const long long before = testing::allocation_count();
@@ -40,7 +40,7 @@ long long allocations_when_warm(const diffusion::Decider& d, int rounds) {
   }
   for (const std::string& s : situations()) {
     d.decide_into(s, into);
-    const diffusion::Decision fresh = d.decide(s);
+    const Decision fresh = d.decide(s);
     EXPECT_EQ(into.letter, fresh.letter) << s;
     EXPECT_EQ(into.status, s);
     EXPECT_EQ(into.draft, fresh.draft) << s;
@@ -54,19 +54,19 @@ long long allocations_when_warm(const diffusion::Decider& d, int rounds) {
 void check_model(const std::string& path) {
   const model::Model m = model::Model::load(path);
   const Tokenizer tok = Tokenizer::from_gguf(m.file());
-  const std::vector<diffusion::Choice> choices = {{'A', "stop"}, {'B', "go"}, {'C', "slow down"}};
+  const std::vector<decision::Choice> choices = {{'A', "stop"}, {'B', "go"}, {'C', "slow down"}};
   struct Variant {
     bool coherence;
     double exit_margin;
   };
   for (int threads : {1, 2}) {
     for (const Variant v : {Variant{true, 0.0}, Variant{false, 0.0}, Variant{false, 0.5}}) {
-      diffusion::DecideOptions o;
+      DecideOptions o;
       o.threads = threads;
       o.want_coherence = v.coherence;
       o.exit_margin = v.exit_margin;
-      const diffusion::Decider d(
-          m, tok, "If the light is red, choose A; if green, B; if yellow, C.", choices, o);
+      const decision::Decider d(m, tok, "If the light is red, choose A; if green, B; if yellow, C.",
+                                choices, o);
       const long long n = allocations_when_warm(d, 3);
       if (testing::counting_allocations()) {
         EXPECT_EQ(n, 0) << path << ", " << threads << " threads, coherence " << v.coherence
@@ -103,7 +103,7 @@ TEST(WarmDecision, MindDecideStatusIntoAllocatesNothing) {
   t.name = "lights";
   t.rule = "If the light is red, choose A; if green, choose B; if yellow, choose C.";
   t.options = {{'A', "stop", {0}, ""}, {'B', "go", {1}, ""}, {'C', "slow down", {2}, ""}};
-  DecisionInfo d;
+  Decision d;
   long long counted = -1;
   for (int r = 0; r < 3; ++r) {
     const long long before = testing::allocation_count();
@@ -116,7 +116,7 @@ TEST(WarmDecision, MindDecideStatusIntoAllocatesNothing) {
   EXPECT_EQ(d.status, situations().back());
   // The counter counts: a record returned by value allocates its status and probabilities.
   const long long before = testing::allocation_count();
-  const DecisionInfo fresh = mind.decide_status(t, situations().front());
+  const Decision fresh = mind.decide_status(t, situations().front());
   if (testing::counting_allocations()) {
     EXPECT_GE(testing::allocation_count() - before, 2);
   }

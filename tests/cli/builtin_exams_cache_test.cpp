@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "../diffusion/mind_fixture.hpp"
+#include "../decision/mind_fixture.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/tasks.hpp"
 
@@ -21,8 +21,8 @@ void expect_cache_agrees(const std::string& model) {
     const BuiltinTask bt = builtin_task(name);
     ASSERT_FALSE(bt.task.sanity.empty()) << name;
     for (const auto& item : bt.task.sanity) {
-      const DecisionInfo a = cached.decide_status(bt.task, item.status);
-      const DecisionInfo b = plain.decide_status(bt.task, item.status);
+      const Decision a = cached.decide_status(bt.task, item.status);
+      const Decision b = plain.decide_status(bt.task, item.status);
       EXPECT_EQ(a.letter, b.letter) << name << ": " << item.status;
       for (const auto& [l, p] : a.probs)
         EXPECT_NEAR(p, b.prob(l), 1e-4) << name << ": " << item.status;

@@ -9,7 +9,7 @@
 
 #include "cli_run.hpp"
 
-#include "../diffusion/mind_fixture.hpp"
+#include "../decision/mind_fixture.hpp"
 
 namespace {
 

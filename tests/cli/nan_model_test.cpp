@@ -1,6 +1,6 @@
 // A model whose weights hold NaN gives NaN logits. Only `decide` used to stop on it: `generate`
 // printed NUL characters with exit 0, `infill` exited 0, `draft` and `route` printed "Σ -nan".
-// Now every command that reads logits stops at the one check (diffusion::check_finite): no
+// Now every command that reads logits stops at the one check (decision::check_finite): no
 // output, one error line naming the model file, and exit 3 (a broken model, not bad usage).
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "cli_run.hpp"
 
-#include "../diffusion/mind_fixture.hpp"
+#include "../decision/mind_fixture.hpp"
 
 namespace {
 

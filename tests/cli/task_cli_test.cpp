@@ -33,7 +33,7 @@ class TaskCli : public meadow::cli_test::CliTestDir {
       fs::create_directories(dir);
       const std::string out = (dir / "random_dream.gguf").string();
       const std::string cmd = std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
-                              "/tests/diffusion/make_train_fixture.py --seed 5 --out " +
+                              "/tests/decision/make_train_fixture.py --seed 5 --out " +
                               meadow::cli_test::shell_quote(out);
       EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
       return out;

@@ -51,7 +51,7 @@ TEST(MindReader, DecidesInPartsAndSaysWhy) {
   ASSERT_NE(mind.reader(), nullptr);
   EXPECT_GE(mind.options().decide.threads, 1);
   const Task t = kettle();
-  const DecisionInfo d = mind.decide_status(t, "the kettle whistles");
+  const Decision d = mind.decide_status(t, "the kettle whistles");
   EXPECT_TRUE(d.letter == 'C' || d.letter == 'A');
   ASSERT_EQ(d.probs.size(), 2u);
   EXPECT_NEAR(d.probs[0].second + d.probs[1].second, 1.0, 1e-9);
@@ -85,8 +85,8 @@ TEST(MindReader, ReadsEachTableOnceAndAgainWhenItChanges) {
 TEST(MindReader, EveryEntryPointAgrees) {
   Mind mind(tiny_reader("mind_paths", kI));
   Task t = kettle();
-  const DecisionInfo one = mind.decide_status(t, "the kettle is cold");
-  const DecisionInfo fresh = mind.decide_status_uncached(t, "the kettle is cold");
+  const Decision one = mind.decide_status(t, "the kettle is cold");
+  const Decision fresh = mind.decide_status_uncached(t, "the kettle is cold");
   EXPECT_EQ(one.letter, fresh.letter);
   EXPECT_NEAR(one.probs[0].second, fresh.probs[0].second, 1e-9);
   const std::vector<std::string> both = {"the kettle whistles", "the kettle is cold"};
@@ -134,7 +134,7 @@ TEST(MindReader, OnlyTheDefaultReadIsNotAnErrorButTheOtherOptionIsNamedAtTheExam
   const reader::Reading* r = mind.reading(t);
   ASSERT_NE(r, nullptr);
   ASSERT_TRUE(r->default_index().has_value());
-  const DecisionInfo d = mind.decide_status(t, "anything at all");
+  const Decision d = mind.decide_status(t, "anything at all");
   EXPECT_EQ(d.letter, r->options[*r->default_index()].letter);
   EXPECT_TRUE(d.conditions.empty());
   const std::string why = error_of([&] { mind.exam(t); });

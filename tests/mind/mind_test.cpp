@@ -8,7 +8,7 @@
 #include <fstream>
 #include <thread>
 
-#include "../diffusion/mind_fixture.hpp"
+#include "../decision/mind_fixture.hpp"
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
 
@@ -84,7 +84,7 @@ TEST(Mind, DecideMapsTheLetterToItsAction) {
     const auto [action, info] = mind.decide(t, {x});
     EXPECT_EQ(info.status, x < 0.5 ? "The light is red." : "The light is green.");
     EXPECT_EQ(action, t.option(info.letter).action);
-    const DecisionInfo again = mind.decide_status(t, info.status);
+    const Decision again = mind.decide_status(t, info.status);
     EXPECT_EQ(again.letter, info.letter);
     EXPECT_NEAR(again.prob('A'), info.prob('A'), 1e-9);  // deterministic
     double sum = 0;
@@ -138,7 +138,7 @@ TEST(Mind, DecideBatchPerceivesInOrderAndAnswersAsDecide) {
                         "cell 0 seen 2 times."};
   for (size_t i = 0; i < batch.size(); ++i) {
     EXPECT_EQ(batch[i].info.status, want[i]);
-    const DecisionInfo one = mind.decide_status(t, want[i]);
+    const Decision one = mind.decide_status(t, want[i]);
     EXPECT_EQ(batch[i].info.letter, one.letter);
     EXPECT_EQ(batch[i].action, t.option(one.letter).action);
     EXPECT_NEAR(batch[i].info.prob('A'), one.prob('A'), 1e-5);
@@ -232,9 +232,9 @@ TEST(Mind, CachedAndUncachedAgreeOnEveryExamItem) {
   Mind plain(mind_test::train_fixture(), MindOptions{.decide = {.prefix_cache = false}});
   const Task t = demo();
   for (const auto& item : t.sanity) {
-    const DecisionInfo a = cached.decide_status(t, item.status);
-    const DecisionInfo b = plain.decide_status(t, item.status);
-    const DecisionInfo c = cached.decide_status_uncached(t, item.status);
+    const Decision a = cached.decide_status(t, item.status);
+    const Decision b = plain.decide_status(t, item.status);
+    const Decision c = cached.decide_status_uncached(t, item.status);
     EXPECT_EQ(a.letter, b.letter) << item.status;
     for (const auto& [l, p] : a.probs) {
       EXPECT_NEAR(p, b.prob(l), 1e-4) << item.status;

@@ -88,7 +88,7 @@ void expect_relabelling_follows(const std::vector<Table>& tables, const std::str
       for (int i = 0; i < 3; ++i)
         t.options.push_back({letters[size_t(i)], table.texts[size_t(i)], {double(i)}, ""});
       for (const auto& [situation, right] : table.situations) {
-        const DecisionInfo d = mind.decide_status(t, situation);
+        const Decision d = mind.decide_status(t, situation);
         const double chosen = t.option(d.letter).action.at(0);  // option index, label-free
         ++total;
         followed += chosen == double(right);

@@ -18,9 +18,9 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
-#include "meadow/decision.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/model.hpp"
+#include "meadow/runtime/decider.hpp"
 #include "meadow/tasks.hpp"
 #include "meadow/tokenizer.hpp"
 
@@ -208,9 +208,9 @@ TEST_F(Smollm2Reference, PrefixCachedEqualsUncached) {
 TEST_F(Smollm2Reference, DecisionReadsBothLetterForms) {
   const model::Model m = model::Model::load(*smollm2_path());
   const Tokenizer tok = Tokenizer::from_gguf(m.file());
-  const std::vector<diffusion::Choice> choices = {{'C', "sound the horn"},
-                                                  {'A', "keep the lamp turning"}};
-  const diffusion::Decider d(m, tok, "Fog rolling in: C. Clear night: A.", choices);
+  const std::vector<decision::Choice> choices = {{'C', "sound the horn"},
+                                                 {'A', "keep the lamp turning"}};
+  const decision::Decider d(m, tok, "Fog rolling in: C. Clear night: A.", choices);
   ASSERT_EQ(d.read_ids().size(), 4u);
   for (size_t i = 0; i < choices.size(); ++i) {
     const auto bare = tok.encode(std::string(1, choices[i].letter), false);

@@ -9,11 +9,11 @@
 #include "meadow/tokenizer.hpp"
 #include "server/decider_cache.hpp"
 
-#include "../diffusion/mind_fixture.hpp"
+#include "../decision/mind_fixture.hpp"
 
 namespace {
 
-using meadow::diffusion::Choice;
+using meadow::decision::Choice;
 using meadow::server::DeciderCache;
 
 struct Loaded {

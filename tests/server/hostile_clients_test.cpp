@@ -23,7 +23,7 @@
 
 #include "meadow/error.hpp"
 
-#include "../diffusion/mind_fixture.hpp"
+#include "../decision/mind_fixture.hpp"
 #include "server_client.hpp"
 
 namespace {

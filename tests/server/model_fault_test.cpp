@@ -13,7 +13,7 @@
 
 #include "meadow/server.hpp"
 
-#include "../diffusion/mind_fixture.hpp"
+#include "../decision/mind_fixture.hpp"
 #include "server_client.hpp"
 
 namespace {

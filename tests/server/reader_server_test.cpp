@@ -47,7 +47,7 @@ TEST(ReaderServer, DecideCarriesTheConditionsAsMindDoes) {
   t.name = "decide";
   t.rule = kRule;
   t.options = {{'A', "pour the tea", {0}, ""}, {'B', "wait", {1}, ""}};
-  const meadow::DecisionInfo d = mind.decide_status(t, "the kettle whistles");
+  const meadow::Decision d = mind.decide_status(t, "the kettle whistles");
   EXPECT_EQ(r.j["letter"], std::string(1, d.letter));
   EXPECT_NEAR(r.j["probs"]["A"].get<double>(), d.probs[0].second, 1e-12);
   EXPECT_NEAR(r.j["conditions"][1]["p"].get<double>(), d.conditions[1].p, 1e-12);

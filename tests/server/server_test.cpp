@@ -18,12 +18,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meadow/generate.hpp"
 #include "meadow/model.hpp"
+#include "meadow/runtime/generate.hpp"
 #include "meadow/server.hpp"
 #include "meadow/tokenizer.hpp"
 
-#include "../diffusion/mind_fixture.hpp"
+#include "../decision/mind_fixture.hpp"
 #include "server_client.hpp"
 
 namespace {
@@ -61,13 +61,13 @@ std::string expected_text(const std::string& model_path, bool chat, const std::s
   const auto m = meadow::model::Model::load(model_path);
   const auto tok = meadow::Tokenizer::from_gguf(m.file());
   const auto ids =
-      chat ? meadow::diffusion::chat_prompt_ids(tok, {{"user", text}}) : tok.encode(text, false);
-  meadow::diffusion::GenerateOptions o;
+      chat ? meadow::generate::chat_prompt_ids(tok, {{"user", text}}) : tok.encode(text, false);
+  meadow::generate::GenerateOptions o;
   o.max_new_tokens = max_tokens;
   o.block_size = block_size;
   // As JSON carries it: bytes that are not UTF-8 (a character cut by max_tokens, or a random
   // model's odd bytes) become U+FFFD.
-  const std::string raw = meadow::diffusion::generate(m, tok, ids, o).text;
+  const std::string raw = meadow::generate::generate(m, tok, ids, o).text;
   return json::parse(json(raw).dump(-1, ' ', false, json::error_handler_t::replace))
       .get<std::string>();
 }
@@ -627,7 +627,7 @@ TEST_F(ServerTest, ChoiceAnswersTheMostLikelyString) {
   // The single-token choices against one pass of prompt + one mask, computed here.
   const auto m = meadow::model::Model::load(model());
   const auto tok = meadow::Tokenizer::from_gguf(m.file());
-  auto ids = meadow::diffusion::chat_prompt_ids(tok, {{"user", "Is the sky blue?"}});
+  auto ids = meadow::generate::chat_prompt_ids(tok, {{"user", "Is the sky blue?"}});
   const int64_t n = int64_t(ids.size());
   ids.push_back(m.config().mask_id);
   const auto l = m.run({{ids, {m.logits_row_for(n)}}}, {}).front();
@@ -660,7 +660,7 @@ TEST(ServerCausal, ChoiceScoresAreChainRuleLogProbabilities) {
   EXPECT_EQ(r.j["choice_method"], "causal-chain-rule");
   const auto m = meadow::model::Model::load(path);
   const auto tok = meadow::Tokenizer::from_gguf(m.file());
-  const auto prompt = meadow::diffusion::chat_prompt_ids(tok, {{"user", "Say something."}});
+  const auto prompt = meadow::generate::chat_prompt_ids(tok, {{"user", "Say something."}});
   for (size_t i = 0; i < choices.size(); ++i) {
     meadow::model::PrefixCache cache;
     auto l = m.extend(cache, {prompt, {int64_t(prompt.size()) - 1}}, {});
@@ -735,7 +735,7 @@ TEST(ServerCausal, LogprobsOfGeneratedTokens) {
   ASSERT_FALSE(content.empty());
   const auto m = meadow::model::Model::load(path);
   const auto tok = meadow::Tokenizer::from_gguf(m.file());
-  const auto prompt = meadow::diffusion::chat_prompt_ids(tok, {{"user", "Say something."}});
+  const auto prompt = meadow::generate::chat_prompt_ids(tok, {{"user", "Say something."}});
   meadow::model::PrefixCache cache;
   auto l = m.extend(cache, {prompt, {int64_t(prompt.size()) - 1}}, {});
   for (const auto& t : content) {

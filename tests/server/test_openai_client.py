@@ -43,7 +43,7 @@ class OpenAIClientTest(unittest.TestCase):
         subprocess.run(
             [
                 "/usr/bin/python3",
-                os.path.join(ROOT, "tests/diffusion/make_train_fixture.py"),
+                os.path.join(ROOT, "tests/decision/make_train_fixture.py"),
                 "--out",
                 cls.model,
             ],

@@ -21,7 +21,7 @@ RealtimeResult simulate(const std::string& name, double latency_s, nlohmann::jso
   BuiltinTask bt = builtin_task(name);
   RealtimeOptions o;
   o.seed = seed;
-  o.latency = [latency_s](const DecisionInfo&) { return latency_s; };
+  o.latency = [latency_s](const Decision&) { return latency_s; };
   o.env_kwargs = std::move(kwargs);
   return run_realtime(bt.task, reader_decider(), o);
 }
@@ -78,7 +78,7 @@ TEST(RealtimeSimulated, WritesTheGifAndOneTraceLinePerDecision) {
   std::filesystem::create_directories(dir);
   BuiltinTask bt = builtin_task("shapes");
   RealtimeOptions o;
-  o.latency = [](const DecisionInfo&) { return 0.02; };
+  o.latency = [](const Decision&) { return 0.02; };
   o.gif_path = (dir / "shapes.gif").string();
   o.trace_path = (dir / "shapes.jsonl").string();
   const RealtimeResult r = run_realtime(bt.task, reader_decider(), o);
@@ -99,10 +99,10 @@ TEST(RealtimeSimulated, WritesTheGifAndOneTraceLinePerDecision) {
 TEST(RealtimeSimulated, RefusesBadLatencyAndTurnBasedGames) {
   BuiltinTask bt = builtin_task("parkour");
   RealtimeOptions o;
-  o.latency = [](const DecisionInfo&) { return 0.0; };
+  o.latency = [](const Decision&) { return 0.0; };
   EXPECT_THROW(run_realtime(bt.task, reader_decider(), o), Error);
   BuiltinTask cp = builtin_task("cartpole");
-  o.latency = [](const DecisionInfo&) { return 0.01; };
+  o.latency = [](const Decision&) { return 0.01; };
   EXPECT_THROW(run_realtime(cp.task, reader_decider(), o), Error);
 }
 

@@ -15,7 +15,7 @@ std::string random_model() {
     std::filesystem::create_directories(dir);
     const std::string out = (dir / "random_dream.gguf").string();
     const std::string cmd = std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
-                            "/tests/diffusion/make_train_fixture.py --seed 5 --out '" + out + "'";
+                            "/tests/decision/make_train_fixture.py --seed 5 --out '" + out + "'";
     if (std::system(cmd.c_str()) != 0) throw std::runtime_error("fixture failed: " + cmd);
     return out;
   }();

@@ -1,5 +1,5 @@
 // Shared helpers of the tasks tests: a random-weight model with the embedded model's
-// tokenizer (tests/diffusion/make_train_fixture.py), and a GIF frame counter that walks the
+// tokenizer (tests/decision/make_train_fixture.py), and a GIF frame counter that walks the
 // file's blocks independently of the writer.
 #pragma once
 

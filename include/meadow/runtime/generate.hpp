@@ -1,6 +1,6 @@
 // Text generation on the loaded model: block-wise masked diffusion with a K/V cache for
-// bidirectional archs (dream, llada), token by token for causal ones (qwen2, llama); and the
-// step-0 draft with its confidence signal Σ.
+// bidirectional archs (dream, llada), token by token for causal ones (qwen2, llama); infill;
+// and the routing of a request by its step-0 draft (meadow/runtime/decider.hpp: draft, Σ).
 //
 // Block diffusion. The answer grows block by block. A block starts as `block_size` mask tokens
 // after everything committed so far; each step runs the block against the cache, predicts
@@ -30,9 +30,10 @@
 
 #include "meadow/chat_template.hpp"
 #include "meadow/model.hpp"
+#include "meadow/runtime/decider.hpp"
 #include "meadow/tokenizer.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::generate {
 
 // How a masked position's confidence is scored, to choose which to unmask first.
 enum class Confidence {
@@ -125,19 +126,6 @@ std::vector<int32_t> chat_prompt_ids(const Tokenizer& tok,
 // The tokens that end generation: end-of-text, end-of-turn and the template's turn markers.
 std::vector<int32_t> stop_token_ids(const Tokenizer& tok);
 
-// The step-0 draft: one pass over the prompt and an all-mask slot of `length` tokens (causal
-// archs: the single next token). Per position the argmax token and its probability; coherence
-// Σ = their mean (meadow/decision.hpp).
-struct Draft {
-  std::vector<int32_t> tokens;
-  std::string text;                // decoded, special tokens skipped
-  std::vector<double> confidence;  // per position
-  double coherence = 0;
-  double ms = 0;
-};
-Draft draft(const model::Model& model, const Tokenizer& tok, std::span<const int32_t> prompt,
-            int length, int threads = 1);
-
 // What the draft says about the answer before any generation: which kinds of content it
 // signals (code, html, sql, chart: keyword and markup cues in the draft text), the answer mode
 // they imply, and whether to escalate (Σ below the threshold: the model does not yet see an
@@ -148,13 +136,6 @@ struct Route {
   double coherence = 0;
   bool escalate = false;
 };
-Route route(const Draft& draft, double escalate_below = 0.5);
+Route route(const decision::Draft& draft, double escalate_below = 0.5);
 
-// The one check of a model's numbers, made wherever logits are read (the decision's letters,
-// generation and infill picks, the draft, choice scoring): a value that is NaN or Inf means
-// the model is broken (NaN weights, an overflow), so no token, letter or score may come of
-// it. Throws meadow::ModelError "WHAT: the model FILE gives non-finite logits (NaN or Inf)".
-void check_finite(const model::Model& model, std::span<const float> logits, std::string_view what);
-void check_finite(const model::Model& model, std::span<const double> logits, std::string_view what);
-
-}  // namespace meadow::diffusion
+}  // namespace meadow::generate

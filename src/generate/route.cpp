@@ -1,4 +1,4 @@
-// route(): cues in the step-0 draft's text (meadow/generate.hpp).
+// route(): cues in the step-0 draft's text (meadow/runtime/generate.hpp).
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "meadow/generate.hpp"
+#include "meadow/runtime/generate.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::generate {
 namespace {
 
 std::string lower(std::string_view s) {
@@ -24,7 +24,7 @@ bool has_any(const std::string& text, std::initializer_list<std::string_view> cu
 
 }  // namespace
 
-Route route(const Draft& draft, double escalate_below) {
+Route route(const decision::Draft& draft, double escalate_below) {
   const std::string t = lower(draft.text);
   Route r;
   const std::pair<const char*, bool> kinds[] = {
@@ -46,4 +46,4 @@ Route route(const Draft& draft, double escalate_below) {
   return r;
 }
 
-}  // namespace meadow::diffusion
+}  // namespace meadow::generate

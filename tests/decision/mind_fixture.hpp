@@ -1,5 +1,5 @@
-// Test helpers shared by tests/diffusion, tests/mind and tests/cli (header-only so every test
-// executable can include it): random-weight fixtures with the embedded model's tokenizer, and
+// Test helpers shared by the tests of several layers (header-only so every test executable can
+// include it): random-weight fixtures with the embedded model's tokenizer, and
 // the training pipeline's prompt ids for the same strings.
 #pragma once
 
@@ -44,7 +44,7 @@ inline std::string train_fixture(const std::string& name = "dream-train-vocab",
   if (auto it = made.find(name); it != made.end()) return it->second;
   const std::string out = (fixture_dir() / (name + ".gguf")).string();
   run_command(std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
-              "/tests/diffusion/make_train_fixture.py " + extra + " --out " + shell_quote(out));
+              "/tests/decision/make_train_fixture.py " + extra + " --out " + shell_quote(out));
   return made[name] = out;
 }
 
@@ -89,7 +89,7 @@ inline LayoutIds python_layout_ids(const std::string& rule,
   for (const auto& [l, t] : options) q["options"].push_back({std::string(1, l), t});
   const auto j =
       nlohmann::json::parse(run_command(std::string(MEADOW_PYTHON) + " " + MEADOW_SOURCE_DIR +
-                                        "/tests/diffusion/layout_ids.py " + shell_quote(q.dump())));
+                                        "/tests/decision/layout_ids.py " + shell_quote(q.dump())));
   return {j.at("prefix").get<std::vector<int32_t>>(), j.at("suffix").get<std::vector<int32_t>>(),
           j.at("mask").get<int32_t>()};
 }

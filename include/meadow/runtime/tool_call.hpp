@@ -1,20 +1,20 @@
 // Tool calls from fixed JSON scaffolds: the call's structure is ours, only the argument values
-// are infilled by a diffusion model (meadow/generate.hpp), and each value is escaped when the
-// JSON is written, so the output always parses whatever the model emits.
+// are infilled by a diffusion model (meadow/runtime/generate.hpp), and each value is escaped when
+// the JSON is written, so the output always parses whatever the model emits.
 //
 //   {"name": "read_file", "arguments": {"path": "<gap>"}}
 //
 // The tool is given, or chosen by one decision pass over the tools' descriptions
-// (meadow/decision.hpp).
+// (meadow/runtime/decider.hpp).
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "meadow/generate.hpp"
+#include "meadow/runtime/generate.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::generate {
 
 struct Tool {
   std::string name;
@@ -55,4 +55,4 @@ ToolCall tool_call(const model::Model& model, const Tokenizer& tok, const std::s
                    const std::vector<Tool>& tools, const std::string& tool_name, int value_tokens,
                    const GenerateOptions& opts);
 
-}  // namespace meadow::diffusion
+}  // namespace meadow::generate

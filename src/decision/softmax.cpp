@@ -1,11 +1,11 @@
-#include "diffusion/softmax.hpp"
+#include "decision/softmax.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "tensor/ops.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::decision {
 
 void softmax(const std::vector<double>& z, std::vector<double>& p) {
   p.resize(z.size());
@@ -36,4 +36,4 @@ TopToken top_token(const float* row, int64_t n) {
   return top_token(row, n, p);
 }
 
-}  // namespace meadow::diffusion
+}  // namespace meadow::decision

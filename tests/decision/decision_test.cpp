@@ -7,13 +7,13 @@
 #include <numeric>
 
 #include "meadow/chat_template.hpp"
-#include "meadow/decision.hpp"
 #include "meadow/error.hpp"
 #include "meadow/model.hpp"
+#include "meadow/runtime/decider.hpp"
 #include "meadow/tokenizer.hpp"
 #include "mind_fixture.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::decision {
 namespace {
 
 const std::vector<Choice> kChoices = {
@@ -280,4 +280,4 @@ TEST(Decision, NonFiniteLogitsAreAnErrorNamingTheModel) {
 }
 
 }  // namespace
-}  // namespace meadow::diffusion
+}  // namespace meadow::decision

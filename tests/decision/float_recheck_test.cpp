@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "meadow/decision.hpp"
 #include "meadow/error.hpp"
 #include "meadow/model.hpp"
+#include "meadow/runtime/decider.hpp"
 #include "meadow/tokenizer.hpp"
 #include "mind_fixture.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::decision {
 namespace {
 
 const std::vector<Choice> kChoices = {{'A', "stop"}, {'B', "go"}, {'C', "slow down"}};
@@ -99,4 +99,4 @@ TEST(FloatRecheck, NarrowQuantizedModelsStayInFloat) {
 }
 
 }  // namespace
-}  // namespace meadow::diffusion
+}  // namespace meadow::decision

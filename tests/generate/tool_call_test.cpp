@@ -9,14 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../decision/mind_fixture.hpp"
 #include "meadow/error.hpp"
-#include "meadow/generate.hpp"
 #include "meadow/model.hpp"
+#include "meadow/runtime/generate.hpp"
+#include "meadow/runtime/tool_call.hpp"
 #include "meadow/tokenizer.hpp"
-#include "meadow/tool_call.hpp"
-#include "mind_fixture.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::generate {
 namespace {
 
 TEST(ToolCallJson, AdversarialValuesAlwaysParseAndRoundTrip) {
@@ -107,4 +107,4 @@ TEST(Infill, FillsTheGapOnly) {
 }
 
 }  // namespace
-}  // namespace meadow::diffusion
+}  // namespace meadow::generate

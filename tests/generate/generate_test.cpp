@@ -1,19 +1,18 @@
 // Generation: the cached block-diffusion path equals the uncached reference of the same
 // algorithm (block-causal mask, recomputed every step), on dream (shifted logits) and llada;
-// causal token-by-token likewise; seeded sampling; stops, limits and bad options; the draft.
+// causal token-by-token likewise; seeded sampling; stops, limits and bad options.
 #include <gtest/gtest.h>
 
-#include <numeric>
 #include <string>
 #include <vector>
 
+#include "../decision/mind_fixture.hpp"
 #include "meadow/error.hpp"
-#include "meadow/generate.hpp"
 #include "meadow/model.hpp"
+#include "meadow/runtime/generate.hpp"
 #include "meadow/tokenizer.hpp"
-#include "mind_fixture.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::generate {
 namespace {
 
 struct Loaded {
@@ -242,21 +241,5 @@ TEST(Generate, ExtendMatchesTheBlockCausalPass) {
   EXPECT_EQ(cache.size(), 8);
 }
 
-TEST(Draft, OnePassOverPromptAndSlot) {
-  const Loaded L = load(mind_test::train_fixture());
-  const Draft d = draft(L.model, L.tok, prompt_of(L), 6);
-  ASSERT_EQ(d.tokens.size(), 6u);
-  ASSERT_EQ(d.confidence.size(), 6u);
-  const double mean = std::accumulate(d.confidence.begin(), d.confidence.end(), 0.0) / 6;
-  EXPECT_NEAR(d.coherence, mean, 1e-12);
-  EXPECT_GT(d.coherence, 0);
-  EXPECT_LE(d.coherence, 1);
-  const Loaded C = load(mind_test::plain_fixture("qwen2"));
-  const Draft causal = draft(C.model, C.tok, prompt_of(C), 6);
-  EXPECT_EQ(causal.tokens.size(), 1u);  // a causal model's step-0 draft is its next token
-  EXPECT_THROW(draft(L.model, L.tok, {}, 4), Error);
-  EXPECT_THROW(draft(L.model, L.tok, prompt_of(L), 0), Error);
-}
-
 }  // namespace
-}  // namespace meadow::diffusion
+}  // namespace meadow::generate

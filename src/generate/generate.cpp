@@ -1,5 +1,5 @@
-// Block-wise diffusion and causal generation (meadow/generate.hpp).
-#include "meadow/generate.hpp"
+// Block-wise diffusion and causal generation (meadow/runtime/generate.hpp).
+#include "meadow/runtime/generate.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,12 +10,11 @@
 #include <set>
 #include <utility>
 
-#include "diffusion/sampling.hpp"
-#include "diffusion/softmax.hpp"
+#include "generate/sampling.hpp"
 #include "meadow/error.hpp"
 #include "util/printable.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::generate {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -113,7 +112,7 @@ Generation generate_causal(const model::Model& m, std::span<const int32_t> promp
   t0 = Clock::now();
   out.finish_reason = "length";
   for (int i = 0; i < o.max_new_tokens; ++i) {
-    check_finite(m, {logits.row(0), size_t(n_vocab)}, "generate");
+    decision::check_finite(m, {logits.row(0), size_t(n_vocab)}, "generate");
     const Pick pick = pick_token(logits.row(0), n_vocab, o.temperature, o.top_p, o.confidence, rng);
     out.tokens.push_back(pick.token);
     if (o.logprobs >= 0)
@@ -202,7 +201,7 @@ Generation generate_blocks(const model::Model& m, std::span<const int32_t> promp
       size_t r = 0;
       for (int64_t i : masked) {
         const float* row = (need_carry && i == 0) ? carry.data() : logits.row(int64_t(r++));
-        check_finite(m, {row, size_t(n_vocab)}, "generate");
+        decision::check_finite(m, {row, size_t(n_vocab)}, "generate");
         picks.push_back(pick_token(row, n_vocab, o.temperature, o.top_p, o.confidence, rng));
       }
       unmask(block, masked, picks, step, steps, o.threshold);
@@ -348,7 +347,7 @@ Generation fill_gaps(const model::Model& model, const Tokenizer& tok, std::vecto
     ++out.passes;
     ++out.steps;
     std::vector<Pick> picks;
-    check_finite(model, l.data, "infill");
+    decision::check_finite(model, l.data, "infill");
     for (int64_t r = 0; r < l.rows; ++r)
       picks.push_back(pick_token(l.row(r), l.cols, o.temperature, o.top_p, o.confidence, rng));
     unmask(seq, masked, picks, step, steps, o.threshold);
@@ -374,40 +373,4 @@ Generation infill(const model::Model& model, const Tokenizer& tok, std::span<con
   return fill_gaps(model, tok, seq, gaps, o);
 }
 
-Draft draft(const model::Model& model, const Tokenizer& tok, std::span<const int32_t> prompt,
-            int length, int threads) {
-  const model::Config& c = model.config();
-  if (prompt.empty()) throw Error("draft: the prompt has no tokens");
-  if (length < 1) throw Error("draft: length must be at least 1");
-  if (!c.causal && c.mask_id < 0) throw Error("draft: this diffusion model has no mask token");
-  const auto t0 = Clock::now();
-  model::RunOptions ro;
-  ro.threads = threads;
-  const int64_t p0 = int64_t(prompt.size());
-  std::vector<int32_t> seq(prompt.begin(), prompt.end());
-  std::vector<int64_t> rows;
-  if (c.causal) {
-    rows.push_back(p0 - 1);
-  } else {
-    seq.insert(seq.end(), size_t(length), c.mask_id);
-    for (int64_t i = 0; i < length; ++i) rows.push_back(model.logits_row_for(p0 + i));
-  }
-  if (!c.causal && c.n_ctx > 0 && int64_t(seq.size()) > c.n_ctx)
-    throw Error("draft: prompt + slot exceed the context length " + std::to_string(c.n_ctx));
-  // The prefix attends to itself only, as in a cached decision (meadow/decision.hpp).
-  const model::Logits l = model.run({{seq, rows}}, ro, model::Mask::Prefix, p0).front();
-  check_finite(model, l.data, "draft");
-  Draft d;
-  for (int64_t r = 0; r < l.rows; ++r) {
-    const TopToken t = top_token(l.row(r), l.cols);
-    d.tokens.push_back(t.id);
-    d.confidence.push_back(t.prob);
-  }
-  d.coherence =
-      std::accumulate(d.confidence.begin(), d.confidence.end(), 0.0) / double(d.confidence.size());
-  d.text = tok.decode(d.tokens, true);
-  d.ms = ms_since(t0);
-  return d;
-}
-
-}  // namespace meadow::diffusion
+}  // namespace meadow::generate

@@ -2,13 +2,13 @@
 // train/tokenizer) for the same strings: docs/prompt-contract.md.
 #include <gtest/gtest.h>
 
-#include "meadow/decision.hpp"
 #include "meadow/error.hpp"
 #include "meadow/model.hpp"
+#include "meadow/runtime/decider.hpp"
 #include "meadow/tokenizer.hpp"
 #include "mind_fixture.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::decision {
 namespace {
 
 struct Case {
@@ -69,4 +69,4 @@ TEST(PromptIds, SlotLengthIsConfigurable) {
 }
 
 }  // namespace
-}  // namespace meadow::diffusion
+}  // namespace meadow::decision

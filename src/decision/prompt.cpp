@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "meadow/chat_template.hpp"
-#include "meadow/decision.hpp"
 #include "meadow/error.hpp"
+#include "meadow/runtime/decider.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::decision {
 
 std::string options_block(const std::vector<Choice>& choices) {
   std::string out;
@@ -63,4 +63,4 @@ std::string PromptText::suffix_text() const {
   return join_pieces(suffix);
 }
 
-}  // namespace meadow::diffusion
+}  // namespace meadow::decision

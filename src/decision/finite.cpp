@@ -1,12 +1,12 @@
-// The check of a model's numbers (meadow/generate.hpp: check_finite).
+// The check of a model's numbers (meadow/runtime/decider.hpp: check_finite).
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include "meadow/error.hpp"
-#include "meadow/generate.hpp"
+#include "meadow/runtime/decider.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::decision {
 namespace {
 
 // True when every value is finite. `!(|x| <= max)` holds for NaN and both infinities; the
@@ -36,4 +36,4 @@ void check_finite(const model::Model& model, std::span<const double> logits,
   if (!all_finite(logits)) fail(model, what);
 }
 
-}  // namespace meadow::diffusion
+}  // namespace meadow::decision

@@ -10,13 +10,30 @@
 #include <utility>
 #include <vector>
 
-#include "diffusion/softmax.hpp"
-#include "meadow/decision.hpp"
+#include "decision/softmax.hpp"
 #include "meadow/error.hpp"
-#include "meadow/generate.hpp"
+#include "meadow/runtime/decider.hpp"
 #include "util/spare_pool.hpp"
 
-namespace meadow::diffusion {
+namespace meadow {
+
+double Decision::prob(char letter) const {
+  for (const auto& [l, p] : probs)
+    if (l == letter) return p;
+  return 0.0;
+}
+
+void check_options(const DecideOptions& o) {
+  if (o.threads < 0 || o.threads > model::kMaxThreads)
+    throw Error("decision: threads must be in 0.." + std::to_string(model::kMaxThreads) +
+                " (0: auto), not " + std::to_string(o.threads));
+  if (!(o.exit_margin >= 0 && o.exit_margin <= 1))
+    throw Error("decision: the early-exit margin must be in [0, 1] (0: off)");
+  if (!(o.float_recheck >= 0 && o.float_recheck <= 1))
+    throw Error("decision: the float re-check margin must be in [0, 1] (0: off)");
+}
+
+namespace decision {
 namespace {
 
 // Top-1 minus top-2 probability (1 for a single option).
@@ -42,19 +59,11 @@ double normalized_entropy(std::span<const double> probs) {
   return h / std::log(double(probs.size()));
 }
 
-void check_options(const DecideOptions& o) {
-  if (o.threads < 0 || o.threads > model::kMaxThreads)
-    throw Error("decision: threads must be in 0.." + std::to_string(model::kMaxThreads) +
-                " (0: auto), not " + std::to_string(o.threads));
-  if (!(o.exit_margin >= 0 && o.exit_margin <= 1))
-    throw Error("decision: the early-exit margin must be in [0, 1] (0: off)");
-  if (!(o.float_recheck >= 0 && o.float_recheck <= 1))
-    throw Error("decision: the float re-check margin must be in [0, 1] (0: off)");
-}
+namespace {
 
 // What one decision reuses: the model's workspace, the sequence and its logits, the tokenizer's
 // text and ids, the letter probabilities and the draft. Vectors keep their capacity.
-struct Decider::Scratch {
+struct Scratch {
   model::Workspace ws;
   model::RunOptions ro;
   model::EarlyExit exit;
@@ -66,29 +75,70 @@ struct Decider::Scratch {
   std::vector<float> top;
 };
 
-// A decider is shared by threads (decide() is const): each call borrows a Scratch and gives it
-// back, so a warm decider holds one per caller that ran at the same time.
-struct Decider::ScratchPool : util::SparePool<Scratch> {};
-
-class Decider::ScratchLease : public util::SparePool<Scratch>::Lease {
- public:
-  explicit ScratchLease(const Decider& d) : Lease(*d.scratch_, [&d] { return d.new_scratch(); }) {}
+// Where the situation goes in the suffix (see build_suffix_frame): the pieces before and after
+// the one that holds it, tokenized once, and that piece's text around it.
+struct SuffixFrame {
+  bool ok = false;
+  std::vector<int32_t> lead, tail;
+  std::string before, after;
 };
 
-double Decision::prob(char letter) const {
-  for (const auto& [l, p] : probs)
-    if (l == letter) return p;
-  return 0.0;
-}
+// The mark rendered where the situation goes, to find the suffix frame.
+constexpr const char* kMark = "\x01";
 
-Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string rule,
-                 std::vector<Choice> choices, DecideOptions opts)
+}  // namespace
+
+// A table bound to a model. It is shared by threads (decide() is const): each call borrows a
+// Scratch from the pool and gives it back, so a warm decider holds one per caller that ran at
+// the same time.
+struct Decider::Impl {
+  Impl(const model::Model& model, const Tokenizer& tok, std::string rule,
+       std::vector<Choice> choices, DecideOptions opts);
+
+  PromptIds prompt_ids(std::string_view situation) const;
+  std::vector<Decision> decide_batch(std::span<const std::string> situations) const;
+  bool cached() const { return !cache_.tokens.empty(); }
+
+  std::unique_ptr<Scratch> new_scratch() const;  // with this decider's pass options
+  void run(std::string_view situation, bool use_cache, Decision& d) const;
+  // Decides again in float when the integer pass's margin is under opts_.float_recheck.
+  void recheck(std::string_view situation, bool use_cache, Scratch& s, Decision& d) const;
+  void sequence(std::string_view situation, bool use_cache, Scratch& s, model::Sequence& seq) const;
+  void forward(const std::vector<model::Sequence>& batch, bool use_cache, Scratch& s) const;
+  void read(const model::Logits& logits, std::string_view situation, Scratch& s, Decision& d) const;
+  void letter_probs(const float* row, bool full_vocab, Scratch& s) const;  // into s.pr
+  void build_suffix_frame(const std::vector<ChatPiece>& suffix);
+  // The suffix ids into ids; checks the context.
+  void suffix_ids(std::string_view situation, Scratch& s, std::vector<int32_t>& ids) const;
+
+  const model::Model* model_;
+  const Tokenizer* tok_;
+  std::string rule_;
+  std::vector<Choice> choices_;
+  DecideOptions opts_;
+  bool integers_ = false;  // the decision pass multiplies in integers (Arithmetic::Auto)
+  std::vector<int32_t> prefix_ids_;
+  std::vector<int32_t> slot_ids_;  // the answer slot's mask tokens (empty for causal archs)
+  SuffixFrame frame_;
+  std::vector<int32_t> letter_ids_;  // per choice: the letter's bare token
+  std::vector<int32_t> read_ids_;    // every letter form read (causal: "A" and " A")
+  std::vector<size_t> read_owner_;   // choice index of each read id
+  model::PrefixCache cache_;
+  mutable util::SparePool<Scratch> scratch_;  // spare Scratch, one per concurrent caller
+
+  class ScratchLease : public util::SparePool<Scratch>::Lease {
+   public:
+    explicit ScratchLease(const Impl& d) : Lease(d.scratch_, [&d] { return d.new_scratch(); }) {}
+  };
+};
+
+Decider::Impl::Impl(const model::Model& model, const Tokenizer& tok, std::string rule,
+                    std::vector<Choice> choices, DecideOptions opts)
     : model_(&model),
       tok_(&tok),
       rule_(std::move(rule)),
       choices_(std::move(choices)),
-      opts_(std::move(opts)),
-      scratch_(std::make_unique<ScratchPool>()) {
+      opts_(std::move(opts)) {
   if (choices_.empty()) throw Error("decision: no options");
   std::set<char> letters;
   const bool causal = model.config().causal;
@@ -137,13 +187,40 @@ Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string ru
     cache_ = model.encode_prefix(prefix_ids_, opts_.threads, prefix_arithmetic);
 }
 
+Decider::Decider(const model::Model& model, const Tokenizer& tok, std::string rule,
+                 std::vector<Choice> choices, DecideOptions opts)
+    : impl_(std::make_unique<Impl>(model, tok, std::move(rule), std::move(choices),
+                                   std::move(opts))) {}
+
 Decider::Decider(Decider&&) noexcept = default;
 Decider& Decider::operator=(Decider&&) noexcept = default;
 Decider::~Decider() = default;
 
+const std::vector<int32_t>& Decider::letter_ids() const {
+  return impl_->letter_ids_;
+}
+const std::vector<int32_t>& Decider::read_ids() const {
+  return impl_->read_ids_;
+}
+const std::vector<size_t>& Decider::read_owner() const {
+  return impl_->read_owner_;
+}
+const std::string& Decider::rule() const {
+  return impl_->rule_;
+}
+const std::vector<Choice>& Decider::choices() const {
+  return impl_->choices_;
+}
+const DecideOptions& Decider::options() const {
+  return impl_->opts_;
+}
+bool Decider::cached() const {
+  return impl_->cached();
+}
+
 // The suffix is rendered once, with kMark where the situation goes: the pieces before the one
 // holding the mark and those after it are tokenized here, once per table.
-void Decider::build_suffix_frame(const std::vector<ChatPiece>& suffix) {
+void Decider::Impl::build_suffix_frame(const std::vector<ChatPiece>& suffix) {
   size_t at = suffix.size();
   for (size_t i = 0; i < suffix.size() && at == suffix.size(); ++i)
     if (!suffix[i].special && suffix[i].text.find(kMark) != std::string::npos) at = i;
@@ -158,7 +235,8 @@ void Decider::build_suffix_frame(const std::vector<ChatPiece>& suffix) {
   frame_.ok = true;
 }
 
-void Decider::suffix_ids(std::string_view situation, Scratch& s, std::vector<int32_t>& ids) const {
+void Decider::Impl::suffix_ids(std::string_view situation, Scratch& s,
+                               std::vector<int32_t>& ids) const {
   // Every template renders a message's content verbatim except llama3, which trims its ends:
   // a situation with no whitespace at either end renders the same in the frame. Any other
   // (and a table whose frame was not found) takes the full rendering.
@@ -183,7 +261,7 @@ void Decider::suffix_ids(std::string_view situation, Scratch& s, std::vector<int
                 " tokens exceeds the model's context of " + std::to_string(n_ctx));
 }
 
-PromptIds Decider::prompt_ids(std::string_view situation) const {
+PromptIds Decider::Impl::prompt_ids(std::string_view situation) const {
   PromptIds p;
   const ScratchLease s(*this);
   suffix_ids(situation, *s, p.suffix);
@@ -194,26 +272,34 @@ PromptIds Decider::prompt_ids(std::string_view situation) const {
   return p;
 }
 
+PromptIds Decider::prompt_ids(std::string_view situation) const {
+  return impl_->prompt_ids(situation);
+}
+
 Decision Decider::decide(std::string_view situation) const {
   Decision d;
-  run(situation, opts_.prefix_cache, d);
+  impl_->run(situation, impl_->opts_.prefix_cache, d);
   return d;
 }
 
 Decision Decider::decide_uncached(std::string_view situation) const {
   Decision d;
-  run(situation, false, d);
+  impl_->run(situation, false, d);
   return d;
 }
 
 void Decider::decide_into(std::string_view situation, Decision& d) const {
-  run(situation, opts_.prefix_cache, d);
+  impl_->run(situation, impl_->opts_.prefix_cache, d);
+}
+
+std::vector<Decision> Decider::decide_batch(std::span<const std::string> situations) const {
+  return impl_->decide_batch(situations);
 }
 
 // One sequence: the suffix and slot after the cached prefix, or the whole prompt; its logits
 // rows are every answer position (bidirectional) or the next-token row (causal).
-void Decider::sequence(std::string_view situation, bool use_cache, Scratch& sc,
-                       model::Sequence& s) const {
+void Decider::Impl::sequence(std::string_view situation, bool use_cache, Scratch& sc,
+                             model::Sequence& s) const {
   const int64_t P = int64_t(prefix_ids_.size());
   if (use_cache) {
     suffix_ids(situation, sc, s.tokens);  // the cached run needs only the suffix
@@ -236,7 +322,7 @@ void Decider::sequence(std::string_view situation, bool use_cache, Scratch& sc,
 
 // A scratch with the pass's options set once: they depend only on this decider's letters,
 // threads and early exit, and on the scratch's own workspace.
-std::unique_ptr<Decider::Scratch> Decider::new_scratch() const {
+std::unique_ptr<Scratch> Decider::Impl::new_scratch() const {
   auto s = std::make_unique<Scratch>();
   s->ro.threads = opts_.threads;
   s->ro.workspace = &s->ws;
@@ -248,7 +334,8 @@ std::unique_ptr<Decider::Scratch> Decider::new_scratch() const {
   return s;
 }
 
-void Decider::forward(const std::vector<model::Sequence>& batch, bool use_cache, Scratch& s) const {
+void Decider::Impl::forward(const std::vector<model::Sequence>& batch, bool use_cache,
+                            Scratch& s) const {
   // Early exit: stop after the first layer at which every answer's margin reaches the bar. Set
   // per call: it reads through this decider, which may have moved since the scratch was made.
   if (s.ro.early_exit)
@@ -265,7 +352,7 @@ void Decider::forward(const std::vector<model::Sequence>& batch, bool use_cache,
     s.out = model_->run(batch, s.ro, model::Mask::Prefix, int64_t(prefix_ids_.size()));
 }
 
-void Decider::run(std::string_view situation, bool use_cache, Decision& d) const {
+void Decider::Impl::run(std::string_view situation, bool use_cache, Decision& d) const {
   const auto t0 = std::chrono::steady_clock::now();
   if (use_cache && !cached())
     throw Error("decision: no prefix cache (built with prefix_cache = false)");
@@ -280,7 +367,7 @@ void Decider::run(std::string_view situation, bool use_cache, Decision& d) const
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::vector<Decision> Decider::decide_batch(std::span<const std::string> situations) const {
+std::vector<Decision> Decider::Impl::decide_batch(std::span<const std::string> situations) const {
   const auto t0 = std::chrono::steady_clock::now();
   const bool use_cache = opts_.prefix_cache;
   const ScratchLease lease(*this);
@@ -298,7 +385,8 @@ std::vector<Decision> Decider::decide_batch(std::span<const std::string> situati
   return ds;
 }
 
-void Decider::recheck(std::string_view situation, bool use_cache, Scratch& s, Decision& d) const {
+void Decider::Impl::recheck(std::string_view situation, bool use_cache, Scratch& s,
+                            Decision& d) const {
   if (!integers_ || !(d.margin < opts_.float_recheck)) return;
   struct InFloat {  // back to Auto however the pass ends
     model::RunOptions& ro;
@@ -315,7 +403,7 @@ void Decider::recheck(std::string_view situation, bool use_cache, Scratch& s, De
 // Per choice: the softmax over the letter tokens' logits in `row`, each letter's forms summed.
 // `full` rows hold the whole vocabulary, else just read_ids_ in order. A model that gives
 // non-finite logits is broken: an error, never a letter.
-void Decider::letter_probs(const float* row, bool full, Scratch& s) const {
+void Decider::Impl::letter_probs(const float* row, bool full, Scratch& s) const {
   s.z.resize(read_ids_.size());
   for (size_t k = 0; k < read_ids_.size(); ++k) s.z[k] = full ? row[read_ids_[k]] : row[k];
   check_finite(*model_, s.z, "decision");
@@ -324,8 +412,8 @@ void Decider::letter_probs(const float* row, bool full, Scratch& s) const {
   for (size_t k = 0; k < s.pz.size(); ++k) s.pr[read_owner_[k]] += s.pz[k];
 }
 
-void Decider::read(const model::Logits& lg, std::string_view situation, Scratch& s,
-                   Decision& d) const {
+void Decider::Impl::read(const model::Logits& lg, std::string_view situation, Scratch& s,
+                         Decision& d) const {
   letter_probs(lg.row(0), opts_.want_coherence, s);
   const std::vector<double>& pr = s.pr;
   d.status.assign(situation);
@@ -356,4 +444,5 @@ void Decider::read(const model::Logits& lg, std::string_view situation, Scratch&
   }
 }
 
-}  // namespace meadow::diffusion
+}  // namespace decision
+}  // namespace meadow

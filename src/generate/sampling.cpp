@@ -1,4 +1,4 @@
-#include "diffusion/sampling.hpp"
+#include "generate/sampling.hpp"
 
 #include "tensor/ops.hpp"
 
@@ -7,7 +7,7 @@
 #include <numeric>
 #include <vector>
 
-namespace meadow::diffusion {
+namespace meadow::generate {
 
 Pick pick_token(const float* logits, int64_t n, double temperature, double top_p,
                 Confidence confidence, std::mt19937_64& rng) {
@@ -75,4 +75,4 @@ Pick pick_token(const float* logits, int64_t n, double temperature, double top_p
   return out;
 }
 
-}  // namespace meadow::diffusion
+}  // namespace meadow::generate

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace meadow::diffusion {
+namespace meadow::decision {
 
 std::vector<double> softmax(const std::vector<double>& z);
 void softmax(const std::vector<double>& z, std::vector<double>& p);  // into p (resized)
@@ -20,4 +20,4 @@ struct TopToken {  // the step-0 draft token of one position
 TopToken top_token(const float* row, int64_t n);
 TopToken top_token(const float* row, int64_t n, std::vector<float>& scratch);
 
-}  // namespace meadow::diffusion
+}  // namespace meadow::decision

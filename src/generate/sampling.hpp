@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <random>
 
-#include "meadow/generate.hpp"
+#include "meadow/runtime/generate.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::generate {
 
 struct Pick {
   int32_t token = 0;
@@ -18,4 +18,4 @@ struct Pick {
 Pick pick_token(const float* logits, int64_t n, double temperature, double top_p,
                 Confidence confidence, std::mt19937_64& rng);
 
-}  // namespace meadow::diffusion
+}  // namespace meadow::generate

@@ -9,9 +9,9 @@
 
 #include "../tokenizer/tiny_vocab.hpp"
 #include "meadow/chat_template.hpp"
-#include "meadow/decision.hpp"
+#include "meadow/runtime/decider.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::decision {
 namespace {
 
 Tokenizer tokenizer(const std::string& chat_template) {
@@ -61,4 +61,4 @@ TEST(PromptText, AnyTextKeepsTheSplitWhereTheSituationStarts) {
 }
 
 }  // namespace
-}  // namespace meadow::diffusion
+}  // namespace meadow::decision

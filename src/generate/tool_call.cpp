@@ -1,15 +1,15 @@
 // Tool calls from fixed scaffolds (meadow/tool_call.hpp).
-#include "meadow/tool_call.hpp"
+#include "meadow/runtime/tool_call.hpp"
 
 #include <chrono>
 
 #include <nlohmann/json.hpp>
 
-#include "meadow/decision.hpp"
 #include "meadow/error.hpp"
+#include "meadow/runtime/decider.hpp"
 #include "util/read_file.hpp"
 
-namespace meadow::diffusion {
+namespace meadow::generate {
 namespace {
 
 using nlohmann::json;
@@ -98,13 +98,13 @@ ToolCall tool_call(const model::Model& model, const Tokenizer& tok, const std::s
       if (t.name == tool_name) tool = &t;
     if (!tool) throw Error("tool-call: unknown tool \"" + tool_name + "\"");
   } else {
-    std::vector<Choice> choices;
+    std::vector<decision::Choice> choices;
     for (size_t i = 0; i < tools.size(); ++i)
       choices.push_back({char('A' + i), tools[i].name + ": " + tools[i].description});
     DecideOptions d;
     d.threads = opts.threads;
-    const Decider decider(model, tok, "Choose the tool that does what the request asks.", choices,
-                          d);
+    const decision::Decider decider(model, tok, "Choose the tool that does what the request asks.",
+                                    choices, d);
     const Decision pick = decider.decide(request);
     tool = &tools[size_t(pick.letter - 'A')];
     out.chosen_by_model = true;
@@ -143,4 +143,4 @@ ToolCall tool_call(const model::Model& model, const Tokenizer& tok, const std::s
   return out;
 }
 
-}  // namespace meadow::diffusion
+}  // namespace meadow::generate
