@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Prompt ids of the training pipeline's chat layout (train/corpus/layout.py) tokenized by the
-training tokenizer (train/tokenizer), printed as JSON: the reference the runtime's prompt
+"""Prompt ids of the training pipeline's chat layout (train/nano/corpus/layout.py) tokenized by the
+training tokenizer (train/nano/tokenizer), printed as JSON: the reference the runtime's prompt
 builder must reproduce.
 
     layout_ids.py JSON   with JSON = {"rule": ..., "options": [["A", "text"], ...], "situation": ...}
@@ -14,11 +14,11 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)  # run as a script by the C++ tests: the train package lives at the root
 
-from train.corpus import layout, templates  # noqa: E402
-from train.tokenizer.bpe import Tokenizer  # noqa: E402
+from train.nano.corpus import layout, templates  # noqa: E402
+from train.nano.tokenizer.bpe import Tokenizer  # noqa: E402
 
 q = json.loads(sys.argv[1])
-tok = Tokenizer.load(os.path.join(ROOT, "train", "tokenizer", "vocab.json"))
+tok = Tokenizer.load(os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json"))
 opts = "".join(f"{letter}) {text}\n" for letter, text in q["options"])
 prefix = layout.chat_prefix(templates.DEFAULT_SYSTEM, q["rule"], opts)
 suffix = layout.chat_suffix(q["situation"])

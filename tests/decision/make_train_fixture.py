@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A random-weight `dream` GGUF with the embedded model's tokenizer (train/tokenizer/vocab.json)
-and its metadata layout (train/export_gguf.py), for the decision-pass tests and benches.
+"""A random-weight `dream` GGUF with the embedded model's tokenizer (train/nano/tokenizer/vocab.json)
+and its metadata layout (train/nano/export_gguf.py), for the decision-pass tests and benches.
 
     make_train_fixture.py --out F.gguf [--hidden 64 --layers 2 --heads 4 --kv-heads 2 --ffn 128 --seed 0]
 
@@ -20,7 +20,7 @@ import make_fixture as mf  # noqa: E402
 import numpy as np  # noqa: E402
 from gguf_py import gguf_file as gf  # noqa: E402
 
-from train.tokenizer.bpe import Tokenizer  # noqa: E402
+from train.nano.tokenizer.bpe import Tokenizer  # noqa: E402
 
 
 def main(argv):
@@ -35,7 +35,7 @@ def main(argv):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--type", default="F32")
     a = p.parse_args(argv)
-    tok = Tokenizer.load(os.path.join(ROOT, "train", "tokenizer", "vocab.json"))
+    tok = Tokenizer.load(os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json"))
     # make_fixture's argument namespace, so its metadata/tensor plan are reused as they are
     fa = mf.parse_args(
         [
