@@ -1,7 +1,8 @@
 """Measures an exported model and writes its card: the evaluation table, episodes of every
-built-in task on its fixed seeds, the relabelling tests, the latency bench, then
+built-in task on its fixed seeds, the relabelling tests, the latency bench, then (by
+train/nano/model_card.py) models/meadow-nano.measured.json (all of it as one JSON), and from it
 models/MODEL_CARD.md (the card), docs/meadow-nano-record.md (the full record) and
-models/meadow-nano.targets.json (train/nano/model_card.py). The recipe's last stage.
+models/meadow-nano.targets.json. The recipe's last stage.
 
     python3 -m train.nano.measure RUN_DIR [--gguf models/meadow-nano.gguf] [--lineage TEXT]
 
