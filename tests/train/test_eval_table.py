@@ -117,7 +117,7 @@ class WordSplitTest(unittest.TestCase):
         self.assertEqual(W.is_unseen("fermenting"), W.is_unseen("ferment"))
 
     def test_pools_draw_from_their_side(self):
-        st = STAGES[13]  # the recipe's last stage: half its words from the full list
+        st = STAGES["mixed-clauses"]  # the recipe's last stage: half its words from the full list
         for split in ("train", "unseen"):
             with W.word_split(split):
                 pool = T.Pool(random.Random(split), st)
@@ -140,7 +140,7 @@ class WordSplitTest(unittest.TestCase):
             self.assertFalse(any(marks.has_marks(t) for t in texts), st)
 
     def test_an_exhausted_pool_is_an_error_not_a_hang(self):
-        st = STAGES[17]  # common words only
+        st = STAGES["chat-three-options"]  # common words only
         with W.word_split("unseen"):
             pool = T.Pool(random.Random(0), st)
             with self.assertRaisesRegex(ValueError, "word pool exhausted"):

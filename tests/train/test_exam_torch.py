@@ -107,12 +107,12 @@ class ExamTorchTest(unittest.TestCase):
         h, n = map(int, re.search(r"rephrasings: (\d+)/(\d+)", out).groups())
         self.assertEqual(n, len(E.load_rephrased()))
         self.assertEqual(out.count("   rephrased "), n - h)
-        self.assertRegex(out, r"relational \(3 tables, stage-13 eval stream\): [01]\.\d{3}")
+        self.assertRegex(out, r"relational \(3 tables, mixed-clauses eval stream\): [01]\.\d{3}")
 
     def test_skills_rows_count_every_situation(self):
         dec = E.TorchDecider(self.ckpt)
         rows = exam_torch.binding(dec, 4)
-        cases = E.synthetic_cases(dec.seed + E.EVAL_SEED_OFFSET, 13, 4, relational=True)
+        cases = E.synthetic_cases(dec.seed + E.EVAL_SEED_OFFSET, "mixed-clauses", 4, relational=True)
         self.assertEqual(sum(n for _, n in rows.values()), sum(len(c.situations) for c in cases))
         self.assertTrue(all(0 <= h <= n for h, n in rows.values()))
         look = exam_torch.lookup(dec, 40)

@@ -34,11 +34,11 @@ def read(path: str) -> str:
         return f.read().strip()
 
 
-def corpus_stages(flags: dict) -> set[int]:
-    """Every corpus stage a stage's flags name."""
-    out = {flags[k] for k in ("stage", "set_stage", "max_stage") if k in flags}
+def corpus_stages(flags: dict) -> set[str]:
+    """Every corpus stage a stage's flags name (by name: the recipe writes no stage numbers)."""
+    out = {flags[k] for k in ("stage", "set_stage", "max_stage", "replay_from", "replay_to") if k in flags}
     for k in ("path", "replay"):
-        out |= {int(x) for x in str(flags.get(k) or "").split(",") if x}
+        out |= {x for x in str(flags.get(k) or "").split(",") if x}
     return out
 
 
@@ -93,7 +93,7 @@ def tiny_recipe() -> R.Recipe:
     polish (spread, two kept stages, the soup), the events (fresh optimizer, one stage)."""
 
     def ft(name, stage, steps, **kw):
-        return R.fine_tune(name, stage, steps, 1e-3, "9", 0.3, 1, bf16=False, threads=1, **kw)
+        return R.fine_tune(name, stage, steps, 1e-3, ("scene-same-way",), 0.3, 1, bf16=False, threads=1, **kw)
 
     return R.Recipe(
         (
@@ -147,7 +147,7 @@ class RunnerTest(unittest.TestCase):
             self.assertTrue(os.path.exists(f"{d}/a.log") and os.path.exists(f"{d}/b.log"))
             j = torch.load(f"{d}/j/ckpt.pt", weights_only=False)
             # stitch at 3 (b's step), stage 13 to 5, the stages to 7 and 9; read_softmax stays on
-            self.assertEqual((j["step"], j["stage"], j["args"]["read_softmax"]), (9, 16, True))
+            self.assertEqual((j["step"], j["stage"], j["args"]["read_softmax"]), (9, "chat-plateau", True))
             self.assertEqual(j["args"]["anneal"], [8, 9])
             self.assertEqual(read(f"{d}/j/joint.start"), "3")
             # a rerun trains nothing
@@ -163,7 +163,7 @@ class RunnerTest(unittest.TestCase):
             out = self.run_phases(runner, ["polish"])
             self.assertIn("train.nano.spread_unread", out)
             s = torch.load(f"{d}/s/ckpt.pt", weights_only=False)
-            self.assertEqual((s["step"], s["stage"], s["spread"]["step"]), (12, 16, 9))
+            self.assertEqual((s["step"], s["stage"], s["spread"]["step"]), (12, "chat-plateau", 9))
             # the model is the mean of the two kept checkpoints, the last first
             k2, k3 = (torch.load(f"{d}/s/keep-{n}.pt", weights_only=False) for n in (2, 3))
             self.assertEqual((k2["step"], k3["step"], s["soup"]["steps"]), (11, 12, [12, 11]))

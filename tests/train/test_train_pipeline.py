@@ -101,7 +101,9 @@ class CorpusTest(unittest.TestCase):
 
         from train.nano.corpus.tables import match_table
 
-        hard = replace(STAGES[25], partial=0.6, partial_repeat=0.4, letter_first=0.5)  # the removed stage 63
+        hard = replace(
+            STAGES["word-tables"], partial=0.6, partial_repeat=0.4, letter_first=0.5
+        )  # the removed stage 63
         st = replace(hard, letter_first=1.0, partial=1.0, partial_repeat=1.0, case=0.0, article=0.0)
         repeats = 0
         for k in range(100):
@@ -118,8 +120,8 @@ class CorpusTest(unittest.TestCase):
                 repeats += len(phrases) > len(set(phrases))
         self.assertGreater(repeats, 100)
         plain = replace(hard, letter_first=0.0, partial=0.3, partial_repeat=0.0)
-        self.assertEqual(plain, STAGES[25])
-        a, b = match_table(random.Random(7), plain), match_table(random.Random(7), STAGES[25])
+        self.assertEqual(plain, STAGES["word-tables"])
+        a, b = match_table(random.Random(7), plain), match_table(random.Random(7), STAGES["word-tables"])
         self.assertEqual(a.rule, b.rule)
         self.assertEqual(a.situation(random.Random(1)), b.situation(random.Random(1)))
 
@@ -134,7 +136,7 @@ class CorpusTest(unittest.TestCase):
         known = set(W.dictionary_words())
         made = total = 0
         for k in range(60):
-            t = match_table(random.Random(k), STAGES[68])
+            t = match_table(random.Random(k), STAGES["made-up-words"])
             words = [w.lower() for o in t.options for c in o.conds for w in c]
             total += len(words)
             made += sum(w not in known for w in words)
@@ -144,7 +146,7 @@ class CorpusTest(unittest.TestCase):
                 self.assertTrue(not conds or any(c in s.lower() for c in conds), (t.rule, s, ans))
         self.assertGreater(made / total, 0.15)
         self.assertLess(made / total, 0.45)
-        self.assertEqual(replace(STAGES[68], made_up=0.0), STAGES[25])
+        self.assertEqual(replace(STAGES["made-up-words"], made_up=0.0, seed=25), STAGES["word-tables"])
 
     def test_partial_matches_never_spell_a_whole_condition(self):
         # partial_whole False (the eval's stream): parts of another option's condition, drawn for
@@ -169,7 +171,7 @@ class CorpusTest(unittest.TestCase):
                     )
             return n
 
-        st = replace(STAGES[27], partial=1.0, distractors=(3, 4))
+        st = replace(STAGES["partial-matches"], partial=1.0, distractors=(3, 4))
         self.assertGreater(second_answers(st), 20)
         self.assertEqual(second_answers(replace(st, partial_whole=False)), 0)
 
@@ -202,7 +204,7 @@ class CorpusTest(unittest.TestCase):
         self.assertGreater(defaults, 80)
         self.assertEqual(wide, defaults)
         self.assertGreater(hits, 50)
-        self.assertEqual(replace(STAGES[66], default_text=0.0), STAGES[65])
+        self.assertEqual(replace(STAGES["default-texts"], default_text=0.0, seed=65), STAGES["reworded"])
         for k in range(20):
             a = S.scene_table(random.Random(k), level=6, default_text=0.0, events=0.0)
             b = S.scene_table(random.Random(k), level=6)
@@ -262,7 +264,7 @@ class CorpusTest(unittest.TestCase):
         lo, mid, hi = shared_nouns(0.0), shared_nouns(0.3), shared_nouns(1.0)
         self.assertLess(lo, mid)
         self.assertLess(mid, hi)
-        self.assertEqual(STAGES[69].events, 1.0)
+        self.assertEqual(STAGES["events-shared"].events, 1.0)
         # stage 70's tails: at 0 the situations are as before; at 1 every stated condition ends in
         # a place, right after its predicate (and adverb), so the condition stays whole
         from train.nano.corpus.events import PREPS
@@ -280,7 +282,7 @@ class CorpusTest(unittest.TestCase):
                         self.assertEqual((s, letter), base.situation(random.Random(j)))
         self.assertLess(placed[0.0], 10)
         self.assertGreater(placed[1.0], 90)  # of 120: all but the default situations
-        self.assertGreater(STAGES[69].event_shared, STAGES[67].event_shared)
+        self.assertGreater(STAGES["events-shared"].event_shared, STAGES["events"].event_shared)
 
     def test_event_uniform_knob(self):
         # stage 71: at 1 every clause's predicate takes one form ("is V-ing" / "V-s" / "is A"),
@@ -309,8 +311,8 @@ class CorpusTest(unittest.TestCase):
             )
         self.assertEqual(form_counts(1.0)[1], 0)
         self.assertGreater(form_counts(0.0)[1], 40)
-        self.assertEqual(STAGES[71].event_uniform, 0.5)
-        self.assertEqual(STAGES[67].event_uniform, 0.0)
+        self.assertEqual(STAGES["events-one-form"].event_uniform, 0.5)
+        self.assertEqual(STAGES["events"].event_uniform, 0.0)
 
         # the near knob (the removed stage 73): every clause's predicate stem starts with the same letter
         def alike(near: float) -> int:
@@ -346,7 +348,7 @@ class CorpusTest(unittest.TestCase):
             )
         self.assertEqual(same_end(1.0), 60)
         self.assertLess(same_end(0.0), 30)
-        self.assertEqual(STAGES[74].event_same_end, 0.5)
+        self.assertEqual(STAGES["events-same-end"].event_same_end, 0.5)
 
     def test_event_clause_marks(self):
         # event marks (the removed stage 72): they wrap each clause's condition and letter with that letter and draw
@@ -752,13 +754,19 @@ class PlacePoolTest(unittest.TestCase):
 
 class ReplayTest(unittest.TestCase):
     def test_stage_draws(self):
+        from train.nano.corpus.curriculum import name_of, stage
         from train.nano.stream import pick_stage
 
         def draws(*args, **kw):
+            """The stages drawn (as their seeds, the numbers they had), stages given by seed."""
+            stage_now, mix, *rest = args
+            args = [name_of(stage_now), mix, *(name_of(x) for x in rest)]
+            if kw.get("replay"):
+                kw["replay"] = [name_of(x) for x in kw["replay"]]
             rng = random.Random("r")
-            return [pick_stage(rng, *args, **kw) for _ in range(400)]
+            return [stage(pick_stage(rng, *args, **kw)).seed for _ in range(400)]
 
-        # the recipe's expression before --replay-to / --replay existed
+        # the recipe's expression before --replay-to / --replay existed (and stages had names)
         rng, old = random.Random("r"), []
         for _ in range(400):
             lo = min(9, 13)
@@ -766,9 +774,9 @@ class ReplayTest(unittest.TestCase):
         self.assertEqual(draws(13, 0.3, 9), old)
         self.assertEqual(set(draws(13, 0.3, 9)), {9, 10, 11, 12, 13})
         self.assertEqual(set(draws(15, 0.4, 9, 13)), {9, 10, 11, 12, 13, 15})
-        self.assertEqual(set(draws(9, 0.3, 9, replay="16,15,9")), {9, 15, 16})
+        self.assertEqual(set(draws(9, 0.3, 9, replay=(16, 15, 9))), {9, 15, 16})
         self.assertEqual(set(draws(9, 0.3, 9)), {9})
-        # a range over numbers no stage holds (removed stages) draws only the curriculum's stages
+        # a range draws only the curriculum's stages (the removed ones' seeds are unused)
         self.assertEqual(set(draws(47, 1.0, 25)), {25, 26, 27, 30, 37})
 
     def test_bad_replay_list_is_a_usage_error(self):
@@ -777,12 +785,16 @@ class ReplayTest(unittest.TestCase):
 
         from train.nano.train import parse
 
-        for bad in ("a,b", "15,99", "16,"):
+        for bad in ("a,b", "15,99", "chat-plateau,"):
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()) as err:
                 parse(["--run", "x", "--replay", bad])
             self.assertEqual(e.exception.code, 2)
             self.assertIn("--replay", err.getvalue())
-        self.assertEqual(parse(["--run", "x", "--replay", "16,15"]).replay, "16,15")
+        self.assertEqual(parse(["--run", "x", "--replay", "16,15"]).replay, "chat-plateau,easy-chat-words")
+        self.assertEqual(
+            parse(["--run", "x", "--replay", "chat-plateau,easy-chat-words"]).replay,
+            "chat-plateau,easy-chat-words",
+        )
         for bad in ("0", "two", "-1"):
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()) as err:
                 parse(["--run", "x", "--threads-later", "f", bad])
@@ -1001,7 +1013,9 @@ class DeviceTest(unittest.TestCase):
                 )
             runs = [torch.load(f"{d}/{r}/ckpt.pt", weights_only=False) for r in ("inline", "ahead")]
             logs = [[json.loads(x) for x in open(f"{d}/{r}/log.jsonl")] for r in ("inline", "ahead")]
-        self.assertEqual([x["stage"] for x in logs[0]], [0, 1, 2])  # promoted at each eval
+        self.assertEqual(
+            [x["stage"] for x in logs[0]], ["compact-plateau", "compact-shuffled", "three-four-options"]
+        )  # promoted at each eval
         self.assertEqual(
             [(x["stage"], x["eval_acc"]) for x in logs[0]], [(x["stage"], x["eval_acc"]) for x in logs[1]]
         )
@@ -1075,13 +1089,22 @@ class PathTest(unittest.TestCase):
         from train.nano.stream import path_replay
         from train.nano.train import next_stage, parse, replay_note
 
-        a = parse(["--run", "x", "--path", "0,1,16", "--mix-prev", "0.2"])
-        self.assertEqual([next_stage(a, s) for s in (0, 1, 16)], [1, 16, None])
-        self.assertEqual((path_replay(a, 0), path_replay(a, 16)), (None, "0,1"))
-        self.assertIn("stages 0,1 in 20%", replay_note(a, 16))
+        a = parse(
+            ["--run", "x", "--path", "compact-plateau,compact-shuffled,chat-plateau", "--mix-prev", "0.2"]
+        )
+        self.assertEqual(
+            [next_stage(a, s) for s in ("compact-plateau", "compact-shuffled", "chat-plateau")],
+            ["compact-shuffled", "chat-plateau", None],
+        )
+        self.assertEqual(
+            (path_replay(a, "compact-plateau"), path_replay(a, "chat-plateau")),
+            (None, ["compact-plateau", "compact-shuffled"]),
+        )
+        self.assertIn("stages compact-plateau,compact-shuffled in 20%", replay_note(a, "chat-plateau"))
+        self.assertEqual(parse(["--run", "x", "--path", "0,1,16"]).path, a.path)  # numbers: the stages' seeds
         b = parse(["--run", "x", "--replay-from", "16", "--replay-to", "1", "--mix-prev", "0.3"])
-        self.assertIn("none", replay_note(b, 22))  # the trap of an early run: an empty range
-        for bad in ("0,x", "0,99", "1,1"):
+        self.assertIn("none", replay_note(b, "letter-first"))  # the trap of an early run: an empty range
+        for bad in ("0,x", "0,99", "1,1", "1,compact-shuffled"):
             with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
                 parse(["--run", "x", "--path", bad])
         self.assertIsNone(parse(["--run", "x", "--path", ""]).path)  # clears a resumed run's path
@@ -1127,7 +1150,9 @@ class PathTest(unittest.TestCase):
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             st = torch.load(os.path.join(d, "ckpt.pt"))
-            self.assertEqual((st["step"], st["stage"], st["at_end"]), (4, 17, True), out.getvalue())
+            self.assertEqual(
+                (st["step"], st["stage"], st["at_end"]), (4, "chat-three-options", True), out.getvalue()
+            )
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             self.assertIn("already reached", out.getvalue())
@@ -1618,7 +1643,7 @@ class JoinedCardTest(unittest.TestCase):
 
             joint = re.search(r"joint fine-tune: ([^.]*)\.", card).group(1)
             self.assertEqual(sum(int(n) for n in re.findall(r"stage \d+: (\d+) tables", joint)), 2 * 2, joint)
-            self.assertIn(f"stage 16: {pb['counters']['16']} tables; joint fine-tune: ", card)
+            self.assertIn(f"stage 16: {pb['counters']['chat-plateau']} tables; joint fine-tune: ", card)
             self.assertNotIn("Soup", card)
 
             # a soup: two fine-tunes of j, averaged with it (train/nano/average.py)
@@ -1681,7 +1706,7 @@ class JoinedCardTest(unittest.TestCase):
                     ]
                 )
             self.assertIn(
-                "Soup: 2 fine-tunes of the joint's last step (stage 61, 1 steps, " "stage 61, 2 steps)",
+                "Soup: 2 fine-tunes of the joint's last step (stage final-mix, 1 steps, stage final-mix, 2 steps)",
                 open(f"{d}/card.md").read(),
             )
             # different architectures are an error, not a partial mean

@@ -1,6 +1,6 @@
 """Contamination check: no held-out sentence, and no 6-gram of one, in a large corpus sample.
 
-    python3 -m train.nano.check_contamination [--examples 20000] [--stages 9,10,11,12] [--seed 0]
+    python3 -m train.nano.check_contamination [--examples 20000] [--stages scene-same-way,scene-relational] [--seed 0]
 
 Also proves the check can fail: it first plants the held-out sentences into a text and
 requires the detector to flag every one. Exit 0 = clean, 1 = contaminated (or detector broken).
@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .corpus.curriculum import STAGES
+from .corpus.curriculum import STAGES, name_of
 from .corpus.generate import example
 from train.common.heldout import filter as heldout
 
@@ -19,7 +19,7 @@ from train.common.heldout import filter as heldout
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--examples", type=int, default=20000, help="examples per stage")
-    ap.add_argument("--stages", default=",".join(str(i) for i in STAGES), help="default: every stage")
+    ap.add_argument("--stages", default=",".join(STAGES), help="default: every stage")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
 
@@ -35,7 +35,7 @@ def main(argv=None) -> int:
             return 1
 
     n_texts, n_words, bad = 0, 0, []
-    for st in (int(x) for x in a.stages.split(",")):
+    for st in (name_of(x) for x in a.stages.split(",")):
         for i in range(a.examples):
             text = example(a.seed, st, i).text()
             n_texts += 1

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 from .corpus.curriculum import STAGES
 
+FIRST, LAST = list(STAGES)[0], list(STAGES)[-1]
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -122,14 +124,14 @@ class TrainConfig:
         True,
         int,
     )
-    # the curriculum
-    stage: int = _flag(0, "starting curriculum stage", kind=int)
-    set_stage: int | None = _flag(
+    # the curriculum: stages by name (corpus/curriculum.py; a number is the stage of that seed)
+    stage: str = _flag(FIRST, "starting curriculum stage", kind=str)
+    set_stage: str | None = _flag(
         None,
         "on resume: continue at this stage (e.g. after stages were inserted into the curriculum)",
-        kind=int,
+        kind=str,
     )
-    max_stage: int = _flag(max(STAGES), sticky=True, kind=int)
+    max_stage: str = _flag(LAST, "the last stage promotion reaches", True, str)
     promote: float = _flag(0.9, "eval accuracy that moves to the next stage", True, float)
     path: str | None = _flag(
         None,
@@ -144,11 +146,15 @@ class TrainConfig:
         kind="switch",
     )
     mix_prev: float = _flag(0.2, sticky=True, kind=float)
-    replay_from: int = _flag(
-        0, "--mix-prev replays stages replay-from .. current-1 (the scene recipe: 9)", True, int
+    replay_from: str = _flag(
+        FIRST,
+        "--mix-prev replays the stages from this one to the one before the current (the scene "
+        "recipe: scene-same-way)",
+        True,
+        str,
     )
-    replay_to: int | None = _flag(
-        None, "last stage --mix-prev replays (default: current-1; skips unused stages in between)", True, int
+    replay_to: str | None = _flag(
+        None, "last stage --mix-prev replays (default: the one before the current)", True, str
     )
     replay: str | None = _flag(
         None,

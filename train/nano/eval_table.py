@@ -45,6 +45,7 @@ from .corpus import layout, marks
 from .corpus import templates as T
 from .corpus import wordlists as W
 from .corpus.curriculum import STAGES
+from .corpus.curriculum import name_of
 from .corpus.curriculum import stage as get_stage
 from .corpus.generate import draw_table
 
@@ -139,20 +140,21 @@ def _reset_split_caches() -> None:
 
 def synthetic_cases(
     seed: int,
-    stage: int,
+    stage: str | int,
     n: int,
     split: str = "train",
     relational: bool = False,
     one_condition: bool = True,
     knobs: dict | None = None,
 ) -> list[Case]:
-    """n tables of the stream (seed, stage): draws i use random.Random(f"{seed}:{stage}:{i}"),
+    """n tables of the stream (seed, stage): draws i use random.Random(f"{seed}:{stage.seed}:{i}"),
     as corpus.generate.example does, except that the layout is the runtime's and (one_condition)
     no situation holds a second whole condition; `knobs` overrides fields of the stage (a probe
     forcing one table shape, as train/nano/diag/probe_events.py does)."""
     # a situation states exactly one condition: parts of other conditions never add up to a
     # whole one (in the training streams they can, a second answer in ~5 % of match situations)
-    st = replace(get_stage(stage), partial_whole=not one_condition, **(knobs or {}))
+    base = get_stage(stage)
+    st = replace(base, partial_whole=not one_condition, **(knobs or {}))
     if relational:
         force = {"relational": 1.0, "bucket": 0.0, "scene": 0.0}
         st = replace(st, **{k: v for k, v in force.items() if hasattr(st, k)})
@@ -161,7 +163,7 @@ def synthetic_cases(
         _reset_split_caches()
         try:
             for i in range(n):
-                table, sits, answers = draw_table(random.Random(f"{seed}:{stage}:{i}"), st)
+                table, sits, answers = draw_table(random.Random(f"{seed}:{base.seed}:{i}"), st)
                 # a marked stage (47 on) holds probe marks the packer strips in training: read the plain text
                 out.append(
                     Case(
@@ -391,9 +393,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tables", type=int, default=200, help="synthetic tables per synthetic row")
     ap.add_argument(
         "--stage",
-        type=int,
         default=None,
-        help="curriculum stage of the synthetic rows (default: the checkpoint's own, else the last)",
+        help="curriculum stage (name) of the synthetic rows (default: the checkpoint's own, else the last)",
     )
     ap.add_argument(
         "--seed",
@@ -414,7 +415,8 @@ def main(argv=None) -> int:
     if a.ckpt:
         dec = TorchDecider(a.ckpt, a.threads)
     if a.stage is None:  # the stage the model last trained on: a later, untrained stage would mislead
-        a.stage = dec.stage if dec and dec.stage is not None else max(STAGES)
+        a.stage = dec.stage if dec and dec.stage is not None else list(STAGES)[-1]
+    a.stage = name_of(a.stage)
     info: dict = {"stage": a.stage, "tables": a.tables, "cli": a.cli}
     if dec:
         from . import train as trainer  # torch is loaded by now anyway

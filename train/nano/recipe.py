@@ -119,7 +119,7 @@ class Phase:
 
 
 def fine_tune(
-    name: str, stage: int, steps: int, lr: float, replay: str, mix: float, anneal: int, **extra
+    name: str, stage: str, steps: int, lr: float, replay: tuple[str, ...], mix: float, anneal: int, **extra
 ) -> Train:
     """A fine-tune stage of the joint, the polish and the event cycles: corpus stage `stage` for
     `steps` steps at `lr` (100 warm-up steps), `mix` of each batch replaying the listed stages,
@@ -131,7 +131,7 @@ def fine_tune(
         max_stage=stage,
         lr=lr,
         warmup=100,
-        replay=replay,
+        replay=",".join(replay),
         mix_prev=mix,
         promote=2,
         eval_every=200,
@@ -142,35 +142,51 @@ def fine_tune(
     return Train(name, {**flags, **extra}, steps=steps, anneal=anneal)
 
 
-def _stages(*groups: str) -> str:
-    return ",".join(groups)
-
-
-# replay lists: the word branch's stages, the scene stages (14 twice), the drills
-W = "22,23,24,25"
-S = _stages("9,10,11,12,13,14,30", W)
-R = "9,10,11,12,13,14,14,30"
-DRILLS = "47,53,62,51,37"
-# the polish's word-table phases replay the event stages six times (E), its event phases the word
+# Replay mixes: the stages a fine-tune replays, in the order their picks draw from (a stage
+# listed twice is drawn twice as often). Their order and repeats are the shipped model's streams.
+SCENE_LADDER = ("scene-same-way", "scene-relational", "scene-clauses", "scenes-and-words")
+SCENE_STAGES = (*SCENE_LADDER, "mixed-clauses", "still-by-letter")
+WORD_LADDER_END = ("letter-first", "leads-and-joiners", "option-texts")
+WORD_MIX = (*WORD_LADDER_END, "word-tables")  # the word branch's last stages
+SCENES_AND_WORDS = (*SCENE_STAGES, "rare-places", *WORD_MIX)
+SCENE_MIX = (*SCENE_STAGES, "still-by-letter", "rare-places")  # the scene stages, still-by-letter twice
+DRILLS = ("binding-drill", "lookup-drill", "lookup-by-letter", "reworded-marked", "still-places")
+# the polish's word-table phases replay the event stages six times, its event phases the word
 # tables four times; the same pair alone lifts both skills (events +4-9 points at equal match rows)
-E = _stages(R, "22,23,24", DRILLS, "61,61,61,65,66,67,67,67,67,67,67")
+EVENT_HEAVY = (
+    *SCENE_MIX,
+    *WORD_LADDER_END,
+    *DRILLS,
+    *3 * ("final-mix",),
+    "reworded",
+    "default-texts",
+    *6 * ("events",),
+)
 
 
 def _cycle(
-    first: str, first_stage: int, second: str, second_stage: int, word_replay: str, keep: bool = False
+    first: str,
+    first_stage: str,
+    second: str,
+    second_stage: str,
+    word_replay: tuple[str, ...],
+    keep: bool = False,
 ):
     """Two fine-tune stages: `first_stage` (word tables or event tables) at lr 2e-4 replaying the
-    event stages six times (E), then `second_stage` at 1e-4 replaying the word tables
+    event stages six times (EVENT_HEAVY), then `second_stage` at 1e-4 replaying the word tables
     (`word_replay`); `keep`: the second's end is kept for the soup."""
+    second_replay = (*SCENE_MIX, *WORD_MIX, *word_replay, *DRILLS, "final-mix", "reworded", "default-texts")
     return (
-        fine_tune(first, first_stage, 3000, 2e-4, E, 0.5, 1000),
-        replace(
-            fine_tune(
-                second, second_stage, 1500, 1e-4, _stages(R, W, word_replay, DRILLS, "61,65,66"), 0.3, 1000
-            ),
-            keep=keep,
-        ),
+        fine_tune(first, first_stage, 3000, 2e-4, EVENT_HEAVY, 0.5, 1000),
+        replace(fine_tune(second, second_stage, 1500, 1e-4, second_replay, 0.3, 1000), keep=keep),
     )
+
+
+WORD_TABLES_3 = 3 * ("word-tables",)
+WORD_TABLES_MADE_UP = ("word-tables", "made-up-words", "made-up-words")
+# the joint's and the polish's later fine-tunes: the scene and word stages, then the drills and
+# the later mixes they follow
+LATER = (*SCENE_MIX, *WORD_MIX, "word-tables", *DRILLS)
 
 
 SCENES = Phase(
@@ -182,8 +198,8 @@ SCENES = Phase(
             "curriculum",
             dict(
                 seed=0,
-                stage=9,
-                max_stage=12,
+                stage="scene-same-way",
+                max_stage="scenes-and-words",
                 tokenizer=TOKENIZER,
                 dim=64,
                 layers=2,
@@ -196,44 +212,45 @@ SCENES = Phase(
                 lr2_acc=0.8,
                 promote=0.9,
                 mix_prev=0.2,
-                replay_from=9,
+                replay_from="scene-same-way",
                 eval_every=200,
                 eval_tables=60,
             ),
             steps=27000,
-            doc="stage 9 (same way / toward) -> 10 (all relational modes, distractors) -> 11 "
-            "(+ clause tables) -> 12 (+ word tables), promoted at 0.9",
+            doc="scene-same-way (same way / toward) -> scene-relational (all relational modes, "
+            "distractors) -> scene-clauses (+ clause tables) -> scenes-and-words (+ word tables), "
+            "promoted at 0.9",
         ),
         Train(
             "mixed-clauses",
             dict(
                 total_minutes=1e9,
-                set_stage=13,
-                max_stage=13,
+                set_stage="mixed-clauses",
+                max_stage="mixed-clauses",
                 tokenizer=TOKENIZER,
                 lr=1e-3,
                 lr2=0,
                 mix_prev=0.3,
-                replay_from=9,
+                replay_from="scene-same-way",
             ),
             steps=18000,
             anneal=12000,
-            doc="stage 13: clause tables in mixed forms, a default in any slot, still clauses; 9-12 replayed",
+            doc="clause tables in mixed forms, a default in any slot, still clauses; the scene ladder replayed",
         ),
         Train(
             "rare-places",
             dict(
                 total_minutes=1e9,
-                set_stage=30,
-                max_stage=30,
+                set_stage="rare-places",
+                max_stage="rare-places",
                 tokenizer=TOKENIZER,
                 lr=3e-4,
                 mix_prev=0.4,
-                replay="9,10,11,12,13,14",
+                replay=",".join(SCENE_STAGES),
             ),
             steps=4000,
             anneal=3000,
-            doc="stage 30: stage 13 with rare dictionary nouns in place phrases (a rare noun had "
+            doc="mixed-clauses with rare dictionary nouns in place phrases (a rare noun had "
             "decided an exam item)",
         ),
     ),
@@ -248,7 +265,7 @@ WORDS = Phase(
             "narrow",
             dict(
                 seed=0,
-                path="0,1,16",
+                path="compact-plateau,compact-shuffled,chat-plateau",
                 stop_at_end=True,
                 tokenizer=TOKENIZER,
                 dim=64,
@@ -266,15 +283,28 @@ WORDS = Phase(
                 eval_tables=60,
             ),
             run="words-narrow",
-            doc="64 x 3 on the compact layout's plateau-crossing stages 0 -> 1, then their chat "
-            "twin 16, until 16 reaches 0.88 (a circuit formed in the compact layout transfers; from "
+            doc="64 x 3 on the compact layout's plateau-crossing stages, then their chat twin, until "
+            "chat-plateau reaches 0.88 (a circuit formed in the compact layout transfers; from "
             "scratch the chat layout stays at chance)",
         ),
         Grow("widen", "words-narrow", 2),
         Train(
             "ladder",
             dict(
-                path="16,17,18,19,20,21,22,23,24,26,27,25",
+                path=",".join(
+                    (
+                        "chat-plateau",
+                        "chat-three-options",
+                        "chat-three-four-options",
+                        "chat-shuffled",
+                        "gap-one-token",
+                        "gap-two-tokens",
+                        *WORD_LADDER_END,
+                        "rare-conditions",
+                        "partial-matches",
+                        "word-tables",
+                    )
+                ),
                 stop_at_end=True,
                 tokenizer=TOKENIZER,
                 lr=1e-3,
@@ -287,8 +317,8 @@ WORDS = Phase(
             ),
             until=39000,
             doc="128 x 3 up the chat ladder: 3, then 2-4 options, the gap between condition and "
-            "letter, lead words, option texts, rare and two-word conditions (26), partial matches "
-            "(27), the word tables of stages 12-13 (25); stopped at step 39,000 (flat there)",
+            "letter, lead words, option texts, rare and two-word conditions, partial matches, "
+            "the word tables; stopped at step 39,000 (flat there)",
         ),
     ),
     doc="the word-table branch; float32 on one thread (bf16 from scratch stays at chance)",
@@ -302,13 +332,13 @@ JOINT = Phase(
         Train(
             "fine-tune",
             dict(
-                set_stage=13,
-                max_stage=13,
+                set_stage="mixed-clauses",
+                max_stage="mixed-clauses",
                 path="",
                 lr=1e-3,
                 lr2=0,
                 warmup=200,
-                replay="9,10,11,12,22,23,24,25",
+                replay=",".join((*SCENE_LADDER, *WORD_MIX)),
                 mix_prev=0.4,
                 promote=2,
                 eval_every=200,
@@ -318,39 +348,71 @@ JOINT = Phase(
             ),
             steps=4000,
             anneal=3000,
-            doc="stage 13 with both branches' stages replayed: the halves learn to share the "
+            doc="mixed-clauses with both branches' stages replayed: the halves learn to share the "
             "residual norms and which one to trust",
         ),
-        fine_tune("still-places", 37, 2000, 5e-4, S, 0.3, 500),
+        fine_tune("still-places", "still-places", 2000, 5e-4, SCENES_AND_WORDS, 0.3, 500),
         fine_tune(
             "probes",
-            51,
+            "reworded-marked",
             2500,
             3e-4,
-            _stages(S, "47,53"),
+            (*SCENES_AND_WORDS, "binding-drill", "lookup-drill"),
             0.3,
             500,
             aux_binding=1,
             aux_clause=1,
             aux_letter=1,
         ),
-        fine_tune("still-drill", 62, 2000, 3e-4, _stages(S, "47,53,51"), 0.3, 500),
-        fine_tune("final-mix", 61, 9000, 5e-4, _stages(R, W, DRILLS), 0.3, 3500),
         fine_tune(
-            "word-tables", 25, 3000, 2e-4, _stages(R, "22,23,24", "47,53,62,51,37,61,61,61"), 0.5, 1000
+            "still-drill",
+            "lookup-by-letter",
+            2000,
+            3e-4,
+            (*SCENES_AND_WORDS, "binding-drill", "lookup-drill", "reworded-marked"),
+            0.3,
+            500,
         ),
-        fine_tune("mix-low-lr", 61, 1500, 1e-4, _stages(R, W, "25,47,53,62,51,37"), 0.3, 1000),
-        fine_tune("reworded", 65, 2000, 2e-4, _stages(R, W, "25,47,53,62,51,37,61"), 0.3, 1000),
-        fine_tune("default-texts", 66, 2000, 2e-4, _stages(R, W, "25,47,53,62,51,37,61,65"), 0.3, 1000),
-        fine_tune("events", 67, 3000, 3e-4, _stages(R, W, "25,47,53,62,51,37,61,65,66"), 0.3, 1500),
-        fine_tune("default-texts-2", 66, 1500, 1e-4, _stages(R, W, "25,47,53,62,51,37,61,65,67"), 0.3, 1000),
-        fine_tune("default-texts-3", 66, 1500, 1e-4, _stages(R, W, "25,47,53,62,51,37,61,65,67"), 0.3, 1000),
+        fine_tune("final-mix", "final-mix", 9000, 5e-4, (*SCENE_MIX, *WORD_MIX, *DRILLS), 0.3, 3500),
+        fine_tune(
+            "word-tables",
+            "word-tables",
+            3000,
+            2e-4,
+            (*SCENE_MIX, *WORD_LADDER_END, *DRILLS, *3 * ("final-mix",)),
+            0.5,
+            1000,
+        ),
+        fine_tune("mix-low-lr", "final-mix", 1500, 1e-4, LATER, 0.3, 1000),
+        fine_tune("reworded", "reworded", 2000, 2e-4, (*LATER, "final-mix"), 0.3, 1000),
+        fine_tune("default-texts", "default-texts", 2000, 2e-4, (*LATER, "final-mix", "reworded"), 0.3, 1000),
+        fine_tune(
+            "events", "events", 3000, 3e-4, (*LATER, "final-mix", "reworded", "default-texts"), 0.3, 1500
+        ),
+        fine_tune(
+            "default-texts-2",
+            "default-texts",
+            1500,
+            1e-4,
+            (*LATER, "final-mix", "reworded", "events"),
+            0.3,
+            1000,
+        ),
+        fine_tune(
+            "default-texts-3",
+            "default-texts",
+            1500,
+            1e-4,
+            (*LATER, "final-mix", "reworded", "events"),
+            0.3,
+            1000,
+        ),
     ),
     after=("scenes", "words"),
-    doc="the two branches in one model, fine-tuned through the later stages: "
-    "37 relational word tables with still clauses; 51 reworded scenes with the evidence probes "
-    "(on from here); 62 the still-clause drill; 61 the full mix; 25 the word tables; 65 reworded "
-    "scenes; 66 defaults named by any text; 67 event tables",
+    doc="the two branches in one model, fine-tuned through the later stages: still-places "
+    "(relational word tables with still clauses); reworded-marked (reworded scenes with the evidence "
+    "probes, on from here); lookup-by-letter (the still-clause drill); final-mix; word-tables; "
+    "reworded; default-texts (defaults named by any text); events (event tables)",
 )
 
 POLISH = Phase(
@@ -360,29 +422,56 @@ POLISH = Phase(
         Spread("spread", "joint"),
         fine_tune(
             "read-softmax",
-            25,
+            "word-tables",
             3000,
             2e-4,
-            _stages(R, "22,23,24", DRILLS, "61,61,61,65,66,67"),
+            (
+                *SCENE_MIX,
+                *WORD_LADDER_END,
+                *DRILLS,
+                *3 * ("final-mix",),
+                "reworded",
+                "default-texts",
+                "events",
+            ),
             0.5,
             1000,
             read_softmax=True,
         ),
-        fine_tune("default-texts", 66, 1500, 1e-4, _stages(R, W, "25,47,53,62,51,37,61,65,67"), 0.3, 1000),
-        *_cycle("cycle-1-words", 25, "cycle-1-events", 67, "25,25,25"),
-        *_cycle("cycle-2-words", 25, "cycle-2-events", 67, "25,25,25"),
-        *_cycle("cycle-3-words", 25, "cycle-3-events", 67, "25,25,25"),
-        *_cycle("cycle-4-words", 25, "cycle-4-events", 67, "25,25,25"),
-        *_cycle("cycle-5-words", 25, "cycle-5-events", 67, "25,25,25"),
-        *_cycle("made-up-1-words", 68, "made-up-1-events", 67, "25,68,68", keep=True),
-        *_cycle("made-up-2-words", 68, "made-up-2-events", 67, "25,68,68", keep=True),
+        fine_tune(
+            "default-texts",
+            "default-texts",
+            1500,
+            1e-4,
+            (*LATER, "final-mix", "reworded", "events"),
+            0.3,
+            1000,
+        ),
+        *(
+            stage
+            for n in range(1, 6)
+            for stage in _cycle(
+                f"cycle-{n}-words", "word-tables", f"cycle-{n}-events", "events", WORD_TABLES_3
+            )
+        ),
+        *(
+            stage
+            for n in (1, 2)
+            for stage in _cycle(
+                f"made-up-{n}-words",
+                "made-up-words",
+                f"made-up-{n}-events",
+                "events",
+                WORD_TABLES_MADE_UP,
+                keep=True,
+            )
+        ),
         Soup("soup"),
     ),
     after=("joint",),
     doc="the unread tokens' embeddings spread, then the read softmax keeps them apart while the "
-    "word tables (25) and the event tables (67) are re-learnt in cycles, each replaying the other; "
-    "two cycles on word tables with made-up words (68); the model is the mean of those two cycles' "
-    "ends",
+    "word tables and the event tables are re-learnt in cycles, each replaying the other; two "
+    "cycles on word tables with made-up words; the model is the mean of those two cycles' ends",
 )
 
 EVENTS = Phase(
@@ -390,24 +479,41 @@ EVENTS = Phase(
     "polish",
     (
         FreshOptimizer("fresh-optimizer"),
-        *_cycle("shared", 69, "shared-mix", 67, "25,68,68"),
-        *_cycle("one-form", 71, "one-form-mix", 67, "25,68,68"),
-        *_cycle("same-end", 74, "same-end-mix", 67, "25,68,68"),
+        *_cycle("shared", "events-shared", "shared-mix", "events", WORD_TABLES_MADE_UP),
+        *_cycle("one-form", "events-one-form", "one-form-mix", "events", WORD_TABLES_MADE_UP),
+        *_cycle("same-end", "events-same-end", "same-end-mix", "events", WORD_TABLES_MADE_UP),
         fine_tune(
             "words-74",
-            25,
+            "word-tables",
             3000,
             2e-4,
-            _stages(R, "22,23,24", DRILLS, "61,61,61,65,66,74,74,74,74,74,74"),
+            (
+                *SCENE_MIX,
+                *WORD_LADDER_END,
+                *DRILLS,
+                *3 * ("final-mix",),
+                "reworded",
+                "default-texts",
+                *6 * ("events-same-end",),
+            ),
             0.5,
             1000,
         ),
-        fine_tune("same-end-last", 74, 1500, 1e-4, _stages(R, W, "25,25,25", DRILLS, "61,65,66"), 0.3, 1000),
+        fine_tune(
+            "same-end-last",
+            "events-same-end",
+            1500,
+            1e-4,
+            (*SCENE_MIX, *WORD_MIX, *WORD_TABLES_3, *DRILLS, "final-mix", "reworded", "default-texts"),
+            0.3,
+            1000,
+        ),
     ),
     after=("polish",),
     doc="four event cycles from the polish's mean, with a fresh optimizer: clauses sharing nouns "
-    "or predicates (69), one form (71), predicates ending in one BPE token (74), each followed by "
-    "the stage-67 mix; then the word tables replaying stage 74 and stage 74 replaying them "
+    "or predicates (events-shared), one form (events-one-form), predicates ending in one BPE token "
+    "(events-same-end), each followed by the events mix; then the word tables replaying "
+    "events-same-end and events-same-end replaying them "
     "(train/DESIGN.md, events)",
 )
 

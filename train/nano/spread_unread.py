@@ -29,6 +29,7 @@ from collections import Counter
 import torch
 
 from .corpus import marks
+from .corpus.curriculum import name_of, order
 from .corpus.generate import example
 from .tokenizer.bpe import CONTROL, Tokenizer
 
@@ -36,15 +37,16 @@ READ_WELL = 20  # a token read this often in the sample is one the training has 
 SAMPLE_SEED = 7  # the sample's stream seed (any; the training streams use seed 0 upwards)
 
 
-def trained_stages(st: dict) -> list[int]:
-    """Every stage the checkpoint counts tables of, its stitched branches' included."""
-    stages = set(int(k) for k in (st.get("counters") or {}))
+def trained_stages(st: dict) -> list[str]:
+    """Every stage the checkpoint counts tables of, its stitched branches' included, in
+    curriculum order (a checkpoint from before the stages were named counts them by seed)."""
+    stages = set(name_of(k) for k in (st.get("counters") or {}))
     for parent in (st.get("parents") or {}).values():
-        stages |= set(int(k) for k in (parent.get("counters") or {}))
-    return sorted(stages)
+        stages |= set(name_of(k) for k in (parent.get("counters") or {}))
+    return sorted(stages, key=order)
 
 
-def read_counts(tok: Tokenizer, stages: list[int], per_stage: int) -> Counter:
+def read_counts(tok: Tokenizer, stages: list[str], per_stage: int) -> Counter:
     counts: Counter = Counter()
     for s in stages:
         for i in range(per_stage):

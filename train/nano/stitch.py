@@ -35,6 +35,7 @@ import sys
 import torch
 
 from .batching import Packer
+from .corpus.curriculum import name_of
 from .corpus.generate import example
 from .grow import deepen, save
 from .model import Config, DreamModel
@@ -151,7 +152,7 @@ def branch(st: dict, path: str) -> dict:
     }
 
 
-def sample_batch(tok_path: str, stages: list[int], n: int = 16) -> dict:
+def sample_batch(tok_path: str, stages: list[str], n: int = 16) -> dict:
     exs = [example(12345, s, i) for s in stages for i in range(n)]
     return Packer(Tokenizer.load(tok_path)).batch(exs, random.Random(0))
 
@@ -163,7 +164,11 @@ def main(argv=None) -> int:
         "--b", required=True, help="checkpoint whose dims come second (and whose step, stage, args carry on)"
     )
     ap.add_argument("--out", required=True)
-    ap.add_argument("--stages", default="13,22", help="corpus stages of the sample that sets A's scale")
+    ap.add_argument(
+        "--stages",
+        default="mixed-clauses,letter-first",
+        help="corpus stages of the sample that sets A's scale",
+    )
     ap.add_argument("--plain", action="store_true", help="no rms plan: A and B as they are")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
@@ -172,7 +177,7 @@ def main(argv=None) -> int:
     depth = max(sa["config"]["layers"], sb["config"]["layers"])
     sa, sb = to_depth(sa, depth), to_depth(sb, depth)
     ma, mb = as_model(sa), as_model(sb)
-    batch = sample_batch(sb["tokenizer"], [int(s) for s in a.stages.split(",")])
+    batch = sample_batch(sb["tokenizer"], [name_of(s) for s in a.stages.split(",")])
     ra, rb = stream_rms(ma, batch), stream_rms(mb, batch)
     c, gains = plan(ra, rb, ma.c.dim, mb.c.dim)
     for n in ra:

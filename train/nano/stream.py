@@ -17,53 +17,62 @@ from collections import deque
 import numpy as np
 import torch
 
-from .corpus.curriculum import STAGES
+from .corpus.curriculum import STAGES, name_of, order
 from .corpus.generate import example
 
 
-def path_of(a) -> list[int] | None:
-    return None if a.path is None else [int(x) for x in a.path.split(",")]
+def stage_list(value: str | None) -> list[str] | None:
+    """A comma list of stages (--path, --replay) as names (numbers: the stages' seeds)."""
+    return None if value is None else [name_of(x) for x in value.split(",")]
 
 
-def path_replay(a, stage: int) -> str | None:
+def path_of(a) -> list[str] | None:
+    return stage_list(a.path)
+
+
+def path_replay(a, stage: str) -> list[str] | None:
     """--replay as given, else with --path the path's stages before this one."""
     path = path_of(a)
     if a.replay or path is None or stage not in path or path.index(stage) == 0:
-        return a.replay
-    return ",".join(str(x) for x in path[: path.index(stage)])
+        return stage_list(a.replay or None)
+    return path[: path.index(stage)]
+
+
+def replay_range(stage: str, replay_from: str, replay_to: str | None = None) -> list[str]:
+    """The stages replay_from .. replay_to (default: the one before `stage`), all before
+    `stage`, in curriculum order."""
+    lo = min(order(replay_from), order(stage))
+    hi = order(stage) if replay_to is None else min(order(replay_to) + 1, order(stage))
+    return list(STAGES)[lo:hi]
 
 
 def pick_stage(
-    rng: random.Random, stage: int, mix_prev: float, replay_from: int, replay_to=None, replay=None
-) -> int:
+    rng: random.Random, stage: str, mix_prev: float, replay_from: str, replay_to=None, replay=None
+) -> str:
     """The stage of one example of a batch: the current one, or with probability mix_prev a
-    replayed one (the stages in replay_from..replay_to, both below the current stage; or the
-    listed ones).
-    The draws without replay_to / replay are the recipe's, so its stream stays reproducible."""
+    replayed one (the listed ones, else replay_range's).
+    The draws are the recipe's (one rng.random(), then one rng.choice over the pool in the
+    curriculum's order, as when the stages were numbered), so its stream stays reproducible."""
     if replay:
-        pool = [int(x) for x in str(replay).split(",") if int(x) != stage]
+        pool = [x for x in replay if x != stage]
         return stage if not pool or rng.random() >= mix_prev else rng.choice(pool)
-    lo = min(replay_from, stage)
-    hi = stage if replay_to is None else min(replay_to + 1, stage)
-    # the curriculum's stages in lo..hi-1 (it has numbers no stage holds): over a range without
-    # such gaps, rng.choice draws what rng.randrange(lo, hi) drew (one _randbelow(hi - lo))
-    pool = [s for s in range(lo, hi) if s in STAGES]
+    pool = replay_range(stage, replay_from, replay_to)
     return stage if not pool or rng.random() >= mix_prev else rng.choice(pool)
 
 
-def picks(a, rng: random.Random, stage: int, counters: dict) -> list[tuple[int, int]]:
+def picks(a, rng: random.Random, stage: str, counters: dict) -> list[tuple[str, int]]:
     """(stage, example index) of each table of a step, drawn from the step's rng; advances counters."""
     replay = path_replay(a, stage)
     out = []
     for _ in range(a.batch):
         s = pick_stage(rng, stage, a.mix_prev, a.replay_from, a.replay_to, replay)
-        idx = counters.get(str(s), 0)
-        counters[str(s)] = idx + 1
+        idx = counters.get(s, 0)
+        counters[s] = idx + 1
         out.append((s, idx))
     return out
 
 
-def step_batch(a, packer, step: int, stage: int, counters: dict) -> dict:
+def step_batch(a, packer, step: int, stage: str, counters: dict) -> dict:
     """The packed batch of step `step` at stage `stage`; advances counters."""
     rng = random.Random(f"{a.seed}:step:{step}")
     chosen = picks(a, rng, stage, counters)
@@ -107,7 +116,7 @@ class Ahead:
         self.pool.terminate()
         self.pool.join()
 
-    def batch(self, step: int, stage: int, counters: dict) -> tuple[dict, dict]:
+    def batch(self, step: int, stage: str, counters: dict) -> tuple[dict, dict]:
         """-> (step's batch, the counters after it). A new window opens when this step is not the
         next one packed (the first step, or a resumed run) or the last window is used up."""
         if step != self.next_step or not self.after:

@@ -27,11 +27,12 @@ import torch.nn.functional as F
 from .batching import LETTERS, Packer
 from .config import RETIRED, STICKY, TrainConfig, argparser
 from .corpus import marks
-from .corpus.curriculum import STAGES, numbers
+from .corpus.curriculum import STAGES, name_of, order
+from .corpus.curriculum import stage as get_stage
 from .corpus.generate import example
 from .heap import keep_heap
 from .model import Config, DreamModel
-from .stream import Ahead, path_of, path_replay, step_batch
+from .stream import Ahead, path_of, path_replay, replay_range, step_batch
 from .tokenizer.bpe import Tokenizer
 
 EVAL_SEED_OFFSET = 1_000_003  # eval tables come from a stream training never reads
@@ -53,8 +54,10 @@ def parse(argv=None) -> TrainConfig:
         ap.error(f"--device {a.device!r}: {e}")
     if dev.type == "cuda" and not torch.cuda.is_available():
         ap.error(f"--device {a.device}: this torch sees no CUDA device")
-    a.replay = _stage_list(ap, "--replay", a.replay, "15,16")
-    a.path = _stage_list(ap, "--path", a.path, "0,1,16")
+    try:
+        canonical(a)
+    except KeyError as e:
+        ap.error(e.args[0])
     if a.path is not None and len(set(a.path.split(","))) != len(a.path.split(",")):
         ap.error(f"--path {a.path!r}: each stage once")
     layers = a.aux_layers.split(",")
@@ -65,25 +68,25 @@ def parse(argv=None) -> TrainConfig:
     return a
 
 
-def _stage_list(ap, flag: str, value: str | None, example: str) -> str | None:
-    """A comma list of stage numbers, checked; an explicit empty one clears a resumed run's
-    (sticky) list."""
-    if not value:
-        return None
-    try:
-        stages = [int(x) for x in value.split(",")]
-    except ValueError:
-        ap.error(f"{flag} {value!r}: expected a comma list of stage numbers, e.g. {example}")
-    if any(x not in STAGES for x in stages):
-        ap.error(f"{flag} {value!r}: the curriculum's stages are {numbers()}")
-    return value
+def canonical(a: TrainConfig) -> None:
+    """The stage flags as stage names (a number is the stage of that seed: command lines and
+    checkpoints from before the stages were named); an explicit empty --path / --replay clears a
+    resumed run's (sticky) list. KeyError names an unknown stage."""
+    for k in ("stage", "set_stage", "max_stage", "replay_from", "replay_to"):
+        if getattr(a, k) is not None:
+            setattr(a, k, name_of(getattr(a, k)))
+    for k in ("path", "replay"):
+        value = getattr(a, k)
+        setattr(a, k, ",".join(name_of(x) for x in str(value).split(",")) if value else None)
 
 
-def next_stage(a, stage: int) -> int | None:
+def next_stage(a, stage: str) -> str | None:
     """The stage a promotion moves to, or None at the end (of --path, else --max-stage)."""
     path = path_of(a)
     if path is None:
-        return min((s for s in STAGES if stage < s <= a.max_stage), default=None)
+        names = list(STAGES)
+        i = order(stage) + 1
+        return names[i] if i < len(names) and i <= order(a.max_stage) else None
     i = path.index(stage) if stage in path else -1
     return path[i + 1] if i + 1 < len(path) else None
 
@@ -115,7 +118,7 @@ def on_cpu(x):
 
 def evaluate(model, packer, seed, stage, n_tables, dev=torch.device("cpu")):
     model.eval()
-    rng = random.Random(f"{seed}:eval:{stage}")
+    rng = random.Random(f"{seed}:eval:{get_stage(stage).seed}")
     exs = [example(seed + EVAL_SEED_OFFSET, stage, i) for i in range(n_tables)]
     hits, chance = [], []
     with torch.no_grad():
@@ -131,21 +134,20 @@ def evaluate(model, packer, seed, stage, n_tables, dev=torch.device("cpu")):
     return torch.cat(hits).mean().item(), sum(chance) / len(chance)
 
 
-def replay_note(a, stage: int) -> str:
+def replay_note(a, stage: str) -> str:
     """What --mix-prev replays, said once at start: a sticky --replay-to below --replay-from
     silently replayed nothing in one early run."""
     if a.mix_prev <= 0:
         return "replay: none (--mix-prev 0)"
     listed = path_replay(a, stage)
     if listed:
-        return f"replay: stages {listed} in {a.mix_prev:.0%} of examples"
+        return f"replay: stages {','.join(listed)} in {a.mix_prev:.0%} of examples"
     if path_of(a) is not None and stage in path_of(a):
         return "replay: none yet (the first stage of --path)"
-    lo = min(a.replay_from, stage)
-    hi = stage - 1 if a.replay_to is None else min(a.replay_to, stage - 1)
-    if hi < lo:
-        return f"replay: none (stages {a.replay_from}..{a.replay_to if a.replay_to is not None else stage - 1} is empty)"
-    return f"replay: stages {lo}..{hi} in {a.mix_prev:.0%} of examples"
+    pool = replay_range(stage, a.replay_from, a.replay_to)
+    if not pool:
+        return f"replay: none (stages {a.replay_from}..{a.replay_to or 'the one before ' + stage} is empty)"
+    return f"replay: stages {pool[0]}..{pool[-1]} in {a.mix_prev:.0%} of examples"
 
 
 def save(path, state):
@@ -170,6 +172,9 @@ def main(argv=None) -> int:
     os.makedirs(a.run, exist_ok=True)
     ckpt_path = os.path.join(a.run, "ckpt.pt")
     st = torch.load(ckpt_path, weights_only=False) if os.path.exists(ckpt_path) else None
+    if st:  # stages by name (a checkpoint from before they were named holds their seeds)
+        st["stage"] = name_of(st["stage"])
+        st["counters"] = {name_of(k): v for k, v in st["counters"].items()}
     given = {w.split("=")[0] for w in (argv if argv is not None else sys.argv[1:]) if w.startswith("--")}
     if st and "--tokenizer" not in given and os.path.exists(st.get("tokenizer") or ""):
         a.tokenizer = st["tokenizer"]  # a resumed run reads as it was trained (a folded one stays folded)
@@ -180,7 +185,10 @@ def main(argv=None) -> int:
     if st:
         changed = {k: v for k, v in st.get("args", {}).items() if k in RETIRED and v != RETIRED[k]}
         if changed:
-            print(f"train: {ckpt_path} was trained with retired flags {changed} (config.RETIRED)", file=sys.stderr)
+            print(
+                f"train: {ckpt_path} was trained with retired flags {changed} (config.RETIRED)",
+                file=sys.stderr,
+            )
             return 2
         cfg = Config(**st["config"])
         a.seed = st["seed"]
@@ -189,6 +197,7 @@ def main(argv=None) -> int:
             flag = k.replace("_", "-")
             if k in STICKY and "--" + flag not in given and "--no-" + flag not in given:
                 setattr(a, k, v)
+        canonical(a)
         print(
             f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}"
             f"{' (case folded)' if tok.fold else ''}",
@@ -256,7 +265,9 @@ def main(argv=None) -> int:
         elif st.get("opt"):
             # saved before these probes existed: keep the model's optimizer state, and the
             # probes' parameters join as a fresh group
-            opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=RETIRED["wd"])
+            opt = torch.optim.AdamW(
+                model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=RETIRED["wd"]
+            )
             g0 = st["opt"]["param_groups"][0]
             opt.load_state_dict(
                 {

@@ -7,9 +7,12 @@ subwords) -> inflections / synonyms / reordering -> all templates, distractors, 
 relational and bucketed-number rules, and the chat layout.
 
 STAGES holds the stages the recipe (train/nano/recipe.py) trains, replays or reads (the word branch's
-checkpoints count tables of stages 2-8 and 15 too, which spread_unread.py samples). Stages it
-never used were removed (issue 46); their numbers stay unused, since a stage's stream is seeded
-by its number (corpus/generate.py), and their definitions are in git history.
+checkpoints count tables of the stages seeded 2-8 and 15 too, which spread_unread.py samples), by
+name, in curriculum order. Each has its own fixed `seed`, its number before the stages were named
+(issue 61): the stage's stream is seeded by it (corpus/generate.py), so renaming a stage changes
+no data, and a number where a name is expected (an old checkpoint, log or command line) still
+finds its stage (`name_of`). The comments below name stages by those numbers. Stages the recipe
+never used were removed (issue 46); their seeds stay unused, their definitions are in git history.
 """
 
 from __future__ import annotations
@@ -19,6 +22,10 @@ from dataclasses import dataclass, replace
 
 @dataclass(frozen=True)
 class Stage:
+    # the stage's own stream: example i of a run seeded s is drawn from f"{s}:{seed}:{i}"
+    # (corpus/generate.py), so a stage keeps its data whatever it is named (the stages were
+    # numbered before issue 61; each keeps its number here)
+    seed: int = -1
     options: tuple[int, int] = (2, 2)  # min/max options per table
     cond_words: tuple[int, int] = (1, 1)  # words per condition
     conds_per_option: int = 1  # up to this many conditions joined by "or"
@@ -135,12 +142,13 @@ _MIX61 = replace(
     place_forms=0.5,
 )
 
-STAGES: dict[int, Stage] = {
+STAGES: dict[str, Stage] = {
     # the plateau-crossing stage: short situations (the condition + one distractor word), many
     # per table; rule "W1 A. W2 B." with no token between a word and its letter, clauses in
     # option order, no article. Measured: this leaves chance at ~800 steps,
     # while the same stage with clauses shuffled stayed at chance for 2,600+ steps.
-    0: Stage(
+    "compact-plateau": Stage(
+        seed=0,
         distractors=(1, 1),
         situations=(8, 12),
         leads=False,
@@ -150,11 +158,14 @@ STAGES: dict[int, Stage] = {
         article=0.0,
     ),
     # clauses in either order: the letter must now be bound to its word (not to the clause's place)
-    1: Stage(distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16,), fixed_options=True),
+    "compact-shuffled": Stage(
+        seed=1, distractors=(1, 1), situations=(8, 12), leads=False, template_set=(16,), fixed_options=True
+    ),
     # 3-4 options, still zero gap: 2-option tables can be solved by checking one word (is A's
     # word in the situation?), which does not carry over; 3+ options need the real lookup.
     # Measured: 2-option-trained models sat at 0.46 on 3-option tables (chance 0.33).
-    2: Stage(
+    "three-four-options": Stage(
+        seed=2,
         options=(3, 4),
         distractors=(1, 1),
         situations=(8, 12),
@@ -164,7 +175,8 @@ STAGES: dict[int, Stage] = {
         article=0.0,
     ),
     # one token between word and letter ("W: L") in half the clauses, up to 3 options
-    3: Stage(
+    "one-token-gap": Stage(
+        seed=3,
         options=(2, 3),
         distractors=(1, 2),
         situations=(6, 10),
@@ -172,7 +184,8 @@ STAGES: dict[int, Stage] = {
         template_set=(16, 6),
         fixed_options=True,
     ),
-    4: Stage(
+    "few-templates": Stage(
+        seed=4,
         options=(2, 3),
         cond_words=(1, 2),
         distractors=(1, 3),
@@ -180,7 +193,8 @@ STAGES: dict[int, Stage] = {
         shuffled_letters=0.1,
         fixed_options=True,
     ),
-    5: Stage(
+    "word-tables-compact": Stage(
+        seed=5,
         options=(2, 4),
         cond_words=(1, 2),
         pool=0.5,
@@ -191,7 +205,8 @@ STAGES: dict[int, Stage] = {
         case=0.05,
         chat=0.2,
     ),
-    6: Stage(
+    "wide-mix": Stage(
+        seed=6,
         options=(2, 5),
         cond_words=(1, 3),
         conds_per_option=2,
@@ -209,7 +224,8 @@ STAGES: dict[int, Stage] = {
         chat=0.5,
         case=0.08,
     ),
-    7: Stage(
+    "widest-mix": Stage(
+        seed=7,
         options=(2, 6),
         cond_words=(1, 3),
         conds_per_option=3,
@@ -230,7 +246,8 @@ STAGES: dict[int, Stage] = {
     ),
     # plain-English scenes in the runtime's chat layout (what users and perceivers write),
     # mixed with stage-4-like word tables so the general matching skill stays
-    8: Stage(
+    "first-scenes": Stage(
+        seed=8,
         options=(2, 5),
         cond_words=(1, 2),
         pool=0.5,
@@ -245,15 +262,18 @@ STAGES: dict[int, Stage] = {
     ),
     # 9: the option-text route alone: "go the way the X is moving" -> the option whose text
     # holds the situation's direction word (few distinct direction words: crosses fast)
-    9: Stage(options=(2, 4), chat=1.0, scene=1.0, scene_level=0, situations=(8, 12)),
+    "scene-same-way": Stage(seed=9, options=(2, 4), chat=1.0, scene=1.0, scene_level=0, situations=(8, 12)),
     # 10: all relational modes (opposite, away), distractor things with their own directions,
     # a "do nothing" option and clauses that name an option by its text
-    10: Stage(options=(2, 5), chat=1.0, scene=1.0, scene_level=1, situations=(6, 10)),
+    "scene-relational": Stage(
+        seed=10, options=(2, 5), chat=1.0, scene=1.0, scene_level=1, situations=(6, 10)
+    ),
     # 11: + clause tables ("If the X is V-ing D, choose L"), the full scene mix (as stage 8)
-    11: Stage(options=(2, 5), chat=1.0, scene=1.0, scene_level=2, situations=(6, 10)),
+    "scene-clauses": Stage(seed=11, options=(2, 5), chat=1.0, scene=1.0, scene_level=2, situations=(6, 10)),
     # 12: scenes with word tables mixed back in, so the general matching skill is kept
     # (`options` binds the word tables; scene tables have 2-5 options of their own)
-    12: Stage(
+    "scenes-and-words": Stage(
+        seed=12,
         options=(2, 4),
         cond_words=(1, 2),
         pool=0.5,
@@ -269,7 +289,8 @@ STAGES: dict[int, Stage] = {
     # 13: mixed clause tables (clauses in different forms, a default in any slot, option texts
     # whose directions disagree with the clauses') and still clauses aimed at the options whose
     # text does not hold their direction, over the stage-12 mix
-    13: Stage(
+    "mixed-clauses": Stage(
+        seed=13,
         options=(2, 4),
         cond_words=(1, 2),
         pool=0.5,
@@ -285,7 +306,8 @@ STAGES: dict[int, Stage] = {
     ),
     # 14: as 13, with more relational tables whose still clauses name their option by letter
     # half the time ("If the X is still left of the N, choose C.")
-    14: Stage(
+    "still-by-letter": Stage(
+        seed=14,
         options=(2, 4),
         cond_words=(1, 2),
         pool=0.5,
@@ -302,7 +324,8 @@ STAGES: dict[int, Stage] = {
     # 15: word tables alone in the chat layout, made easy: one common word per condition, the
     # letter named in the clause, fixed option texts (content words in the options stalled the
     # matching probe), 2-4 options. The scene recipe's models answer word tables at chance.
-    15: Stage(
+    "easy-chat-words": Stage(
+        seed=15,
         options=(2, 4),
         distractors=(1, 2),
         template_set=(0, 1, 2, 3, 5, 6, 7, 16),
@@ -312,7 +335,8 @@ STAGES: dict[int, Stage] = {
         situations=(6, 10),
     ),
     # 16: stage 0 in the chat layout (does the layout alone lengthen the plateau?)
-    16: Stage(
+    "chat-plateau": Stage(
+        seed=16,
         distractors=(1, 1),
         situations=(8, 12),
         leads=False,
@@ -323,7 +347,8 @@ STAGES: dict[int, Stage] = {
         chat=1.0,
     ),
     # 17: stage 16 with 3 options (2-option tables can be solved by checking A's word alone)
-    17: Stage(
+    "chat-three-options": Stage(
+        seed=17,
         options=(3, 3),
         distractors=(1, 1),
         situations=(8, 12),
@@ -335,7 +360,8 @@ STAGES: dict[int, Stage] = {
         chat=1.0,
     ),
     # 18: 3-4 options, still ordered and zero gap (e4 / w2 climbed 17 in small steps)
-    18: Stage(
+    "chat-three-four-options": Stage(
+        seed=18,
         options=(3, 4),
         distractors=(1, 1),
         situations=(8, 12),
@@ -347,7 +373,8 @@ STAGES: dict[int, Stage] = {
         chat=1.0,
     ),
     # 19: 2-4 options with the clauses in any order and "the " sometimes (stage 1 in the chat layout)
-    19: Stage(
+    "chat-shuffled": Stage(
+        seed=19,
         options=(2, 4),
         distractors=(1, 1),
         situations=(8, 12),
@@ -358,7 +385,8 @@ STAGES: dict[int, Stage] = {
     ),
     # 20-22 widen the gap between a condition and its letter one step at a time:
     # 20: one token ("W: L", "W means L.", "When W → L") besides "W L"
-    20: Stage(
+    "gap-one-token": Stage(
+        seed=20,
         options=(2, 4),
         distractors=(1, 1),
         situations=(8, 12),
@@ -368,7 +396,8 @@ STAGES: dict[int, Stage] = {
         chat=1.0,
     ),
     # 21: + two tokens ("If W, choose L.", "On W do L.")
-    21: Stage(
+    "gap-two-tokens": Stage(
+        seed=21,
         options=(2, 4),
         distractors=(1, 1),
         situations=(8, 12),
@@ -378,7 +407,8 @@ STAGES: dict[int, Stage] = {
         chat=1.0,
     ),
     # 22: + the letter before its condition ("Pick L when W.", "Choose L whenever W.", "L for W.")
-    22: Stage(
+    "letter-first": Stage(
+        seed=22,
         options=(2, 4),
         distractors=(1, 1),
         situations=(8, 12),
@@ -389,7 +419,8 @@ STAGES: dict[int, Stage] = {
     ),
     # 23-25 lead from the ladder's end to the word tables of stages 12-13, one knob group at a time:
     # 23: lead words and joiners, 1-2 distractors, letters out of order (stage 15's knobs)
-    23: Stage(
+    "leads-and-joiners": Stage(
+        seed=23,
         options=(2, 4),
         distractors=(1, 2),
         situations=(6, 10),
@@ -399,7 +430,8 @@ STAGES: dict[int, Stage] = {
         chat=1.0,
     ),
     # 24: content words in the option texts (they share the prefix with the conditions)
-    24: Stage(
+    "option-texts": Stage(
+        seed=24,
         options=(2, 4),
         distractors=(1, 2),
         situations=(6, 10),
@@ -409,10 +441,11 @@ STAGES: dict[int, Stage] = {
     ),
     # 25: the word tables of stages 12-13 alone (1-2 words per condition, rare words, partial
     # matches in distractors, the first 8 templates with option-text clauses, case variation)
-    25: _WORD_TABLES,
+    "word-tables": replace(_WORD_TABLES, seed=25),
     # 26-27 split the step from 24 to 25 (the recipe's word ladder walks 24 -> 26 -> 27 -> 25):
     # 26: stage 24 with 1-2 words per condition, half of them rare (split into subwords)
-    26: Stage(
+    "rare-conditions": Stage(
+        seed=26,
         options=(2, 4),
         cond_words=(1, 2),
         pool=0.5,
@@ -423,7 +456,8 @@ STAGES: dict[int, Stage] = {
         chat=1.0,
     ),
     # 27: + up to 4 distractors, some holding part of another option's condition, case variation
-    27: Stage(
+    "partial-matches": Stage(
+        seed=27,
         options=(2, 4),
         cond_words=(1, 2),
         pool=0.5,
@@ -437,7 +471,8 @@ STAGES: dict[int, Stage] = {
     ),
     # 30: stage 13 with half the place phrases' nouns drawn from every dictionary word: a rare,
     # barely trained token in "high up a N" tipped the shipped model's answer (N = "hill")
-    30: Stage(
+    "rare-places": Stage(
+        seed=30,
         options=(2, 4),
         cond_words=(1, 2),
         pool=0.5,
@@ -456,11 +491,12 @@ STAGES: dict[int, Stage] = {
     # word relational tables, aimed at any option (the plain "is still" clause always names the
     # "wait" option, which taught "still -> wait": jz34b answered mountaincar's "still left of the
     # middle -> push right" with "do nothing")
-    37: replace(_MIXED, still_places=0.7),
+    "still-places": replace(_MIXED, seed=37, still_places=0.7),
     # 47: the binding drill (relational word tables only, two options, exactly one other thing, always
     # in the other direction word) with evidence marks (corpus/marks.py) for train.py --aux-binding
-    47: replace(
+    "binding-drill": replace(
         _MIXED,
+        seed=47,
         scene=0.0,
         relational=1.0,
         options=(2, 2),
@@ -471,8 +507,9 @@ STAGES: dict[int, Stage] = {
     # 51: the mix with a third of the scene situations reworded at level 2, letters mostly out of
     # order, neutral-aimed still clauses (scene level 6) and both kinds of evidence marks: the
     # marked models read "the car is moving right" as "the car is still right of the middle"
-    51: replace(
+    "reworded-marked": replace(
         _MIXED,
+        seed=51,
         still_places=0.7,
         scene_shuffle=0.8,
         shuffled_letters=0.6,
@@ -484,51 +521,56 @@ STAGES: dict[int, Stage] = {
     ),
     # 53: the lookup drill (relational scene tables only, each with two "still D of the N" clauses
     # naming options by their text, three situations in four still ones) with clause marks
-    53: replace(_MIXED, scene=1.0, scene_level=7, situations=(8, 12), clause_marks=True),
+    "lookup-drill": replace(_MIXED, seed=53, scene=1.0, scene_level=7, situations=(8, 12), clause_marks=True),
     # 61: stage 51 with clause marks, relational word tables (0.8) mostly of four options in two
     # direction pairs, more scene place phrases ("along the bottom of the N"), the hazard's phrase
     # first in half the toward / away scene situations, and their directions in other words half the time
     # ("the goal is 9 steps below", "a hole is on the left side"): alone, "the goal is 3 steps
     # downward" is A 0.37 (B 0.21) on je8, and these forms never occur in the scenes
-    61: _MIX61,
+    "final-mix": replace(_MIX61, seed=61),
     # 62: the marked lookup drill (53) with the still clauses naming their option by letter half
     # the time: a direct joint without it (jr4) read mountaincar's "If the car is still left of
     # the middle, choose C. If ... still right ..., choose B." at B 0.6 for both still situations
     # (je10: 1.00), i.e. it had not learnt to tell the clauses apart by their one direction word
-    62: replace(_MIXED, scene=1.0, scene_level=8, situations=(8, 12), clause_marks=True),
+    "lookup-by-letter": replace(
+        _MIXED, seed=62, scene=1.0, scene_level=8, situations=(8, 12), clause_marks=True
+    ),
     # 65: stage 61 with most scene situations reworded (0.7 instead of 0.3): after a word-table
     # phase the reworded lunarlander items ("falling too quickly") fall to the default option
-    65: replace(_MIX61, rephrase=0.7),
+    "reworded": replace(_MIX61, seed=65, rephrase=0.7),
     # 66: stage 65 with most scene defaults' texts drawn wide (scenes.IDLE, actions, dictionary
     # nouns): with only NEUTRAL's idle phrases jq1 found the default by its text and answered
     # lunarlander's "steady" items with another letter once "do nothing" (held out) was not A
-    66: replace(_MIX61, rephrase=0.7, default_text=0.7),
+    "default-texts": replace(_MIX61, seed=66, rephrase=0.7, default_text=0.7),
     # 67: stage 66 with half the scene tables event tables (corpus/events.py: "If the kettle is
     # whistling, choose A; if the dog barks, choose B."), which jd1 read at chance
-    67: replace(_MIX61, rephrase=0.7, default_text=0.7, events=0.5),
+    "events": replace(_MIX61, seed=67, rephrase=0.7, default_text=0.7, events=0.5),
     # 68: stage 25's word tables with a third of the content words made up (two dictionary words
     # spliced: "lavish" + "trestles" -> "lavtles"): km reads the match tables at 0.93 with training
     # words, 0.88 with unseen ones, so part of the matching leans on words it knows; a made-up
     # word can only be matched by its spelling
-    68: replace(_WORD_TABLES, made_up=0.3),
+    "made-up-words": replace(_WORD_TABLES, seed=68, made_up=0.3),
     # 69: stage 67 with every scene table an event table, and clauses sharing a noun or a predicate
     # twice as often: soo reads event tables at 0.78, 0.60 with five options, and its misses take
     # the clause with the right noun and another predicate ("the din negatives" -> "if the din
     # intimates")
-    69: replace(_MIX61, rephrase=0.7, default_text=0.7, events=1.0, event_shared=0.6),
+    "events-shared": replace(_MIX61, seed=69, rephrase=0.7, default_text=0.7, events=1.0, event_shared=0.6),
     # 71: stage 69 with half the event tables' predicates (and their distractors') all of one form,
     # mostly "is V-ing": soo reads three-clause tables whose predicates all end in "is ...ing" at
     # 0.63 (the kettle table's kind: "is whistling", "is burning", "is barking" differ only in
     # their stems, which the BPE splits), two-clause ones with mixed forms at 0.91
-    71: replace(_MIX61, rephrase=0.7, default_text=0.7, events=1.0, event_shared=0.6, event_uniform=0.5),
+    "events-one-form": replace(
+        _MIX61, seed=71, rephrase=0.7, default_text=0.7, events=1.0, event_shared=0.6, event_uniform=0.5
+    ),
     # 74: stage 71 with half the event tables' predicates ending in one BPE token: soo matches a
     # clause by its predicate's last token. With clauses 2 and 3 "the bread is burning" / "the dog
     # is X" it reads 8 of 12 letterings for X = barking, jumping, sleeping (" b"+"ark"+"ing",
     # " jump"+"ing": the same last token "ing") and 12 of 12 for eating, sitting, crying ("ating",
     # "ting", "ying"); "howling" fails beside "whistling" (both "ling"). One cycle after kx (kz):
     # such tables 0.46 -> 0.59, the kettle tables 21/24 and 15/18
-    74: replace(
+    "events-same-end": replace(
         _MIX61,
+        seed=74,
         rephrase=0.7,
         default_text=0.7,
         events=1.0,
@@ -539,18 +581,27 @@ STAGES: dict[int, Stage] = {
 }
 
 
-def stage(n: int) -> Stage:
-    if n not in STAGES:
-        raise KeyError(f"no curriculum stage {n} (the stages: {numbers()})")
-    return STAGES[n]
+# the seeds unique and set; STAGES in curriculum order (their seeds ascending)
+assert sorted(st.seed for st in STAGES.values()) == [st.seed for st in STAGES.values()]
+assert all(st.seed >= 0 for st in STAGES.values()) and len({st.seed for st in STAGES.values()}) == len(STAGES)
+BY_SEED = {st.seed: name for name, st in STAGES.items()}
 
 
-def numbers() -> str:
-    """The stages' numbers as ranges, e.g. "0-27, 30, 37"."""
-    out: list[list[int]] = []
-    for n in sorted(STAGES):
-        if out and n == out[-1][-1] + 1:
-            out[-1].append(n)
-        else:
-            out.append([n])
-    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in out)
+def name_of(x: str | int) -> str:
+    """A stage's name from its name or its seed (the number checkpoints, logs and command lines
+    from before the stages were named hold)."""
+    if isinstance(x, int) or (isinstance(x, str) and x.isdigit()):
+        if int(x) in BY_SEED:
+            return BY_SEED[int(x)]
+    elif x in STAGES:
+        return x
+    raise KeyError(f"no curriculum stage {x!r} (the stages: {', '.join(STAGES)})")
+
+
+def stage(x: str | int) -> Stage:
+    return STAGES[name_of(x)]
+
+
+def order(x: str | int) -> int:
+    """A stage's place in the curriculum (promotion and replay ranges follow it)."""
+    return list(STAGES).index(name_of(x))

@@ -1,10 +1,10 @@
 """The procedural corpus: deterministic examples (one rule table, several situations) from a seed.
 
-    python3 -m train.nano.corpus.generate --stage 4 --examples 5            # show examples
-    python3 -m train.nano.corpus.generate --stage 4 --examples 20000 --text out.txt   # raw text (tokenizer)
+    python3 -m train.nano.corpus.generate --stage few-templates --examples 5     # show examples
+    python3 -m train.nano.corpus.generate --stage few-templates --examples 20000 --text out.txt  # raw text
 
 Example i of (seed, stage) is always the same: each example draws from its own
-random.Random(f"{seed}:{stage}:{i}"), so a trainer can resume mid-stream and two runs agree.
+random.Random(f"{seed}:{stage.seed}:{i}"), so a trainer can resume mid-stream and two runs agree.
 Texts overlapping a held-out sentence (train/common/heldout) are rejected and redrawn.
 """
 
@@ -70,14 +70,18 @@ def draw_table(rng: random.Random, st: Stage, filt: heldout.HeldOut | None = Non
     return table, sits, answers
 
 
-def example(seed: int, stage: int, index: int) -> Example:
-    """Example number `index` of the stream (seed, stage): reproducible random access."""
-    return make_example(random.Random(f"{seed}:{stage}:{index}"), get_stage(stage))
+def example(seed: int, stage: str | int, index: int) -> Example:
+    """Example number `index` of the stream (seed, stage): reproducible random access. `stage`: a
+    stage's name (or its seed)."""
+    st = get_stage(stage)
+    return make_example(random.Random(f"{seed}:{st.seed}:{index}"), st)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--stage", type=int, default=4)
+    ap.add_argument(
+        "--stage", default="few-templates", help="a curriculum stage's name (corpus/curriculum.py)"
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--examples", type=int, default=5)
     ap.add_argument("--text", help="write flat text of all examples here instead of showing them")

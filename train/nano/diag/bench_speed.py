@@ -1,6 +1,6 @@
 """Training-step speed of candidate model sizes on this CPU (1 thread by default).
 
-    OPENBLAS_CORETYPE=SkylakeX python3 -m train.nano.diag.bench_speed --stage 0 --batch 16
+    OPENBLAS_CORETYPE=SkylakeX python3 -m train.nano.diag.bench_speed --stage compact-plateau --batch 16
 
 Reports steps per CPU-second (process time: robust when other jobs share the cores) and
 per wall-second, plus the corpus+packing cost per step, for each size in --sizes; with
@@ -12,7 +12,7 @@ bfloat16 autocast, train.py --bf16).
 
 On a lent GPU (whose machine has no word lists): pack here, time there.
 
-    python3 -m train.nano.diag.bench_speed --stage 67 --steps 200 --save-batches .dev/b67.pt
+    python3 -m train.nano.diag.bench_speed --stage events --steps 200 --save-batches .dev/b67.pt
     python3 -m train.nano.diag.bench_speed --load-batches .dev/b67.pt --device cuda --sizes 192x3 --paths targets+bf16
 """
 
@@ -37,7 +37,7 @@ from ..train import on
 TRAIN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def pack(tok, stage: int, batch: int, count: int):
+def pack(tok, stage: str, batch: int, count: int):
     """-> (count packed batches of stage `stage`, their corpus+packing CPU-ms each)"""
     pk = Packer(tok)
     for i in range(200):  # load word lists and WordNet (lazily, on first use) outside the timing
@@ -52,7 +52,7 @@ def pack(tok, stage: int, batch: int, count: int):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--stage", type=int, default=0)
+    ap.add_argument("--stage", default="compact-plateau")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--steps", type=int, default=15)
     ap.add_argument("--threads", type=int, default=1)

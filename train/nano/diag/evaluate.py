@@ -18,7 +18,7 @@ from collections import defaultdict
 import torch
 
 from ..batching import Packer
-from ..corpus.curriculum import STAGES, numbers
+from ..corpus.curriculum import STAGES, name_of
 from ..corpus.generate import example
 from ..model import Config, DreamModel
 from ..tokenizer.bpe import Tokenizer
@@ -33,11 +33,9 @@ def main(argv=None) -> int:
     ap.add_argument("--stages", default=None, help="comma list of stages to evaluate (default: all)")
     a = ap.parse_args(argv)
     try:
-        stages = list(STAGES) if a.stages is None else [int(x) for x in a.stages.split(",")]
-    except ValueError:
-        ap.error(f"--stages {a.stages!r}: expected a comma list of stage numbers, e.g. 9,13")
-    if any(s not in STAGES for s in stages):
-        ap.error(f"--stages {a.stages!r}: the curriculum's stages are {numbers()}")
+        stages = list(STAGES) if a.stages is None else [name_of(x) for x in a.stages.split(",")]
+    except KeyError as e:
+        ap.error(f"--stages {a.stages!r}: {e.args[0]}")
     torch.set_num_threads(a.threads)
     st = torch.load(a.ckpt, map_location="cpu")
     model = DreamModel(Config(**st["config"]))
@@ -47,7 +45,7 @@ def main(argv=None) -> int:
     packer = Packer(tok)
     seed = st["seed"] + EVAL_SEED_OFFSET
     print(f"checkpoint step {st['step']} (stage {st['stage']}); {a.tables} fresh tables per stage")
-    print(f"{'stage':>5} {'kind':>10} {'n':>5} {'acc':>7} {'chance':>7}")
+    print(f"{'stage':>24} {'kind':>10} {'n':>5} {'acc':>7} {'chance':>7}")
     for s in stages:
         res = defaultdict(lambda: [0.0, 0, 0.0])
         exs = [example(seed, s, i) for i in range(a.tables)]

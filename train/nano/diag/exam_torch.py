@@ -7,7 +7,7 @@
 Builds each prompt exactly as the runtime does (eval_table.TorchDecider: chat layout, prefix
 and suffix tokenized apart, a slot of 3 <|mask|>) and prints, per task, the misses with the
 probabilities. `--all` adds the other exam-shaped rows of issue 4's table (relabelled exams,
-hand rephrasings, a relational diagnostic on the stage-13 eval stream) with each miss, so a
+hand rephrasings, a relational diagnostic on the mixed-clauses eval stream) with each miss, so a
 candidate checkpoint can be judged in seconds before it is exported. The shipped numbers come
 from the C++ runtime (eval_table.py); this is the quick look. `--tasks` is
 `meadow-mind list --json` saved to a file.
@@ -95,7 +95,7 @@ def relational(rows: dict[int, tuple[int, int]]) -> float:
 _PHRASE_SEP = re.compile(r", and |, | and |; | with ")
 
 
-def binding(dec: E.TorchDecider, tables: int, stage: int = 13) -> dict[int, tuple[int, int]]:
+def binding(dec: E.TorchDecider, tables: int, stage: str = "mixed-clauses") -> dict[int, tuple[int, int]]:
     """Relational word tables by how many phrases the situation has -> (right, total). Reading
     a random phrase's direction scores ~0.70 with two phrases: near that, nothing is bound."""
     cases = E.synthetic_cases(dec.seed + E.EVAL_SEED_OFFSET, stage, tables, relational=True)
@@ -172,7 +172,10 @@ def main(argv=None) -> int:
         print(f"relabelled exams: {h}/{n}")
         h, n = rephrased(dec, tasks)
         print(f"rephrasings: {h}/{n} = {h / n:.3f}")
-        print(f"relational ({a.relational_tables} tables, stage-13 eval stream): " f"{relational(rows):.3f}")
+        print(
+            f"relational ({a.relational_tables} tables, mixed-clauses eval stream): "
+            f"{relational(rows):.3f}"
+        )
     if a.skills:
         for k, (h, n) in rows.items():
             print(f"binding: {k} phrase(s) {h}/{n} = {h / n:.2f}")

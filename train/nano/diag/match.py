@@ -2,7 +2,7 @@
 
     OPENBLAS_CORETYPE=SkylakeX python3 -m train.nano.diag.match --ckpt C [--split unseen] [--tables 600]
 
-Decides the match tables of `--stage` (default 13) through the checkpoint (eval_table's
+Decides the match tables of `--stage` (default mixed-clauses) through the checkpoint (eval_table's
 TorchDecider: the runtime's prompt and ids) and prints accuracy per group of decisions:
   - tokens: whether the answer's condition words are one BPE token each or several, and
     whether the situation spells them in the same ids as the rule ("Part" at a clause's start
@@ -22,12 +22,12 @@ import sys
 from collections import Counter
 
 from .. import eval_table as E
-from ..corpus.curriculum import STAGES, numbers
+from ..corpus.curriculum import name_of
 
 _WORD = re.compile(r"[A-Za-z']+")
 
 
-def match_tables(seed: int, stage: int, n: int, split: str, whole: bool) -> list[E.Case]:
+def match_tables(seed: int, stage: str, n: int, split: str, whole: bool) -> list[E.Case]:
     """The match tables among n tables of the stream (seed, stage)."""
     return [c for c in E.synthetic_cases(seed, stage, n, split, one_condition=not whole) if c.kind == "match"]
 
@@ -65,7 +65,7 @@ def groups(dec: E.TorchDecider, case: E.Case, situation: str, answer: str) -> di
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ckpt", required=True)
-    ap.add_argument("--stage", type=int, default=13)
+    ap.add_argument("--stage", default="mixed-clauses")
     ap.add_argument("--split", choices=("train", "unseen"), default="train")
     ap.add_argument("--tables", type=int, default=600, help="tables drawn (about a quarter are match tables)")
     ap.add_argument("--seed", type=int, default=555)
@@ -74,8 +74,10 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args(argv)
-    if a.stage not in STAGES:
-        ap.error(f"--stage {a.stage}: the curriculum's stages are {numbers()}")
+    try:
+        a.stage = name_of(a.stage)
+    except KeyError as e:
+        ap.error(e.args[0])
     if a.tables < 1:
         ap.error("--tables must be at least 1")
     if not os.path.isfile(a.ckpt):

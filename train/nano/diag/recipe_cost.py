@@ -131,7 +131,7 @@ def part_cost(rows: list[dict], s: Size, batch: int, targets_per_row: float) -> 
     return out
 
 
-def targets_per_row(stage: int, batch: int = 16, batches: int = 8) -> float:
+def targets_per_row(stage: str, batch: int = 16, batches: int = 8) -> float:
     """Mean answer-slot targets per row of the corpus at `stage` (the packer's own count)."""
     import random
 
@@ -181,8 +181,7 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=16, help="rule tables (rows) per step")
     ap.add_argument(
         "--targets-stage",
-        type=int,
-        default=13,
+        default="mixed-clauses",
         help="corpus stage whose mean answer targets per row the count uses",
     )
     ap.add_argument("--peak", action="store_true", help="also measure this CPU's matmul GFLOP/s")
