@@ -7,7 +7,7 @@ the text the model reads is the unmarked one. Why: binding a direction word to i
 composition of two attention steps with no gradient toward either until both exist; the
 binding drill stayed at chance for every plain recipe (train/DESIGN.md, "joint"), while a
 probe per step ("this token is the rule's noun", then "this is that noun's direction") made a
-toy version learnable in 1,000-3,000 steps (train/nano/diag/probe_binding.py).
+toy version learnable in 1,000-3,000 steps (a toy probe, diag/probe_binding.py, in git history).
 
 Clause marks go in the rule (the prefix): the option a clause names, by letter or by its text
 ("If the car is still left of the middle, \ue012push right\ue022."), carries that option's letter

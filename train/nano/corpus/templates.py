@@ -39,8 +39,8 @@ CLAUSE_JOINERS = (" ", " ", "\n", "; ")
 OPTION_LINES = ("{L}) {T}", "{L}) {T}", "{L}: {T}", "{L}. {T}", "({L}) {T}", "{L} - {T}")
 
 # Option texts of the earliest stages: a small fixed set, so the prefix holds no content words
-# besides the conditions (diag/probe_matching.py --noise: content-word noise in the prefix stalls
-# the matching skill; noise from a few fixed ids does not).
+# besides the conditions (a toy probe, diag/probe_matching.py --noise, now in git history:
+# content-word noise in the prefix stalls the matching skill; noise from a few fixed ids does not).
 FIXED_ACTIONS = (
     "hop",
     "slide",
