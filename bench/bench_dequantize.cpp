@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gguf_quantize.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 #include "bench_util.hpp"
 

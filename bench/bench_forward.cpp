@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "meadow/model.hpp"
+#include "meadow/runtime/model.hpp"
 #include "tensor/ops.hpp"
 
 #include "bench_util.hpp"

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "gguf_quantize.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/quant_blocks.hpp"
 #include "tensor/quant_dot.hpp"

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "bench_util.hpp"
-#include "meadow/gguf.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "qwen_reference.hpp"
 
 namespace fs = std::filesystem;

@@ -1,5 +1,5 @@
-// bench_decide's rows for a BERT-family encoder (meadow/encoder.hpp): p50 / p95 wall ms (and
-// CPU ms per thread) of encoding one 24-token and one 64-token sequence, and of the reader's
+// bench_decide's rows for a BERT-family encoder (meadow/runtime/encoder.hpp): p50 / p95 wall ms
+// (and CPU ms per thread) of encoding one 24-token and one 64-token sequence, and of the reader's
 // per-decision path on text (tokenize a rule + situation pair, then encode it). One warm
 // Workspace throughout, as a decision loop keeps one.
 #pragma once
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "bench_util.hpp"
-#include "meadow/encoder.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/encoder.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow::bench {
 

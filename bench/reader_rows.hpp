@@ -1,5 +1,5 @@
-// bench_decide's rows for a meadow-reader file (meadow/reader.hpp): p50 / p95 wall ms (and CPU
-// ms per thread) of reading the bench table's rule (once per task: the passes over the rule and
+// bench_decide's rows for a meadow-reader file (meadow/runtime/reader.hpp): p50 / p95 wall ms (and
+// CPU ms per thread) of reading the bench table's rule (once per task: the passes over the rule and
 // every literal) and of one decision on it (the situation encoded once, the late judge per
 // literal, combined), over the table's 175 situations. One warm Workspace throughout.
 #pragma once
@@ -12,7 +12,7 @@
 #include "bench_util.hpp"
 #include "decide_table.hpp"
 #include "encoder_rows.hpp"
-#include "meadow/reader.hpp"
+#include "meadow/runtime/reader.hpp"
 
 namespace meadow::bench {
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
-#include "meadow/model.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace {
 

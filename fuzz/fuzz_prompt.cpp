@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "meadow/chat_template.hpp"
 #include "meadow/error.hpp"
+#include "meadow/runtime/chat_template.hpp"
 #include "meadow/runtime/decider.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "tokenizer/tiny_vocab.hpp"
 
 namespace {

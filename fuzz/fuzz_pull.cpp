@@ -46,7 +46,7 @@
 #include "fetch/sha256.hpp"
 #include "fetch/transport.hpp"
 #include "meadow/error.hpp"
-#include "meadow/fetch.hpp"
+#include "meadow/runtime/fetch.hpp"
 
 namespace {
 

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
 #include "meadow/runtime/generate.hpp"
+#include "meadow/runtime/model.hpp"
 #include "server/json_errors.hpp"
 #include "server/request.hpp"
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "tokenizer/normalize_nfc.hpp"
 #include "tokenizer/tiny_vocab.hpp"
 

@@ -21,8 +21,8 @@
 //      source tree's models/ folder, so build trees find it).
 //   None found → meadow::Error listing every place tried.
 //
-// A meadow-reader file (a bert encoder with reader heads, meadow/reader.hpp) is found by its
-// architecture: it reads each task's rule once into conditions (reading()), and each decision
+// A meadow-reader file (a bert encoder with reader heads, meadow/runtime/reader.hpp) is found by
+// its architecture: it reads each task's rule once into conditions (reading()), and each decision
 // judges them against the situation; Decision::conditions says why the letter was chosen.
 //
 // Per-task prefix cache: the first decision of a task (known by its rule + options text)
@@ -44,13 +44,20 @@
 
 #include "meadow/decision.hpp"
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
-#include "meadow/reader.hpp"
 #include "meadow/task.hpp"
-#include "meadow/tokenizer.hpp"
 
 namespace meadow {
 
+// The runtime this header names only by reference (include the runtime header to use them).
+class Tokenizer;  // meadow/runtime/tokenizer.hpp
+namespace model {
+class Model;  // meadow/runtime/model.hpp
+}
+namespace reader {
+class Reader;  // meadow/runtime/reader.hpp
+struct Reading;
+struct Decision;
+}  // namespace reader
 namespace decision {
 class Decider;  // meadow/runtime/decider.hpp
 }
@@ -62,7 +69,7 @@ struct MindOptions {
   // Mind::options().decide.threads reports the resolved number.
   DecideOptions decide{};
   int max_misses = 1;  // exam passes with at most this many misses
-  // A LoRA adapter GGUF (llama.cpp's convention, meadow/model.hpp) applied on top of the
+  // A LoRA adapter GGUF (llama.cpp's convention, meadow/runtime/model.hpp) applied on top of the
   // model, in cached and uncached decisions alike; "" for none.
   std::string lora{};
 };

@@ -23,14 +23,14 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "meadow/env.hpp"
 #include "meadow/mind.hpp"
-#include "meadow/model.hpp"
 #include "meadow/runner.hpp"
 #include "meadow/scene.hpp"
 #include "meadow/task.hpp"
 #include "meadow/tasks.hpp"
-#include "meadow/tokenizer.hpp"
 
 namespace meadow {
 
@@ -70,7 +70,7 @@ struct RealtimeResult {
 // prompt is the chat template of (system: the rule and the lettered options; user: the status
 // sentence and "which option, in one sentence"); the model generates up to max_new_tokens
 // (token by token for causal models such as SmolLM2, block diffusion for dream/llada; see
-// meadow/diffusion generate), and parse_answer maps the text to an option. lat_ms is the whole
+// meadow/runtime/generate.hpp), and parse_answer maps the text to an option. lat_ms is the whole
 // perceive + prompt + generation time. The model and tokenizer must outlive the function.
 DecideFn generating_decider(const model::Model& model, const Tokenizer& tok, int max_new_tokens,
                             int threads);

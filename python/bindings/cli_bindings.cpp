@@ -7,7 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
-#include "meadow/cli.hpp"
+#include "meadow/runtime/cli.hpp"
 
 namespace nb = nanobind;
 

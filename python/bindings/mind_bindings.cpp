@@ -17,6 +17,9 @@
 #include "bindings.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/runtime/generate.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/reader.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace nb = nanobind;
 

@@ -17,7 +17,8 @@ struct Exit {
 // --model NAME|PATH on a command; an empty value is a usage error (it would otherwise fall
 // back silently to the default model).
 CLI::Option* add_model_option(CLI::App* app, std::string& model, bool required = false);
-// --lora FILE beside --model: a LoRA adapter GGUF applied on top of the model (meadow/model.hpp).
+// --lora FILE beside --model: a LoRA adapter GGUF applied on top of the model
+// (meadow/runtime/model.hpp).
 CLI::Option* add_lora_option(CLI::App* app, std::string& lora);
 // --float-recheck M: models on the integer kernels decide again in float under this margin.
 CLI::Option* add_float_recheck_option(CLI::App* app, double& margin);

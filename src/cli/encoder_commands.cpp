@@ -1,5 +1,6 @@
-// `hidden`: the last hidden states of a BERT-family encoder (meadow/encoder.hpp), the encoder's
-// counterpart of `logits`, for checks against other implementations; and `model info` of one.
+// `hidden`: the last hidden states of a BERT-family encoder (meadow/runtime/encoder.hpp), the
+// encoder's counterpart of `logits`, for checks against other implementations; and `model info` of
+// one.
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -10,11 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "meadow/encoder.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/encoder.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "util/printable.hpp"
 
 namespace meadow::cli {

@@ -15,9 +15,9 @@
 #include "cli/commands.hpp"
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
-#include "meadow/plot.hpp"
 #include "meadow/render.hpp"
 #include "meadow/runtime/generate.hpp"
+#include "meadow/runtime/plot.hpp"
 #include "meadow/tasks.hpp"
 #include "util/atomic_file.hpp"
 

@@ -20,6 +20,7 @@
 #include "cli/reader_cli.hpp"
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
+#include "meadow/runtime/model.hpp"
 
 namespace meadow::cli {
 namespace {

@@ -12,12 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "meadow/encoder.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
-#include "meadow/model.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/encoder.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "util/printable.hpp"
 
 namespace meadow::cli {

@@ -1,4 +1,4 @@
-// `pull NAME|URL`: the one explicit download (see include/meadow/fetch.hpp); `pull --list`.
+// `pull NAME|URL`: the one explicit download (see include/meadow/runtime/fetch.hpp); `pull --list`.
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,8 +11,8 @@
 
 #include "cli/commands.hpp"
 #include "meadow/error.hpp"
-#include "meadow/fetch.hpp"
 #include "meadow/mind.hpp"
+#include "meadow/runtime/fetch.hpp"
 #include "util/printable.hpp"
 
 namespace meadow::cli {

@@ -1,4 +1,4 @@
-// meadow-reader on the command line (meadow/reader.hpp):
+// meadow-reader on the command line (meadow/runtime/reader.hpp):
 //
 //   meadow-mind decide --model READER.gguf --rule TEXT --option "A=TEXT" ... --state TEXT [--json]
 //       (mind_commands.cpp hands a reader file here) prints the decision and how the rule was
@@ -17,11 +17,11 @@
 
 #include "cli/commands.hpp"
 #include "cli/reader_cli.hpp"
-#include "meadow/encoder.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
-#include "meadow/reader.hpp"
+#include "meadow/runtime/encoder.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/reader.hpp"
 
 namespace meadow::cli {
 namespace {

@@ -22,6 +22,7 @@
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/runtime/decider.hpp"
+#include "meadow/runtime/reader.hpp"
 #include "meadow/tasks.hpp"
 #include "util/read_file.hpp"
 

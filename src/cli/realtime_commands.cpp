@@ -22,7 +22,8 @@
 #include "cli/task_cli.hpp"
 #include "meadow/error.hpp"
 #include "meadow/realtime.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow::cli {
 namespace {

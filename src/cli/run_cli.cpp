@@ -1,4 +1,4 @@
-// The meadow-mind command line (meadow/cli.hpp). Exit codes: 0 success, 1 failed exam or
+// The meadow-mind command line (meadow/runtime/cli.hpp). Exit codes: 0 success, 1 failed exam or
 // check, 2 bad usage or input, 3 a broken model (meadow::ModelError: non-finite logits).
 #include <cstdio>
 #include <exception>
@@ -6,9 +6,9 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
-#include "meadow/cli.hpp"
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
+#include "meadow/runtime/cli.hpp"
 #include "util/printable.hpp"
 
 namespace meadow {

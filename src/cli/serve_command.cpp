@@ -1,4 +1,4 @@
-// `meadow-mind serve`: the OpenAI-compatible HTTP server (meadow/server.hpp).
+// `meadow-mind serve`: the OpenAI-compatible HTTP server (meadow/runtime/server.hpp).
 //
 //   meadow-mind serve --model PATH --port N [--host 127.0.0.1] [--workers N] [--queue N]
 //                     [--timeout S] [--max-body BYTES] [--max-tokens-limit N]
@@ -18,8 +18,8 @@
 
 #include "cli/commands.hpp"
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
-#include "meadow/server.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/server.hpp"
 
 namespace meadow::cli {
 namespace {

@@ -23,8 +23,8 @@
 #include "cli/commands.hpp"
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
-#include "meadow/model.hpp"
 #include "meadow/runtime/generate.hpp"
+#include "meadow/runtime/model.hpp"
 #include "meadow/runtime/tool_call.hpp"
 
 namespace meadow::cli {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "meadow/chat_template.hpp"
 #include "meadow/error.hpp"
+#include "meadow/runtime/chat_template.hpp"
 #include "meadow/runtime/decider.hpp"
 
 namespace meadow::decision {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 
-#include "meadow/fetch.hpp"
+#include "meadow/runtime/fetch.hpp"
 
 namespace meadow::fetch {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "meadow/error.hpp"
-#include "meadow/fetch.hpp"
+#include "meadow/runtime/fetch.hpp"
 
 namespace meadow::fetch {
 namespace detail {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "meadow/fetch.hpp"
+#include "meadow/runtime/fetch.hpp"
 
 namespace meadow::fetch::detail {
 

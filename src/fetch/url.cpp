@@ -5,7 +5,7 @@
 
 #include "fetch/curl_handle.hpp"
 #include "meadow/error.hpp"
-#include "meadow/fetch.hpp"
+#include "meadow/runtime/fetch.hpp"
 #include "util/printable.hpp"
 
 namespace meadow::fetch {

@@ -7,7 +7,7 @@
 #include "gguf/blocks.hpp"
 #include "gguf/half.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace meadow::gguf {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "gguf/parse.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 #include "util/read_file.hpp"
 
 namespace meadow::gguf {

@@ -2,7 +2,7 @@
 #include <string>
 
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 #include "util/printable.hpp"
 
 namespace meadow::gguf {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gguf/cursor.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace meadow::gguf {
 

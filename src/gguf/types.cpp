@@ -3,7 +3,7 @@
 
 #include "gguf/blocks.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace meadow::gguf {
 

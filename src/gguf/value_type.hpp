@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace meadow::gguf {
 

@@ -4,6 +4,7 @@
 
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
+#include "meadow/runtime/reader.hpp"
 
 namespace meadow {
 namespace {

@@ -3,8 +3,8 @@
 #include <system_error>
 
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace meadow {
 namespace {

@@ -7,11 +7,14 @@
 #include <thread>
 #include <vector>
 
-#include "meadow/encoder.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
 #include "meadow/runtime/decider.hpp"
+#include "meadow/runtime/encoder.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/reader.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow {
 namespace {

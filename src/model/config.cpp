@@ -2,7 +2,7 @@
 #include <string>
 
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
+#include "meadow/runtime/model.hpp"
 #include "util/printable.hpp"
 
 namespace meadow::model {
@@ -32,7 +32,7 @@ Arch parse_arch(const gguf::File& f) {
   if (name == "bert")
     throw Error(f.path() +
                 ": bert is an encoder, without logits: read its hidden states with "
-                "meadow-mind hidden (model::Encoder, meadow/encoder.hpp)");
+                "meadow-mind hidden (model::Encoder, meadow/runtime/encoder.hpp)");
   throw Error(f.path() + ": unsupported architecture " + util::quoted(name) +
               " (expected dream, llada, qwen2 or llama)");
 }

@@ -3,8 +3,8 @@
 #include <memory>
 #include <string>
 
-#include "meadow/encoder.hpp"
 #include "meadow/error.hpp"
+#include "meadow/runtime/encoder.hpp"
 #include "model/encoder_forward.hpp"
 #include "model/encoder_weights.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "meadow/encoder.hpp"
+#include "meadow/runtime/encoder.hpp"
 #include "tensor/ops.hpp"
 
 namespace meadow::model {

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "meadow/model.hpp"
+#include "meadow/runtime/model.hpp"
 #include "model/weights.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/thread_pool.hpp"
@@ -22,7 +22,8 @@ struct Segment {
   int64_t len = 0;    // number of tokens
 };
 
-// What a pass reuses when the caller keeps a Workspace (meadow/model.hpp). Vectors only grow.
+// What a pass reuses when the caller keeps a Workspace (meadow/runtime/model.hpp). Vectors only
+// grow.
 struct WorkspaceBuffers {
   // run_layers: activations of the batch's tokens
   std::vector<float> x, h, q, k, v, att, gate, up;

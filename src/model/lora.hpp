@@ -19,8 +19,8 @@
 #include <span>
 #include <vector>
 
-#include "meadow/gguf.hpp"
-#include "meadow/model.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/model.hpp"
 #include "model/weights.hpp"
 #include "tensor/ops.hpp"
 

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
+#include "meadow/runtime/model.hpp"
 #include "model/forward.hpp"
 #include "model/lora.hpp"
 #include "model/weights.hpp"

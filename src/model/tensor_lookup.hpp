@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 #include "tensor/ops.hpp"
 
 namespace meadow::model {

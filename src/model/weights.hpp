@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "meadow/model.hpp"
+#include "meadow/runtime/model.hpp"
 #include "tensor/ops.hpp"
 
 namespace meadow::model {

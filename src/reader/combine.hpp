@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "meadow/reader.hpp"
+#include "meadow/runtime/reader.hpp"
 
 namespace meadow::reader {
 

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <string>
 
-#include "meadow/reader.hpp"
+#include "meadow/runtime/reader.hpp"
 
 namespace meadow::reader {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "meadow/encoder.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/encoder.hpp"
+#include "meadow/runtime/gguf.hpp"
 #include "reader/numbers.hpp"
 #include "reader/tags.hpp"
 #include "tensor/ops.hpp"

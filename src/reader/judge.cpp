@@ -6,7 +6,7 @@
 #include <string>
 
 #include "meadow/error.hpp"
-#include "meadow/reader.hpp"
+#include "meadow/runtime/reader.hpp"
 #include "reader/combine.hpp"
 #include "reader/heads.hpp"
 #include "reader/numbers.hpp"

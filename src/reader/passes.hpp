@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "meadow/encoder.hpp"
-#include "meadow/reader.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/encoder.hpp"
+#include "meadow/runtime/reader.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "reader/heads.hpp"
 #include "reader/probability.hpp"
 #include "reader/tags.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "meadow/error.hpp"
-#include "meadow/reader.hpp"
+#include "meadow/runtime/reader.hpp"
 #include "reader/passes.hpp"
 
 namespace meadow::reader {

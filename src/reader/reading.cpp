@@ -1,7 +1,7 @@
 // What a Reading says of itself: its default, its literals in order, and whether it can decide.
 #include <string>
 
-#include "meadow/reader.hpp"
+#include "meadow/runtime/reader.hpp"
 
 namespace meadow::reader {
 namespace {

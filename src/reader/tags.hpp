@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "meadow/reader.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/reader.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow::reader {
 

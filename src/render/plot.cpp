@@ -1,4 +1,4 @@
-// line_plot(): a measured table as a picture (meadow/plot.hpp).
+// line_plot(): a measured table as a picture (meadow/runtime/plot.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "meadow/error.hpp"
-#include "meadow/plot.hpp"
+#include "meadow/runtime/plot.hpp"
 
 namespace meadow {
 namespace {

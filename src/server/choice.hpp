@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "meadow/model.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow::server {
 

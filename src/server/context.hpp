@@ -9,7 +9,7 @@
 #include <string>
 
 #include "meadow/mind.hpp"
-#include "meadow/server.hpp"
+#include "meadow/runtime/server.hpp"
 #include "server/decider_cache.hpp"
 #include "server/queue.hpp"
 

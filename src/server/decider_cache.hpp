@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "meadow/reader.hpp"
 #include "meadow/runtime/decider.hpp"
+#include "meadow/runtime/reader.hpp"
 #include "server/table_cache.hpp"
 
 namespace meadow::server {

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meadow/chat_template.hpp"
+#include "meadow/runtime/chat_template.hpp"
 #include "meadow/runtime/generate.hpp"
 #include "meadow/runtime/tool_call.hpp"
 

@@ -1,8 +1,8 @@
-// The HTTP server (meadow/server.hpp): cpp-httplib's request parser and routes behind our own
-// connection front (server/front.hpp) and body reader (server/body.hpp), so that the limits on
+// The HTTP server (meadow/runtime/server.hpp): cpp-httplib's request parser and routes behind our
+// own connection front (server/front.hpp) and body reader (server/body.hpp), so that the limits on
 // threads, time and memory hold whatever a client sends; every route answers errors as
 // OpenAI-style JSON.
-#include "meadow/server.hpp"
+#include "meadow/runtime/server.hpp"
 
 #include <sys/socket.h>
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace meadow::tensor::detail {
 

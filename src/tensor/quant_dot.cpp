@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 #include "tensor/quant_blocks.hpp"
 #include "tensor/quant_dot.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 #include "tensor/quant_blocks.hpp"
 #include "tensor/quant_dot.hpp"
 #include "tensor/simd_kernels.hpp"

@@ -1,6 +1,6 @@
-#include "meadow/chat_template.hpp"
+#include "meadow/runtime/chat_template.hpp"
 
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow {
 namespace {

@@ -1,4 +1,4 @@
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 #include <array>
 #include <cstdio>

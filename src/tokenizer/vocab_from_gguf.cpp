@@ -2,8 +2,8 @@
 #include <cstdint>
 
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "util/printable.hpp"
 
 namespace meadow {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow::tokenizer {
 

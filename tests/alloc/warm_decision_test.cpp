@@ -11,11 +11,11 @@
 
 #include "../decision/mind_fixture.hpp"
 #include "counting_new.hpp"
-#include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
-#include "meadow/model.hpp"
 #include "meadow/runtime/decider.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "cli_run.hpp"
 #include "gguf_writer.hpp"
-#include "meadow/encoder.hpp"
+#include "meadow/runtime/encoder.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include "../model/lora_fixtures.hpp"
 #include "cli_run.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace {
 

@@ -6,11 +6,11 @@
 #include <cmath>
 #include <numeric>
 
-#include "meadow/chat_template.hpp"
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
+#include "meadow/runtime/chat_template.hpp"
 #include "meadow/runtime/decider.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "mind_fixture.hpp"
 
 namespace meadow::decision {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
 #include "meadow/runtime/decider.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "mind_fixture.hpp"
 
 namespace meadow::decision {

@@ -81,7 +81,7 @@ struct LayoutIds {
 };
 
 // train/corpus/layout.py's chat layout tokenized by train/tokenizer
-// (tests/diffusion/layout_ids.py).
+// (tests/decision/layout_ids.py).
 inline LayoutIds python_layout_ids(const std::string& rule,
                                    const std::vector<std::pair<char, std::string>>& options,
                                    const std::string& situation) {

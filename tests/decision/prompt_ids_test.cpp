@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
 #include "meadow/runtime/decider.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "mind_fixture.hpp"
 
 namespace meadow::decision {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../tokenizer/tiny_vocab.hpp"
-#include "meadow/chat_template.hpp"
+#include "meadow/runtime/chat_template.hpp"
 #include "meadow/runtime/decider.hpp"
 
 namespace meadow::decision {

@@ -13,7 +13,7 @@
 
 #include "../cli/cli_run.hpp"
 #include "fetch_test_util.hpp"
-#include "meadow/fetch.hpp"
+#include "meadow/runtime/fetch.hpp"
 
 namespace meadow::fetch {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "fetch_test_util.hpp"
 #include "meadow/error.hpp"
-#include "meadow/fetch.hpp"
+#include "meadow/runtime/fetch.hpp"
 
 namespace meadow::fetch {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fetch/resume.hpp"
-#include "meadow/fetch.hpp"
+#include "meadow/runtime/fetch.hpp"
 
 namespace meadow::fetch {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "../decision/mind_fixture.hpp"
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
 #include "meadow/runtime/generate.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow::generate {
 namespace {

@@ -11,10 +11,10 @@
 
 #include "../decision/mind_fixture.hpp"
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
 #include "meadow/runtime/generate.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "meadow/runtime/tool_call.hpp"
-#include "meadow/tokenizer.hpp"
 
 namespace meadow::generate {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "gguf_writer.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 #include "test_util.hpp"
 
 namespace meadow::gguf {

@@ -10,7 +10,7 @@
 
 #include "gguf_quantize.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace meadow::gguf {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace meadow::gguf {
 namespace {

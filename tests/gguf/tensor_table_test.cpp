@@ -8,7 +8,7 @@
 #include "gguf_quantize.hpp"
 #include "gguf_writer.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 #include "test_util.hpp"
 
 namespace meadow::gguf {

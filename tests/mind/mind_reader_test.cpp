@@ -10,6 +10,7 @@
 
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
+#include "meadow/runtime/reader.hpp"
 #include "reader_fixture.hpp"
 
 namespace meadow {

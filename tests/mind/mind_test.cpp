@@ -11,6 +11,8 @@
 #include "../decision/mind_fixture.hpp"
 #include "meadow/error.hpp"
 #include "meadow/mind.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow {
 namespace {

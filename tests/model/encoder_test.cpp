@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "gguf_writer.hpp"
-#include "meadow/encoder.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
-#include "meadow/model.hpp"
+#include "meadow/runtime/encoder.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/model.hpp"
 
 namespace meadow::model {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <tuple>
 
-#include "meadow/model.hpp"
+#include "meadow/runtime/model.hpp"
 #include "model_fixtures.hpp"
 
 namespace meadow::model_test {

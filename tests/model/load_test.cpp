@@ -9,7 +9,7 @@
 
 #include "gguf_writer.hpp"
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
+#include "meadow/runtime/model.hpp"
 #include "model_fixtures.hpp"
 
 namespace meadow::model_test {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace meadow::lora_test {
 

@@ -14,7 +14,7 @@
 #include "gguf_writer.hpp"
 #include "lora_fixtures.hpp"
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
+#include "meadow/runtime/model.hpp"
 #include "model_fixtures.hpp"
 
 namespace meadow::lora_test {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "meadow/error.hpp"
-#include "meadow/model.hpp"
+#include "meadow/runtime/model.hpp"
 #include "model_fixtures.hpp"
 
 namespace meadow::model_test {

@@ -5,7 +5,7 @@
 
 #include <numeric>
 
-#include "meadow/model.hpp"
+#include "meadow/runtime/model.hpp"
 #include "model_fixtures.hpp"
 
 namespace meadow::model_test {

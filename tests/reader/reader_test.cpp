@@ -12,7 +12,7 @@
 #include <string>
 
 #include "meadow/error.hpp"
-#include "meadow/reader.hpp"
+#include "meadow/runtime/reader.hpp"
 #include "reader_fixture.hpp"
 
 namespace meadow::reader {

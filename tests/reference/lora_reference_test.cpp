@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
-#include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow {
 namespace {

@@ -19,10 +19,10 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
-#include "meadow/encoder.hpp"
-#include "meadow/gguf.hpp"
 #include "meadow/mind.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/encoder.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow {
 namespace {

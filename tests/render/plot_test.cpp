@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "meadow/error.hpp"
-#include "meadow/plot.hpp"
 #include "meadow/render.hpp"
+#include "meadow/runtime/plot.hpp"
 
 namespace meadow {
 namespace {

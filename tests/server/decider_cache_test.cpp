@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "meadow/model.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "server/decider_cache.hpp"
 
 #include "../decision/mind_fixture.hpp"

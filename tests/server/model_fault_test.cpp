@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meadow/server.hpp"
+#include "meadow/runtime/server.hpp"
 
 #include "../decision/mind_fixture.hpp"
 #include "server_client.hpp"

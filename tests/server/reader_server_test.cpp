@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "meadow/mind.hpp"
-#include "meadow/reader.hpp"
+#include "meadow/runtime/reader.hpp"
 #include "reader_fixture.hpp"
 #include "server/decider_cache.hpp"
 #include "server_client.hpp"

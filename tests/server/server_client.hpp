@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meadow/server.hpp"
+#include "meadow/runtime/server.hpp"
 
 namespace meadow::server_test {
 

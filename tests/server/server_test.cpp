@@ -1,5 +1,5 @@
-// The HTTP server over real loopback sockets (meadow/server.hpp): OpenAI response shapes, the
-// stream's events adding up to the whole answer, /v1/decide equal to `meadow-mind decide
+// The HTTP server over real loopback sockets (meadow/runtime/server.hpp): OpenAI response shapes,
+// the stream's events adding up to the whole answer, /v1/decide equal to `meadow-mind decide
 // --json`, bad requests refused with 4xx JSON errors, a full queue with 503, and 16 concurrent
 // clients sending a mix of valid and invalid requests, after which the server is still healthy.
 #include <gtest/gtest.h>
@@ -18,10 +18,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "meadow/model.hpp"
 #include "meadow/runtime/generate.hpp"
-#include "meadow/server.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/server.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 #include "../decision/mind_fixture.hpp"
 #include "server_client.hpp"

@@ -11,7 +11,7 @@
 #include "gguf/half.hpp"
 #include "gguf_quantize.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace meadow::gguf {
 namespace {

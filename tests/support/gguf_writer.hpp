@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace meadow::gguf {
 

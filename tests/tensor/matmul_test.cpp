@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 #include "reference.hpp"
 #include "tensor/ops.hpp"
 #include "tensor/thread_pool.hpp"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gguf_quantize.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 #include "tensor/ops.hpp"
 
 namespace meadow::tensor::testing {

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "meadow/chat_template.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/chat_template.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "qwen_reference.hpp"
 #include "tiny_vocab.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "tiny_vocab.hpp"
 
 namespace meadow {

@@ -10,10 +10,10 @@
 #include <sstream>
 
 #include "gguf_writer.hpp"
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
-#include "meadow/chat_template.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/chat_template.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "qwen_reference.hpp"
 
 namespace meadow {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow::test {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "tokenizer/byte_unicode.hpp"
 
 namespace meadow::test {

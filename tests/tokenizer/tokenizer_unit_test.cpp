@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "meadow/error.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "tiny_vocab.hpp"
 
 namespace meadow {

@@ -11,8 +11,8 @@
 
 #include "gguf_writer.hpp"
 #include "meadow/error.hpp"
-#include "meadow/gguf.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 #include "tokenizer/bert_basic.hpp"
 
 namespace meadow {

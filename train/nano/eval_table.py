@@ -381,7 +381,7 @@ def fmt_row(r: dict) -> str:
     return line
 
 
-def main(argv=None) -> int:
+def parse_args(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
         "--ckpt", help="PyTorch checkpoint (synthetic rows; exported to a GGUF if --gguf is not given)"
@@ -407,13 +407,141 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if not a.ckpt and not a.gguf:
         ap.error("give --ckpt (synthetic rows) and/or --gguf (runtime rows)")
-    t0 = time.time()
-    rows: list[dict] = []
-    tmp = None
+    return a
 
-    dec = None
-    if a.ckpt:
-        dec = TorchDecider(a.ckpt, a.threads)
+
+def export_quietly(ckpt: str, tmp: tempfile.TemporaryDirectory) -> str:
+    """The checkpoint exported to a GGUF in tmp (export_gguf's output silenced)."""
+    from . import export_gguf
+
+    gguf = os.path.join(tmp.name, "model.gguf")
+    with open(os.devnull, "w") as devnull:
+        old, sys.stdout = sys.stdout, devnull
+        try:
+            export_gguf.main(["--ckpt", ckpt, "--out", gguf])
+        finally:
+            sys.stdout = old
+    return gguf
+
+
+def synthetic_rows(
+    dec: TorchDecider, eval_seed: int, stage: str, tables: int
+) -> tuple[list[dict], list[Case]]:
+    """Rows 1-3 (held-out synthetic tables, unseen words, relational rules) through the checkpoint,
+    and the held-out cases (the relabelling and parity rows reuse them)."""
+    held = synthetic_cases(eval_seed, stage, tables)
+    unseen = synthetic_cases(eval_seed, stage, tables, split="unseen")
+    rel = synthetic_cases(eval_seed, stage, tables, relational=True)
+    for cases in (held, unseen, rel):
+        for c, ch in zip(cases, dec.choose(cases)):
+            c.choices = ch
+    rows = [
+        acc_row(
+            f"held-out synthetic tables (stage {stage})",
+            synthetic_hits(held),
+            0.98,
+            se=synthetic_se(held),
+            chance=chance_of(held),
+            by_kind=by_kind(held),
+        ),
+        acc_row(
+            "synthetic tables, unseen words",
+            synthetic_hits(unseen),
+            0.97,
+            se=synthetic_se(unseen),
+            chance=chance_of(unseen),
+            by_kind=by_kind(unseen),
+        ),
+        acc_row("relational rules", synthetic_hits(rel), 0.95, se=synthetic_se(rel), chance=chance_of(rel)),
+    ]
+    return rows, held
+
+
+def exam_rows(cli: CliDecider, tasks: dict) -> tuple[list[dict], list[bool], list[dict]]:
+    """Row 4 (each built-in task's exam through the runtime) and 5b's relabelled exams: (exam
+    rows, relabelling hits, relabelling misses)."""
+    rows, relabel_hits, relabel_misses = [], [], []
+    for name in BUILTIN:
+        t = tasks[name]
+        opts = [(o["letter"], o["text"]) for o in t["options"]]
+        misses = []
+        for k, item in enumerate(t["exam"]):
+            d = cli.decide(t["rule"], opts, item["status"])
+            if d["letter"] != item["expected"]:
+                misses.append({"status": item["status"], "expected": item["expected"], "got": d["letter"]})
+            perm = derangement(random.Random(f"relabel:{name}:{k}"), [L for L, _ in opts])
+            rule2, opts2 = relabel(t["rule"], opts, perm)
+            d2 = cli.decide(rule2, opts2, item["status"])
+            relabel_hits.append(d2["letter"] == perm[d["letter"]])
+            if not relabel_hits[-1]:
+                relabel_misses.append(
+                    {
+                        "task": name,
+                        "status": item["status"],
+                        "letters": perm,
+                        "expected": perm[d["letter"]],
+                        "got": d2["letter"],
+                        "probs": {k: round(v, 3) for k, v in d2["probs"].items()},
+                    }
+                )
+        n = len(t["exam"])
+        rows.append(
+            {
+                "name": f"exam: {name}",
+                "n": n,
+                "accuracy": (n - len(misses)) / n,
+                "misses": len(misses),
+                "target": 0,
+                "target_kind": "max_misses",
+                "pass": not misses,
+                "missed": misses,
+            }
+        )
+    return rows, relabel_hits, relabel_misses
+
+
+def rephrasing_row(cli: CliDecider, tasks: dict, path: str) -> dict:
+    """Row 6: the exams reworded by hand (heldout/rephrased.txt) through the runtime."""
+    hits, misses = [], []
+    for task, letter, sentence in load_rephrased(path):
+        t = tasks[task]
+        d = cli.decide(t["rule"], [(o["letter"], o["text"]) for o in t["options"]], sentence)
+        hits.append(d["letter"] == letter)
+        if d["letter"] != letter:
+            misses.append(
+                {
+                    "task": task,
+                    "status": sentence,
+                    "expected": letter,
+                    "got": d["letter"],
+                    "probs": {k: round(v, 3) for k, v in d["probs"].items()},
+                }
+            )
+    return acc_row("rephrasing robustness (heldout/rephrased.txt)", hits, 0.90, missed=misses)
+
+
+def parity(dec: TorchDecider, cli: CliDecider, held: list[Case]) -> dict:
+    """A few of row 1's decisions through the runtime as well: the largest probability gap."""
+    diffs, agree, n = [], 0, 0
+    for c in held[:3]:
+        tp = dec.probs([(c.rule, c.options, c.situations[:2])])[0]
+        for s, p in zip(c.situations[:2], tp):
+            d = cli.decide(c.rule, c.options, s)
+            diffs.append(max(abs(p[L] - d["probs"][L]) for L in p))
+            agree += d["letter"] == max(p, key=p.get)
+            n += 1
+    print(
+        f"parity: {n} synthetic decisions through the runtime too: max |p_torch - p_runtime| = "
+        f"{max(diffs):.2e}, same letter {agree}/{n}",
+        file=sys.stderr,
+    )
+    return {"decisions": n, "max_abs_prob_diff": max(diffs), "same_letter": agree}
+
+
+def main(argv=None) -> int:
+    a = parse_args(argv)
+    t0 = time.time()
+    dec = TorchDecider(a.ckpt, a.threads) if a.ckpt else None
     if a.stage is None:  # the stage the model last trained on: a later, untrained stage would mislead
         a.stage = dec.stage if dec and dec.stage is not None else list(STAGES)[-1]
     a.stage = name_of(a.stage)
@@ -425,114 +553,17 @@ def main(argv=None) -> int:
         info.update(ckpt=a.ckpt, step=dec.step, ckpt_stage=dec.stage)
     seed = a.seed if a.seed is not None else (dec.seed if dec else 0)
     info["seed"] = seed
-    gguf = a.gguf
-    if a.ckpt and not gguf:
-        from . import export_gguf
-
-        tmp = tempfile.TemporaryDirectory()
-        gguf = os.path.join(tmp.name, "model.gguf")
-        with open(os.devnull, "w") as devnull:
-            old, sys.stdout = sys.stdout, devnull
-            try:
-                export_gguf.main(["--ckpt", a.ckpt, "--out", gguf])
-            finally:
-                sys.stdout = old
+    tmp = tempfile.TemporaryDirectory() if a.ckpt and not a.gguf else None
+    gguf = export_quietly(a.ckpt, tmp) if tmp else a.gguf
     info["gguf"] = a.gguf or "(exported from --ckpt to a temporary file)"
     cli = CliDecider(a.cli, gguf, a.threads) if gguf else None
 
-    # 1-3, 5a: synthetic tables through the checkpoint
     eval_seed = seed + EVAL_SEED_OFFSET
-    held = []
-    if dec:
-        held = synthetic_cases(eval_seed, a.stage, a.tables)
-        unseen = synthetic_cases(eval_seed, a.stage, a.tables, split="unseen")
-        rel = synthetic_cases(eval_seed, a.stage, a.tables, relational=True)
-        for cases in (held, unseen, rel):
-            for c, ch in zip(cases, dec.choose(cases)):
-                c.choices = ch
-        rows.append(
-            acc_row(
-                f"held-out synthetic tables (stage {a.stage})",
-                synthetic_hits(held),
-                0.98,
-                se=synthetic_se(held),
-                chance=chance_of(held),
-                by_kind=by_kind(held),
-            )
-        )
-        rows.append(
-            acc_row(
-                "synthetic tables, unseen words",
-                synthetic_hits(unseen),
-                0.97,
-                se=synthetic_se(unseen),
-                chance=chance_of(unseen),
-                by_kind=by_kind(unseen),
-            )
-        )
-        rows.append(
-            acc_row(
-                "relational rules", synthetic_hits(rel), 0.95, se=synthetic_se(rel), chance=chance_of(rel)
-            )
-        )
-
-    # 4, 5b, 6: built-in tasks through the runtime
+    rows, held = synthetic_rows(dec, eval_seed, a.stage, a.tables) if dec else ([], [])
+    tasks = {t["name"]: t for t in cli.tasks()} if cli else {}
     if cli:
-        tasks = {t["name"]: t for t in cli.tasks()}
-        exam_rows, relabel_hits, relabel_misses, rephrase_hits, rephrase_misses = [], [], [], [], []
-        for name in BUILTIN:
-            t = tasks[name]
-            opts = [(o["letter"], o["text"]) for o in t["options"]]
-            misses = []
-            for k, item in enumerate(t["exam"]):
-                d = cli.decide(t["rule"], opts, item["status"])
-                if d["letter"] != item["expected"]:
-                    misses.append(
-                        {"status": item["status"], "expected": item["expected"], "got": d["letter"]}
-                    )
-                perm = derangement(random.Random(f"relabel:{name}:{k}"), [L for L, _ in opts])
-                rule2, opts2 = relabel(t["rule"], opts, perm)
-                d2 = cli.decide(rule2, opts2, item["status"])
-                relabel_hits.append(d2["letter"] == perm[d["letter"]])
-                if not relabel_hits[-1]:
-                    relabel_misses.append(
-                        {
-                            "task": name,
-                            "status": item["status"],
-                            "letters": perm,
-                            "expected": perm[d["letter"]],
-                            "got": d2["letter"],
-                            "probs": {k: round(v, 3) for k, v in d2["probs"].items()},
-                        }
-                    )
-            n = len(t["exam"])
-            exam_rows.append(
-                {
-                    "name": f"exam: {name}",
-                    "n": n,
-                    "accuracy": (n - len(misses)) / n,
-                    "misses": len(misses),
-                    "target": 0,
-                    "target_kind": "max_misses",
-                    "pass": not misses,
-                    "missed": misses,
-                }
-            )
-        for task, letter, sentence in load_rephrased(a.rephrased):
-            t = tasks[task]
-            d = cli.decide(t["rule"], [(o["letter"], o["text"]) for o in t["options"]], sentence)
-            rephrase_hits.append(d["letter"] == letter)
-            if d["letter"] != letter:
-                rephrase_misses.append(
-                    {
-                        "task": task,
-                        "status": sentence,
-                        "expected": letter,
-                        "got": d["letter"],
-                        "probs": {k: round(v, 3) for k, v in d["probs"].items()},
-                    }
-                )
-        rows += exam_rows
+        exams, relabel_hits, relabel_misses = exam_rows(cli, tasks)
+        rows += exams
     if dec:
         groups, skipped = relabel_synthetic(dec, held)
         rows.append(
@@ -548,28 +579,9 @@ def main(argv=None) -> int:
         rows.append(
             acc_row("relabelling invariance: built-in exams", relabel_hits, 0.98, missed=relabel_misses)
         )
-        rows.append(
-            acc_row(
-                "rephrasing robustness (heldout/rephrased.txt)", rephrase_hits, 0.90, missed=rephrase_misses
-            )
-        )
-
-    # parity: a few of row 1's decisions through the runtime as well
+        rows.append(rephrasing_row(cli, tasks, a.rephrased))
     if dec and cli and held:
-        diffs, agree, n = [], 0, 0
-        for c in held[:3]:
-            tp = dec.probs([(c.rule, c.options, c.situations[:2])])[0]
-            for s, p in zip(c.situations[:2], tp):
-                d = cli.decide(c.rule, c.options, s)
-                diffs.append(max(abs(p[L] - d["probs"][L]) for L in p))
-                agree += d["letter"] == max(p, key=p.get)
-                n += 1
-        info["parity"] = {"decisions": n, "max_abs_prob_diff": max(diffs), "same_letter": agree}
-        print(
-            f"parity: {n} synthetic decisions through the runtime too: max |p_torch - p_runtime| = "
-            f"{max(diffs):.2e}, same letter {agree}/{n}",
-            file=sys.stderr,
-        )
+        info["parity"] = parity(dec, cli, held)
 
     info["seconds"] = round(time.time() - t0, 1)
     info["runtime_calls"] = cli.calls if cli else 0

@@ -224,82 +224,83 @@ class Runner:
             if isinstance(s, R.CheckHeldOut):
                 self.call(phase, module("train.nano.check_contamination", "--examples", str(s.examples)), log)
             elif isinstance(s, (R.Grow, R.Stitch, R.Spread)):
-                if not os.path.exists(self.ckpt(run)):
-                    if isinstance(s, R.Grow):
-                        self.need(s.source, phase)
-                        args = [
-                            "train.nano.grow",
-                            "--ckpt",
-                            self.ckpt(s.source),
-                            "--out",
-                            self.ckpt(run),
-                            "--widen",
-                            str(s.widen),
-                        ]
-                    elif isinstance(s, R.Stitch):
-                        self.need(s.a, phase)
-                        self.need(s.b, phase)
-                        args = [
-                            "train.nano.stitch",
-                            "--a",
-                            self.ckpt(s.a),
-                            "--b",
-                            self.ckpt(s.b),
-                            "--out",
-                            self.ckpt(run),
-                        ]
-                    else:
-                        self.need(s.source, phase)
-                        args = [
-                            "train.nano.spread_unread",
-                            "--ckpt",
-                            self.ckpt(s.source),
-                            "--out",
-                            self.ckpt(run),
-                        ]
-                        args += ["--per-stage", str(s.per_stage)]
-                    self.call(phase, module(*args), log)
-                if isinstance(s, R.Spread) and not self.load(run).get("spread"):
-                    raise RecipeError(
-                        f"phase {phase.name}: {self.ckpt(run)} is not a spread checkpoint "
-                        "(train/nano/spread_unread.py makes one)"
-                    )
+                self._new_start(phase, s, run, log)
             elif isinstance(s, R.FreshOptimizer):
-                self.need(run, phase)
-                if not os.path.exists(os.path.join(d, f"{phase.name}.start")):
-                    import torch
-
-                    st = self.load(run)
-                    st["opt"] = None
-                    torch.save(st, self.ckpt(run))
-                    self.say(phase, f"{s.name}: {self.ckpt(run)} without its optimizer state", log)
+                self._fresh_optimizer(phase, s, run, log)
                 prev = self.start(phase, run)
             elif isinstance(s, R.Train):
                 prev = self._train(phase, step, prev, kept, log)
             elif isinstance(s, R.Soup):
-                if len(kept) < 2:
-                    raise RecipeError(
-                        f"phase {phase.name}: the soup needs two kept checkpoints, has {len(kept)}"
-                    )
-                order = sorted(kept, reverse=True)  # the last first: the mean takes its step and optimizer
-                self.call(
-                    phase, module("train.nano.average", "--out", self.ckpt(run), *(p for _, p in order)), log
-                )
-                with open(os.path.join(d, f"{phase.name}.soup"), "w") as f:
-                    f.write(f"{phase.name} steps {' '.join(str(r) for r, _ in sorted(kept))}\n")
+                self._soup(phase, run, kept, log)
             elif isinstance(s, R.Export):
                 self.need(run, phase)
                 self.call(
                     phase, module("train.nano.export_gguf", "--ckpt", self.ckpt(run), "--out", self.out), log
                 )
             elif isinstance(s, R.Measure):
-                self.call(
-                    phase,
-                    module(
-                        "train.nano.measure", d, "--gguf", self.out, "--cli", self.cli, "--build", self.build
-                    ),
-                    log,
+                measure = (
+                    "train.nano.measure",
+                    d,
+                    "--gguf",
+                    self.out,
+                    "--cli",
+                    self.cli,
+                    "--build",
+                    self.build,
                 )
+                self.call(phase, module(*measure), log)
+
+    def _new_start(self, phase: R.Phase, s, run: str, log) -> None:
+        """A Grow, Stitch or Spread stage: the run's checkpoint made from its sources' (unless it
+        exists); a Spread's must be a spread one."""
+        if not os.path.exists(self.ckpt(run)):
+            if isinstance(s, R.Grow):
+                self.need(s.source, phase)
+                args = ["train.nano.grow", "--ckpt", self.ckpt(s.source), "--out", self.ckpt(run)]
+                args += ["--widen", str(s.widen)]
+            elif isinstance(s, R.Stitch):
+                self.need(s.a, phase)
+                self.need(s.b, phase)
+                args = [
+                    "train.nano.stitch",
+                    "--a",
+                    self.ckpt(s.a),
+                    "--b",
+                    self.ckpt(s.b),
+                    "--out",
+                    self.ckpt(run),
+                ]
+            else:
+                self.need(s.source, phase)
+                args = ["train.nano.spread_unread", "--ckpt", self.ckpt(s.source), "--out", self.ckpt(run)]
+                args += ["--per-stage", str(s.per_stage)]
+            self.call(phase, module(*args), log)
+        if isinstance(s, R.Spread) and not self.load(run).get("spread"):
+            raise RecipeError(
+                f"phase {phase.name}: {self.ckpt(run)} is not a spread checkpoint "
+                "(train/nano/spread_unread.py makes one)"
+            )
+
+    def _fresh_optimizer(self, phase: R.Phase, s, run: str, log) -> None:
+        """The run's checkpoint without its optimizer state, once (before the phase starts)."""
+        self.need(run, phase)
+        if not os.path.exists(os.path.join(self.dir(run), f"{phase.name}.start")):
+            import torch
+
+            st = self.load(run)
+            st["opt"] = None
+            torch.save(st, self.ckpt(run))
+            self.say(phase, f"{s.name}: {self.ckpt(run)} without its optimizer state", log)
+
+    def _soup(self, phase: R.Phase, run: str, kept: list, log) -> None:
+        """The mean of the phase's kept checkpoints (the last first: the mean takes its step and
+        optimizer), and the marker that says the phase is done."""
+        if len(kept) < 2:
+            raise RecipeError(f"phase {phase.name}: the soup needs two kept checkpoints, has {len(kept)}")
+        order = sorted(kept, reverse=True)
+        self.call(phase, module("train.nano.average", "--out", self.ckpt(run), *(p for _, p in order)), log)
+        with open(os.path.join(self.dir(run), f"{phase.name}.soup"), "w") as f:
+            f.write(f"{phase.name} steps {' '.join(str(r) for r, _ in sorted(kept))}\n")
 
     def _train(self, phase: R.Phase, step: Step, prev: int | None, kept: list, log) -> int | None:
         s, run = step.stage, step.run

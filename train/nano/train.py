@@ -20,6 +20,7 @@ import random
 import signal
 import sys
 import time
+from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
@@ -164,58 +165,86 @@ def read_tokens(b: dict, tok: Tokenizer, letter_ids: list[int]) -> torch.Tensor:
     return keep
 
 
-def main(argv=None) -> int:
-    a = parse(argv)
-    keep_heap()
-    torch.set_num_threads(a.threads)
-    more_threads = int(a.threads_later[1]) if a.threads_later else a.threads
-    os.makedirs(a.run, exist_ok=True)
-    ckpt_path = os.path.join(a.run, "ckpt.pt")
-    st = torch.load(ckpt_path, weights_only=False) if os.path.exists(ckpt_path) else None
-    if st:  # stages by name (a checkpoint from before they were named holds their seeds)
-        st["stage"] = name_of(st["stage"])
-        st["counters"] = {name_of(k): v for k, v in st["counters"].items()}
-    given = {w.split("=")[0] for w in (argv if argv is not None else sys.argv[1:]) if w.startswith("--")}
-    if st and "--tokenizer" not in given and os.path.exists(st.get("tokenizer") or ""):
-        a.tokenizer = st["tokenizer"]  # a resumed run reads as it was trained (a folded one stays folded)
-    tok = Tokenizer.load(a.tokenizer)
-    packer = Packer(tok)
-    eval_packer = Packer(tok)
+class UsageError(Exception):
+    """A run that cannot start as asked: one line on stderr, exit 2."""
 
-    if st:
-        changed = {k: v for k, v in st.get("args", {}).items() if k in RETIRED and v != RETIRED[k]}
-        if changed:
-            print(
-                f"train: {ckpt_path} was trained with retired flags {changed} (config.RETIRED)",
-                file=sys.stderr,
-            )
-            return 2
-        cfg = Config(**st["config"])
-        a.seed = st["seed"]
-        # a resumed run keeps its recipe unless the command line changes it explicitly
-        for k, v in st.get("args", {}).items():
-            flag = k.replace("_", "-")
-            if k in STICKY and "--" + flag not in given and "--no-" + flag not in given:
-                setattr(a, k, v)
-        canonical(a)
-        print(
-            f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}"
-            f"{' (case folded)' if tok.fold else ''}",
-            flush=True,
-        )
-    else:
-        cfg = Config(
-            vocab=len(tok),
-            dim=a.dim,
-            layers=a.layers,
-            heads=a.heads,
-            kv_heads=a.kv_heads,
-            ffn=a.ffn,
-        )
+
+@dataclass
+class Run:
+    """A run's state besides the model and the optimizer: where it is and what it carries on."""
+
+    step: int
+    stage: str
+    counters: dict
+    lr_base: float
+    elapsed0: float = 0.0  # the wall time of the invocations before this one
+    # parents (stitch.py), spread (spread_unread.py), soup (average.py): records kept for the card
+    extras: dict = field(default_factory=dict)
+    stop: list = field(default_factory=list)  # the signals received, or "end" (--stop-at-end)
+    t0: float = field(default_factory=time.time)
+
+
+class Meters:
+    """The per-step numbers averaged over an eval interval, and its speed."""
+
+    def __init__(self, step: int):
+        self.reset(step)
+
+    def reset(self, step: int) -> None:
+        self.losses, self.accs, self.letter_losses = [], [], []
+        self.aux = [[] for _ in range(AUX_SLOTS)]
+        self.t, self.step, self.cpu = time.time(), step, time.process_time()
+
+    def record(self, r: Run, acc: float, chance: float, seq_len: int) -> dict:
+        now = time.time()
+        return {
+            "step": r.step,
+            "stage": r.stage,
+            "loss": sum(self.losses) / len(self.losses),
+            "train_acc": sum(self.accs) / len(self.accs),
+            "letter_loss": sum(self.letter_losses) / len(self.letter_losses),
+            **{f"aux{k}": sum(v) / len(v) for k, v in enumerate(self.aux) if v},
+            "eval_acc": acc,
+            "chance": chance,
+            "steps_per_s": (r.step - self.step) / (now - self.t),
+            "steps_per_cpu_s": (r.step - self.step) / max(1e-9, time.process_time() - self.cpu),
+            "minutes": (now - r.t0) / 60,
+            "total_minutes": (r.elapsed0 + now - r.t0) / 60,
+            "seq_len": seq_len,
+        }
+
+
+def load_checkpoint(path: str) -> dict | None:
+    """The run's checkpoint, if any, its stages by name (one from before they were named holds
+    their seeds)."""
+    if not os.path.exists(path):
+        return None
+    st = torch.load(path, weights_only=False)
+    st["stage"] = name_of(st["stage"])
+    st["counters"] = {name_of(k): v for k, v in st["counters"].items()}
+    return st
+
+
+def resume_args(a: TrainConfig, st: dict, given: set[str], ckpt_path: str) -> None:
+    """A resumed run keeps its seed and its recipe (the sticky flags) unless the command line
+    names a flag again; a checkpoint trained with a retired flag's other value is refused."""
+    changed = {k: v for k, v in st.get("args", {}).items() if k in RETIRED and v != RETIRED[k]}
+    if changed:
+        raise UsageError(f"{ckpt_path} was trained with retired flags {changed} (config.RETIRED)")
+    a.seed = st["seed"]
+    for k, v in st.get("args", {}).items():
+        flag = k.replace("_", "-")
+        if k in STICKY and "--" + flag not in given and "--no-" + flag not in given:
+            setattr(a, k, v)
+    canonical(a)
+
+
+def new_model(a: TrainConfig, cfg: Config, dev: torch.device) -> tuple[DreamModel, torch.nn.ModuleList]:
+    """The model and the training-time probes (never exported): one linear read-out per mark
+    kind, the answer-letter read-out of --aux-letter, the clause-letter read-out of --aux-clause;
+    seeded, on the device (before the optimizer exists: its loaded state then follows them)."""
     torch.manual_seed(a.seed)
     model = DreamModel(cfg)
-    # training-time probes only (never exported): one linear read-out per mark kind, the
-    # answer-letter read-out of --aux-letter, the clause-letter read-out of --aux-clause
     probes = torch.nn.ModuleList(
         [
             *(torch.nn.Linear(cfg.dim, 1) for _ in range(marks.KINDS)),
@@ -223,10 +252,13 @@ def main(argv=None) -> int:
             torch.nn.Linear(cfg.dim, len(LETTERS)),
         ]
     )
-    # on the device before the optimizer exists: its loaded state then follows the parameters there
-    dev = torch.device(a.device)
     model.to(dev)
     probes.to(dev)
+    return model, probes
+
+
+def probe_layers(a: TrainConfig, cfg: Config) -> tuple[list[int], int]:
+    """(--aux-layers, the --aux-point layer), checked against the model's layers and heads."""
     aux_layers = [int(x) for x in a.aux_layers.split(",")]
     point_layer = a.aux_point_layer % cfg.layers if -cfg.layers <= a.aux_point_layer < cfg.layers else None
     if (
@@ -235,251 +267,334 @@ def main(argv=None) -> int:
         or point_layer is None
         or not 0 <= a.aux_point_head < cfg.heads
     ):
-        print(
-            f"train: --aux-layers {a.aux_layers} / --aux-clause-layer {a.aux_clause_layer} / "
+        raise UsageError(
+            f"--aux-layers {a.aux_layers} / --aux-clause-layer {a.aux_clause_layer} / "
             f"--aux-point-layer {a.aux_point_layer} / --aux-point-head {a.aux_point_head}: "
-            f"the model has layers 0..{cfg.layers - 1} and heads 0..{cfg.heads - 1}",
-            file=sys.stderr,
+            f"the model has layers 0..{cfg.layers - 1} and heads 0..{cfg.heads - 1}"
         )
-        return 2
     if a.aux_point_letter and not a.aux_point:
         # the write is read at the pointer's rows: without --aux-point there are none
-        print("train: --aux-point-letter needs --aux-point (and its --aux-point-head)", file=sys.stderr)
-        return 2
-    opt = torch.optim.AdamW(
-        [{"params": list(model.parameters())}, {"params": list(probes.parameters())}],
-        lr=a.lr,
-        betas=(0.9, 0.98),
-        weight_decay=RETIRED["wd"],
-    )
-    step, stage, counters, elapsed0, parents, spread, soup = 0, a.stage, {}, 0.0, None, None, None
-    lr_base = a.lr
-    if st:
-        model.load_state_dict(st["model"])
-        # probes carry over where their shapes match (a grown or stitched checkpoint has none)
-        mine = probes.state_dict()
-        kept = {k: v for k, v in (st.get("probes") or {}).items() if k in mine and v.shape == mine[k].shape}
-        probes.load_state_dict(kept, strict=False)
-        if st.get("opt") and kept.keys() == mine.keys():
-            opt.load_state_dict(st["opt"])
-        elif st.get("opt"):
-            # saved before these probes existed: keep the model's optimizer state, and the
-            # probes' parameters join as a fresh group
-            opt = torch.optim.AdamW(
-                model.parameters(), lr=a.lr, betas=(0.9, 0.98), weight_decay=RETIRED["wd"]
-            )
-            g0 = st["opt"]["param_groups"][0]
-            opt.load_state_dict(
-                {
-                    "state": {i: v for i, v in st["opt"]["state"].items() if i in g0["params"]},
-                    "param_groups": [g0],
-                }
-            )
-            opt.add_param_group({"params": list(probes.parameters())})
-        # (a grown checkpoint, grow.py, has no "opt": a fresh optimizer)
-        step, stage, counters = st["step"], st["stage"], st["counters"]
-        elapsed0 = st.get("elapsed_s", 0.0)
-        parents = st.get("parents")  # a stitched checkpoint's branches (stitch.py), kept for the card
-        spread = st.get(
-            "spread"
-        )  # spread_unread.py's record, kept for the card (and against a second spread)
-        soup = st.get("soup")  # average.py's record of a mean this run trains on from, kept for the card
-        lr_base = st.get("lr_base", a.lr)
-        if a.lr != st.get("args", {}).get("lr", a.lr):
-            lr_base = a.lr  # an explicit --lr on resume wins
-        if a.set_stage is not None:
-            stage = a.set_stage
+        raise UsageError("--aux-point-letter needs --aux-point (and its --aux-point-head)")
+    return aux_layers, point_layer
+
+
+def adamw(params, a: TrainConfig) -> torch.optim.AdamW:
+    return torch.optim.AdamW(params, lr=a.lr, betas=(0.9, 0.98), weight_decay=RETIRED["wd"])
+
+
+def restore(a: TrainConfig, st: dict | None, model, probes) -> torch.optim.AdamW:
+    """The optimizer, and a checkpoint's weights and optimizer state when resuming. Probes carry
+    over where their shapes match (a grown or stitched checkpoint has none); a checkpoint saved
+    before these probes existed keeps the model's optimizer state and the probes join as a fresh
+    group; a grown checkpoint (grow.py) has no optimizer state: a fresh optimizer."""
+    opt = adamw([{"params": list(model.parameters())}, {"params": list(probes.parameters())}], a)
+    if not st:
+        return opt
+    model.load_state_dict(st["model"])
+    mine = probes.state_dict()
+    kept = {k: v for k, v in (st.get("probes") or {}).items() if k in mine and v.shape == mine[k].shape}
+    probes.load_state_dict(kept, strict=False)
+    if st.get("opt") and kept.keys() == mine.keys():
+        opt.load_state_dict(st["opt"])
+    elif st.get("opt"):
+        opt = adamw(model.parameters(), a)
+        g0 = st["opt"]["param_groups"][0]
+        opt.load_state_dict(
+            {
+                "state": {i: v for i, v in st["opt"]["state"].items() if i in g0["params"]},
+                "param_groups": [g0],
+            }
+        )
+        opt.add_param_group({"params": list(probes.parameters())})
+    return opt
+
+
+def run_state(a: TrainConfig, st: dict | None) -> Run:
+    """Where the run starts: step 0 at --stage, or where the checkpoint stopped (--set-stage and
+    an explicit --lr override it); a path's run starts at the path's first stage unless it is on it."""
+    if not st:
+        r = Run(step=0, stage=a.stage, counters={}, lr_base=a.lr)
+    else:
+        r = Run(
+            step=st["step"],
+            stage=a.set_stage if a.set_stage is not None else st["stage"],
+            counters=st["counters"],
+            lr_base=a.lr if a.lr != st.get("args", {}).get("lr", a.lr) else st.get("lr_base", a.lr),
+            elapsed0=st.get("elapsed_s", 0.0),
+            extras={k: st[k] for k in ("parents", "spread", "soup") if st.get(k)},
+        )
     path = path_of(a)
-    if path is not None and stage not in path:
-        stage = path[0]  # a fresh run, or a resumed one put on a new path, starts at its beginning
-    print(replay_note(a, stage), flush=True)
-    if st and st.get("at_end") and a.stop_at_end and stage == st["stage"] and next_stage(a, stage) is None:
+    if path is not None and r.stage not in path:
+        r.stage = path[0]
+    return r
+
+
+def checkpoint_state(a: TrainConfig, cfg: Config, model, opt, probes, r: Run) -> dict:
+    return {
+        "model": model.state_dict(),
+        "opt": opt.state_dict(),
+        "probes": probes.state_dict(),
+        "step": r.step,
+        "stage": r.stage,
+        "counters": r.counters,
+        "config": cfg.to_dict(),
+        "seed": a.seed,
+        "args": vars(a),
+        "tokenizer": os.path.abspath(a.tokenizer),
+        "elapsed_s": r.elapsed0 + time.time() - r.t0,
+        "lr_base": r.lr_base,
+        "at_end": "end" in r.stop,
+        **r.extras,
+    }
+
+
+def lr_at(a: TrainConfig, lr_base: float, step: int) -> float:
+    """Linear warm-up, then --anneal's linear fall to 5 % between its two steps."""
+    lr = lr_base * min(1.0, (step + 1) / a.warmup)
+    if a.anneal:
+        lo, hi = a.anneal
+        lr *= 1.0 - 0.95 * min(1.0, max(0.0, (step - lo) / max(1, hi - lo)))
+    return lr
+
+
+@dataclass
+class Step:
+    """What a training step needs besides the batch: the model, its probes and their layers."""
+
+    a: TrainConfig
+    cfg: Config
+    model: DreamModel
+    probes: torch.nn.ModuleList
+    opt: torch.optim.AdamW
+    tok: Tokenizer
+    letter_ids: list[int]
+    aux_layers: list[int]
+    point_layer: int
+    dev: torch.device
+
+    def __post_init__(self):
+        a = self.a
+        # the last layer runs only at the answer slots unless a probe reads it (same numbers, less work)
+        tapped = ([*self.aux_layers] if a.aux_binding or a.aux_letter else []) + (
+            [a.aux_clause_layer] if a.aux_clause else []
+        )
+        self.full_last = bool(a.aux_point) or self.cfg.layers - 1 in tapped
+
+    def forward(self, b: dict) -> tuple[torch.Tensor, list, list]:
+        """The answer slots' logits (float32), the layer taps and the pointer head's attention."""
+        a, model = self.a, self.model
+        with torch.autocast(self.dev.type, dtype=torch.bfloat16, enabled=a.bf16):
+            taps, atts = [], []
+            h = model.hidden(
+                b["ids"],
+                b["pos"],
+                b["seg"],
+                taps,
+                atts if a.aux_point else None,
+                self.point_layer,
+                targets=None if self.full_last else (b["t_batch"], b["t_pos"]),
+            )
+            z = model.head(h if not self.full_last else h[b["t_batch"], b["t_pos"]]).float()
+        if a.read_softmax:
+            z = z.masked_fill(~read_tokens(b, self.tok, self.letter_ids), float("-inf"))
+        return z, taps, atts
+
+    def probe_losses(
+        self, b: dict, taps: list, atts: list, aux_log: list, total: torch.Tensor
+    ) -> torch.Tensor:
+        """`total` plus the weighted probe losses of --aux-binding, --aux-letter, --aux-clause,
+        --aux-point and --aux-point-letter on this batch (each logged in its slot of aux_log)."""
+        a, probes = self.a, self.probes
+        m = b["aux_m"]
+        if a.aux_binding and m.sum() > 0:
+            for k, layer in enumerate(self.aux_layers):
+                p = probes[k](taps[layer].float()).squeeze(-1)
+                bce = F.binary_cross_entropy_with_logits(p, b["aux_lab"][..., k], reduction="none")
+                loss = (bce * m).sum() / m.sum()
+                aux_log[k].append(loss.item())
+                total = total + a.aux_binding * loss
+        if a.aux_letter and (b["aux_letter"] >= 0).any():
+            z_l = probes[marks.KINDS](taps[self.aux_layers[marks.DIRECTION]].float())
+            loss = F.cross_entropy(z_l.flatten(0, 1), b["aux_letter"].flatten(), ignore_index=-100)
+            aux_log[marks.KINDS].append(loss.item())
+            total = total + a.aux_letter * loss
+        if a.aux_clause and (b["aux_clause"] >= 0).any():
+            if a.aux_clause_tied:
+                z_c = self.model.head(self.model.norm(taps[a.aux_clause_layer]))[..., self.letter_ids].float()
+            else:
+                z_c = probes[marks.KINDS + 1](taps[a.aux_clause_layer].float())
+            loss = F.cross_entropy(z_c.flatten(0, 1), b["aux_clause"].flatten(), ignore_index=-100)
+            aux_log[marks.KINDS + 1].append(loss.item())
+            total = total + a.aux_clause * loss
+        if a.aux_point and len(b["point_b"]):
+            total = self.pointer_losses(b, atts, aux_log, total)
+        return total
+
+    def pointer_losses(self, b: dict, atts: list, aux_log: list, total: torch.Tensor) -> torch.Tensor:
+        """--aux-point: the attention mass the head puts on the clause that answers; with
+        --aux-point-letter, the head's own write at those rows (its output through its slice of
+        W_o) read as letters by the final norm's gain and the model's output head."""
+        a, model = self.a, self.model
+        p_att, y_att = atts[0]
+        rows = p_att[b["point_b"], a.aux_point_head, b["point_row"], :].float()  # [N, T]
+        mass = (rows * b["point_mask"]).sum(-1)
+        loss = -torch.log(mass.clamp_min(1e-6)).mean()
+        aux_log[marks.KINDS + 2].append(loss.item())
+        total = total + a.aux_point * loss
+        if a.aux_point_letter:
+            h0, hd = a.aux_point_head * self.cfg.head_dim, self.cfg.head_dim
+            out = y_att[b["point_b"], a.aux_point_head, b["point_row"], :]  # [N, head_dim]
+            write = out @ model.blocks[self.point_layer].o.weight[:, h0 : h0 + hd].t()
+            z_w = model.head(write * model.norm.weight)[:, self.letter_ids]
+            loss = F.cross_entropy(z_w.float(), b["point_letter"])
+            aux_log[marks.KINDS + 3].append(loss.item())
+            total = total + a.aux_point_letter * loss
+        return total
+
+    def __call__(self, b: dict, lr: float, meters: Meters) -> None:
+        """One optimizer step on batch b at learning rate lr; its numbers go to meters."""
+        for g in self.opt.param_groups:
+            g["lr"] = lr
+        z, taps, atts = self.forward(b)
+        loss = self.probe_losses(b, taps, atts, meters.aux, F.cross_entropy(z, b["t_tok"]))
+        self.opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        self.opt.step()
+        rows = b["letter_rows"]
+        with torch.no_grad():
+            meters.letter_losses.append(F.cross_entropy(z[rows], b["t_tok"][rows]).item())
+            acc = letter_accuracy(z[rows].detach(), self.letter_ids, b["letter_sets"], b["letter_ans"])
+            meters.accs.append(acc.mean().item())
+        meters.losses.append(loss.item())
+
+
+def more_threads_now(a: TrainConfig, threads: int, step: int) -> None:
+    """--threads-later FILE N: N threads from the first eval after FILE appears (a branch taking
+    the core its sibling branch frees when it ends)."""
+    if a.threads_later and os.path.exists(a.threads_later[0]) and torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+        print(f"{a.threads_later[0]} exists: {threads} threads from step {step}", flush=True)
+
+
+def after_eval(a: TrainConfig, r: Run, acc: float) -> None:
+    """An eval's consequences: --lr2 once it reaches --lr2-acc; promotion to the next stage at
+    --promote, or at the end of the path with --stop-at-end, the run's end."""
+    if a.lr2 > 0 and acc >= a.lr2_acc and r.lr_base != a.lr2:
+        r.lr_base = a.lr2
+        print(f"lr -> {r.lr_base}", flush=True)
+    more_threads_now(a, int(a.threads_later[1]) if a.threads_later else a.threads, r.step)
+    if acc >= a.promote and next_stage(a, r.stage) is not None:
+        r.stage = next_stage(a, r.stage)
+        print(f"promoted to stage {r.stage}", flush=True)
+    elif acc >= a.promote and a.stop_at_end:
+        print(f"stage {r.stage} reached {a.promote} at the end of the path", flush=True)
+        r.stop.append("end")
+
+
+def prepare(argv) -> tuple:
+    """The run as the command line and its checkpoint make it: (args, checkpoint path and state,
+    tokenizer, model config, model, probes, optimizer, run state); UsageError if it cannot start."""
+    a = parse(argv)
+    keep_heap()
+    torch.set_num_threads(a.threads)
+    os.makedirs(a.run, exist_ok=True)
+    ckpt_path = os.path.join(a.run, "ckpt.pt")
+    st = load_checkpoint(ckpt_path)
+    given = {w.split("=")[0] for w in (argv if argv is not None else sys.argv[1:]) if w.startswith("--")}
+    if st and "--tokenizer" not in given and os.path.exists(st.get("tokenizer") or ""):
+        a.tokenizer = st["tokenizer"]  # a resumed run reads as it was trained (a folded one stays folded)
+    tok = Tokenizer.load(a.tokenizer)
+    if st:
+        resume_args(a, st, given, ckpt_path)
+        fold = " (case folded)" if tok.fold else ""
+        print(f"resuming {ckpt_path} at step {st['step']} stage {st['stage']}{fold}", flush=True)
+        cfg = Config(**st["config"])
+    else:
+        cfg = Config(
+            vocab=len(tok), dim=a.dim, layers=a.layers, heads=a.heads, kv_heads=a.kv_heads, ffn=a.ffn
+        )
+    model, probes = new_model(a, cfg, torch.device(a.device))
+    aux_layers, point_layer = probe_layers(a, cfg)
+    opt = restore(a, st, model, probes)
+    return a, ckpt_path, st, tok, cfg, model, probes, opt, run_state(a, st), aux_layers, point_layer
+
+
+def main(argv=None) -> int:
+    try:
+        a, ckpt_path, st, tok, cfg, model, probes, opt, r, aux_layers, point_layer = prepare(argv)
+    except UsageError as e:
+        print(f"train: {e}", file=sys.stderr)
+        return 2
+    print(replay_note(a, r.stage), flush=True)
+    if (
+        st
+        and st.get("at_end")
+        and a.stop_at_end
+        and r.stage == st["stage"]
+        and next_stage(a, r.stage) is None
+    ):
         print(
-            f"stage {stage} already reached --promote at the end of the path (step {st['step']})", flush=True
+            f"stage {r.stage} already reached --promote at the end of the path (step {st['step']})",
+            flush=True,
         )
         return 0
     with open(os.path.join(a.run, "config.json"), "w") as f:
         json.dump(
             {"config": cfg.to_dict(), "args": vars(a), "tokenizer": os.path.abspath(a.tokenizer)}, f, indent=1
         )
-    log = open(os.path.join(a.run, "log.jsonl"), "a")
     print(f"model: {model.n_params()} params {cfg.to_dict()}", flush=True)
-
-    def state():
-        return {
-            "model": model.state_dict(),
-            "opt": opt.state_dict(),
-            "probes": probes.state_dict(),
-            "step": step,
-            "stage": stage,
-            "counters": counters,
-            "config": cfg.to_dict(),
-            "seed": a.seed,
-            "args": vars(a),
-            "tokenizer": os.path.abspath(a.tokenizer),
-            "elapsed_s": elapsed0 + time.time() - t0,
-            "lr_base": lr_base,
-            "at_end": "end" in stop,
-            **({"parents": parents} if parents else {}),
-            **({"spread": spread} if spread else {}),
-            **({"soup": soup} if soup else {}),
-        }
-
-    # the last layer runs only at the answer slots unless a probe reads it (same numbers, less work)
-    tapped = ([*aux_layers] if a.aux_binding or a.aux_letter else []) + (
-        [a.aux_clause_layer] if a.aux_clause else []
-    )
-    full_last = bool(a.aux_point) or cfg.layers - 1 in tapped
-    t0 = time.time()
-    t_last, steps_last, cpu_last = t0, step, time.process_time()
-    losses, accs, letter_losses = [], [], []
-    aux_losses = [[] for _ in range(AUX_SLOTS)]
-
-    # SIGTERM / SIGINT: finish the step, save the checkpoint, exit 128 + the signal's number, so a
-    # recipe runner (train/nano/run_recipe.py) stops too instead of starting its next stage on this checkpoint
-    stop = []
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda signum, _: stop.append(signum))
-
-    def time_left():
-        if stop:
-            return False
-        now = time.time() - t0
-        return now < a.minutes * 60 and elapsed0 + now < a.total_minutes * 60
-
-    # --workers: the same batches, packed ahead in worker processes (stream.Ahead)
-    with Ahead(a, packer, a.workers) if a.workers > 0 else contextlib.nullcontext() as ahead:
-        while step < a.steps and time_left():
-            if ahead is not None:
-                b, counters = ahead.batch(step, stage, counters)
-            else:
-                b = step_batch(a, packer, step, stage, counters)
-            b = on(b, dev)
-            lr = lr_base * min(1.0, (step + 1) / a.warmup)
-            if a.anneal:
-                lo, hi = a.anneal
-                lr *= 1.0 - 0.95 * min(1.0, max(0.0, (step - lo) / max(1, hi - lo)))
-            for g in opt.param_groups:
-                g["lr"] = lr
-            with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=a.bf16):
-                taps, atts = [], []
-                h = model.hidden(
-                    b["ids"],
-                    b["pos"],
-                    b["seg"],
-                    taps,
-                    atts if a.aux_point else None,
-                    point_layer,
-                    targets=None if full_last else (b["t_batch"], b["t_pos"]),
-                )
-                z = model.head(h if not full_last else h[b["t_batch"], b["t_pos"]]).float()
-            if a.read_softmax:
-                z = z.masked_fill(~read_tokens(b, tok, packer.letter_ids), float("-inf"))
-            loss = F.cross_entropy(z, b["t_tok"])
-            m = b["aux_m"]
-            if a.aux_binding and m.sum() > 0:
-                for k, layer in enumerate(aux_layers):
-                    p = probes[k](taps[layer].float()).squeeze(-1)
-                    bce = F.binary_cross_entropy_with_logits(p, b["aux_lab"][..., k], reduction="none")
-                    aux_loss = (bce * m).sum() / m.sum()
-                    aux_losses[k].append(aux_loss.item())
-                    loss = loss + a.aux_binding * aux_loss
-            if a.aux_letter and (b["aux_letter"] >= 0).any():
-                z_l = probes[marks.KINDS](taps[aux_layers[marks.DIRECTION]].float())
-                aux_loss = F.cross_entropy(z_l.flatten(0, 1), b["aux_letter"].flatten(), ignore_index=-100)
-                aux_losses[marks.KINDS].append(aux_loss.item())
-                loss = loss + a.aux_letter * aux_loss
-            if a.aux_clause and (b["aux_clause"] >= 0).any():
-                if a.aux_clause_tied:
-                    z_c = model.head(model.norm(taps[a.aux_clause_layer]))[..., packer.letter_ids].float()
-                else:
-                    z_c = probes[marks.KINDS + 1](taps[a.aux_clause_layer].float())
-                aux_loss = F.cross_entropy(z_c.flatten(0, 1), b["aux_clause"].flatten(), ignore_index=-100)
-                aux_losses[marks.KINDS + 1].append(aux_loss.item())
-                loss = loss + a.aux_clause * aux_loss
-            if a.aux_point and len(b["point_b"]):
-                # the attention mass the head puts on the clause that answers
-                p_att, y_att = atts[0]
-                rows = p_att[b["point_b"], a.aux_point_head, b["point_row"], :].float()  # [N, T]
-                mass = (rows * b["point_mask"]).sum(-1)
-                aux_loss = -torch.log(mass.clamp_min(1e-6)).mean()
-                aux_losses[marks.KINDS + 2].append(aux_loss.item())
-                loss = loss + a.aux_point * aux_loss
-                if a.aux_point_letter:
-                    # the head's own write at those rows (its output through its slice of W_o), read
-                    # as letters by the final norm's gain and the model's output head
-                    h0, hd = a.aux_point_head * cfg.head_dim, cfg.head_dim
-                    out = y_att[b["point_b"], a.aux_point_head, b["point_row"], :]  # [N, head_dim]
-                    write = out @ model.blocks[point_layer].o.weight[:, h0 : h0 + hd].t()
-                    z_w = model.head(write * model.norm.weight)[:, packer.letter_ids]
-                    aux_loss = F.cross_entropy(z_w.float(), b["point_letter"])
-                    aux_losses[marks.KINDS + 3].append(aux_loss.item())
-                    loss = loss + a.aux_point_letter * aux_loss
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            step += 1
-            rows = b["letter_rows"]
-            with torch.no_grad():
-                letter_losses.append(F.cross_entropy(z[rows], b["t_tok"][rows]).item())
-                accs.append(
-                    letter_accuracy(z[rows].detach(), packer.letter_ids, b["letter_sets"], b["letter_ans"])
-                    .mean()
-                    .item()
-                )
-            losses.append(loss.item())
-
-            if step % a.eval_every == 0:
-                acc, chance = evaluate(model, eval_packer, a.seed, stage, a.eval_tables, dev)
-                now = time.time()
-                rec = {
-                    "step": step,
-                    "stage": stage,
-                    "loss": sum(losses) / len(losses),
-                    "train_acc": sum(accs) / len(accs),
-                    "letter_loss": sum(letter_losses) / len(letter_losses),
-                    **{f"aux{k}": sum(v) / len(v) for k, v in enumerate(aux_losses) if v},
-                    "eval_acc": acc,
-                    "chance": chance,
-                    "steps_per_s": (step - steps_last) / (now - t_last),
-                    "steps_per_cpu_s": (step - steps_last) / max(1e-9, time.process_time() - cpu_last),
-                    "minutes": (now - t0) / 60,
-                    "total_minutes": (elapsed0 + now - t0) / 60,
-                    "seq_len": b["ids"].shape[1],
-                }
-                print(
-                    json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in rec.items()}),
-                    flush=True,
-                )
-                log.write(json.dumps(rec) + "\n")
-                log.flush()
-                losses, accs, letter_losses = [], [], []
-                aux_losses = [[] for _ in range(AUX_SLOTS)]
-                if a.lr2 > 0 and acc >= a.lr2_acc and lr_base != a.lr2:
-                    lr_base = a.lr2
-                    print(f"lr -> {lr_base}", flush=True)
-                if (
-                    a.threads_later
-                    and os.path.exists(a.threads_later[0])
-                    and torch.get_num_threads() != more_threads
-                ):
-                    torch.set_num_threads(more_threads)
-                    print(f"{a.threads_later[0]} exists: {more_threads} threads from step {step}", flush=True)
-                t_last, steps_last, cpu_last = time.time(), step, time.process_time()
-                if acc >= a.promote and next_stage(a, stage) is not None:
-                    stage = next_stage(a, stage)
-                    print(f"promoted to stage {stage}", flush=True)
-                elif acc >= a.promote and a.stop_at_end:
-                    print(f"stage {stage} reached {a.promote} at the end of the path", flush=True)
-                    stop.append("end")
-            if step % RETIRED["ckpt_every"] == 0:
-                save(ckpt_path, state())
-    save(ckpt_path, state())
-    log.close()
-    print(f"stopped at step {step}, stage {stage}; checkpoint {ckpt_path}", flush=True)
-    signals = [x for x in stop if isinstance(x, int)]
+    packer, eval_packer, dev = Packer(tok), Packer(tok), torch.device(a.device)
+    step = Step(a, cfg, model, probes, opt, tok, packer.letter_ids, aux_layers, point_layer, dev)
+    train_loop(a, r, step, packer, eval_packer, ckpt_path)
+    print(f"stopped at step {r.step}, stage {r.stage}; checkpoint {ckpt_path}", flush=True)
+    signals = [x for x in r.stop if isinstance(x, int)]
     return 128 + signals[0] if signals else 0
+
+
+def train_loop(
+    a: TrainConfig, r: Run, step: Step, packer: Packer, eval_packer: Packer, ckpt_path: str
+) -> None:
+    """Steps until --steps, the time budget or a signal; an eval (logged) every --eval-every
+    steps, a checkpoint every RETIRED["ckpt_every"] and at the end. SIGTERM / SIGINT finish the
+    step and save, so a recipe runner (run_recipe.py) stops too instead of starting its next
+    stage on this checkpoint. --workers: the same batches, packed ahead in worker processes."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda signum, _: r.stop.append(signum))
+    r.t0 = time.time()
+    meters = Meters(r.step)
+
+    def save_now() -> None:
+        save(ckpt_path, checkpoint_state(a, step.cfg, step.model, step.opt, step.probes, r))
+
+    def time_left() -> bool:
+        now = time.time() - r.t0
+        return not r.stop and now < a.minutes * 60 and r.elapsed0 + now < a.total_minutes * 60
+
+    with open(os.path.join(a.run, "log.jsonl"), "a") as log:
+        with Ahead(a, packer, a.workers) if a.workers > 0 else contextlib.nullcontext() as ahead:
+            while r.step < a.steps and time_left():
+                if ahead is not None:
+                    b, r.counters = ahead.batch(r.step, r.stage, r.counters)
+                else:
+                    b = step_batch(a, packer, r.step, r.stage, r.counters)
+                b = on(b, step.dev)
+                step(b, lr_at(a, r.lr_base, r.step), meters)
+                r.step += 1
+                if r.step % a.eval_every == 0:
+                    acc, chance = evaluate(step.model, eval_packer, a.seed, r.stage, a.eval_tables, step.dev)
+                    rec = meters.record(r, acc, chance, b["ids"].shape[1])
+                    print(
+                        json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in rec.items()}),
+                        flush=True,
+                    )
+                    log.write(json.dumps(rec) + "\n")
+                    log.flush()
+                    after_eval(a, r, acc)
+                    meters.reset(r.step)
+                if r.step % RETIRED["ckpt_every"] == 0:
+                    save_now()
+        save_now()
 
 
 if __name__ == "__main__":

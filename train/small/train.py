@@ -196,7 +196,36 @@ def evaluate(model, prompter: Prompter, groups) -> dict:
     return {"acc": sum(got == it.answer for it, got in res) / max(len(res), 1), "n": len(res), "forms": forms}
 
 
-def main(argv=None) -> int:
+def lr_at(cfg: Config, s: int) -> float:
+    """Linear warm-up, then a cosine to 0 at cfg.steps."""
+    if s < cfg.warmup:
+        return cfg.lr * (s + 1) / cfg.warmup
+    return (
+        cfg.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, (s - cfg.warmup) / max(1, cfg.steps - cfg.warmup))))
+    )
+
+
+def batch_hits(prompter: Prompter, logits, groups) -> tuple[int, int]:
+    """(right answers, items) of the batch by its own logits before the update: a cheap, noisy
+    learning signal."""
+    with torch.no_grad():
+        items = [it for g in groups for it in g]
+        hits = 0
+        for row, it in zip(logits, items):
+            ids_l = [prompter.vocab[letter] for letter, _ in it.options]
+            hits += it.options[int(row[ids_l].argmax())][0] == it.answer
+    return hits, len(items)
+
+
+def save_lora(model, opt, step: int, ckpt: str) -> None:
+    """The trainable (LoRA) weights, the optimizer and the step, written atomically."""
+    trainable = {k: v for k, v in model.state_dict().items() if "lora_" in k}
+    torch.save({"model": trainable, "opt": opt.state_dict(), "step": step}, ckpt + ".tmp")
+    os.replace(ckpt + ".tmp", ckpt)
+
+
+def parse_config(argv=None) -> tuple[Config, bool]:
+    """(the Config, one flag per field; --resume)."""
     cfg = Config()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     for f in dataclasses.fields(Config):
@@ -204,7 +233,11 @@ def main(argv=None) -> int:
         ap.add_argument("--" + f.name.replace("_", "-"), type=type(default), default=default)
     ap.add_argument("--resume", action="store_true", help="continue from OUT/ckpt if present")
     a = ap.parse_args(argv)
-    cfg = Config(**{f.name: getattr(a, f.name) for f in dataclasses.fields(Config)})
+    return Config(**{f.name: getattr(a, f.name) for f in dataclasses.fields(Config)}), a.resume
+
+
+def main(argv=None) -> int:
+    cfg, resume = parse_config(argv)
     if not os.path.isfile(cfg.base):
         print(f"train: base model not found: {cfg.base} (run scripts/fetch_models.sh)", file=sys.stderr)
         return 2
@@ -223,7 +256,7 @@ def main(argv=None) -> int:
     step = 0
     ckpt = os.path.join(cfg.out, "ckpt.pt")
     log_path = os.path.join(cfg.out, "log.jsonl")
-    if a.resume and os.path.isfile(ckpt):
+    if resume and os.path.isfile(ckpt):
         state = torch.load(ckpt, map_location=cfg.device)
         model.load_state_dict(state["model"], strict=False)
         opt.load_state_dict(state["opt"])
@@ -235,15 +268,6 @@ def main(argv=None) -> int:
     stream = groups_stream(train_domains, cfg.seed, cfg.states_per_rule, exclude)
     for _ in range(step * cfg.rules_per_step):
         next(stream)
-
-    def lr_at(s):
-        if s < cfg.warmup:
-            return cfg.lr * (s + 1) / cfg.warmup
-        return (
-            cfg.lr
-            * 0.5
-            * (1 + math.cos(math.pi * min(1.0, (s - cfg.warmup) / max(1, cfg.steps - cfg.warmup))))
-        )
 
     if step == 0:
         r = evaluate(model, prompter, dev)
@@ -258,21 +282,15 @@ def main(argv=None) -> int:
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         for g in opt.param_groups:
-            g["lr"] = lr_at(step)
+            g["lr"] = lr_at(cfg, step)
         opt.step()
         opt.zero_grad(set_to_none=True)
         step += 1
-        # the batch's own accuracy before the update: a cheap, noisy learning signal
-        with torch.no_grad():
-            items = [it for g in groups for it in g]
-            hits = 0
-            for row, it in zip(logits, items):
-                ids_l = [prompter.vocab[letter] for letter, _ in it.options]
-                hits += it.options[int(row[ids_l].argmax())][0] == it.answer
+        hits, n = batch_hits(prompter, logits, groups)
         rec = {
             "step": step,
             "loss": round(loss.item(), 4),
-            "batch_acc": round(hits / len(items), 3),
+            "batch_acc": round(hits / n, 3),
             "tokens": int(ids.numel()),
             "s": round(time.time() - t0, 1),
         }
@@ -283,9 +301,7 @@ def main(argv=None) -> int:
         with open(log_path, "a") as f:
             f.write(json.dumps(rec) + "\n")
         if step % cfg.save_every == 0 or step == cfg.steps:
-            trainable = {k: v for k, v in model.state_dict().items() if "lora_" in k}
-            torch.save({"model": trainable, "opt": opt.state_dict(), "step": step}, ckpt + ".tmp")
-            os.replace(ckpt + ".tmp", ckpt)
+            save_lora(model, opt, step, ckpt)
     model.save_pretrained(os.path.join(cfg.out, "adapter"))
     return 0
 

@@ -33,10 +33,10 @@
 #include <utility>
 #include <vector>
 
-#include "meadow/chat_template.hpp"
 #include "meadow/decision.hpp"
-#include "meadow/model.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/chat_template.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow::decision {
 
@@ -46,8 +46,8 @@ struct Choice {
   std::string text;
 };
 
-// Prompt, before tokenization, as chat pieces (meadow/chat_template.hpp): template markup is
-// special, the rule, options and situation are always plain text. `prefix` is constant for a
+// Prompt, before tokenization, as chat pieces (meadow/runtime/chat_template.hpp): template markup
+// is special, the rule, options and situation are always plain text. `prefix` is constant for a
 // table; `suffix` holds the situation and the assistant generation prompt.
 struct PromptText {
   std::vector<ChatPiece> prefix;

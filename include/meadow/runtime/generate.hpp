@@ -28,10 +28,10 @@
 #include <utility>
 #include <vector>
 
-#include "meadow/chat_template.hpp"
-#include "meadow/model.hpp"
+#include "meadow/runtime/chat_template.hpp"
 #include "meadow/runtime/decider.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/model.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow::generate {
 

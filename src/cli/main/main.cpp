@@ -1,5 +1,5 @@
 // The meadow-mind executable.
-#include "meadow/cli.hpp"
+#include "meadow/runtime/cli.hpp"
 #include "tensor/ops.hpp"
 
 int main(int argc, char** argv) {

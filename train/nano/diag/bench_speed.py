@@ -79,7 +79,6 @@ def main(argv=None) -> int:
         ap.error(f"--paths {a.paths!r}: expected full, targets or targets+bf16")
     torch.set_num_threads(a.threads)
     dev = torch.device(a.device)
-    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)  # time the work, not its launch
     tok = Tokenizer.load(os.path.join(TRAIN, "tokenizer", "vocab.json"))
     if a.load_batches:
         saved = torch.load(a.load_batches)
@@ -113,36 +112,42 @@ def main(argv=None) -> int:
         if mode == "keep" and not keep_heap():
             print("  (no mallopt here: keep_heap skipped)")
         d, L = (int(x) for x in spec.split("x"))
-        torch.manual_seed(0)
-        # head size 16 as in the shipped model (4 heads at d = 64); KV heads half the heads
-        m = DreamModel(
-            Config(vocab=len(tok), dim=d, layers=L, heads=d // 16, kv_heads=max(1, d // 32), ffn=3 * d)
-        ).to(dev)
-        opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
-        for i, b in enumerate(batches):
-            if i == 2:
-                sync()
-                c0, w0 = time.process_time(), time.time()
-            tg = (b["t_batch"], b["t_pos"])
-            with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=path.endswith("bf16")):
-                if path == "full":
-                    z = m.head(m.hidden(b["ids"], b["pos"], b["seg"])[tg])
-                else:
-                    z = m.head(m.hidden(b["ids"], b["pos"], b["seg"], targets=tg))
-            loss = F.cross_entropy(z.float(), b["t_tok"])
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            loss.item()  # train.py logs every step's loss: on a GPU, one wait a step as there
-        sync()
-        cpu, wall = time.process_time() - c0, time.time() - w0
+        n_params, cpu, wall = time_steps(len(tok), d, L, path, batches, dev)
         k = len(batches) - 2
         print(
-            f"  heap {mode:7s} d={d:4d} layers={L} params={m.n_params():8d} {path:12s}: {k / cpu:6.2f} steps/CPU-s "
+            f"  heap {mode:7s} d={d:4d} layers={L} params={n_params:8d} {path:12s}: {k / cpu:6.2f} steps/CPU-s "
             f"(model only; with data {1 / (cpu / k + data_ms / 1e3):5.2f}), {k / wall:6.2f} steps/wall-s",
             flush=True,
         )
     return 0
+
+
+def time_steps(vocab: int, d: int, L: int, path: str, batches: list[dict], dev: torch.device):
+    """(parameters, CPU s, wall s) of training steps on the batches after the first two (warm-up)
+    for a model d wide and L deep; head size 16 as in the shipped model, KV heads half the heads."""
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)  # time the work, not its launch
+    torch.manual_seed(0)
+    m = DreamModel(
+        Config(vocab=vocab, dim=d, layers=L, heads=d // 16, kv_heads=max(1, d // 32), ffn=3 * d)
+    ).to(dev)
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
+    for i, b in enumerate(batches):
+        if i == 2:
+            sync()
+            c0, w0 = time.process_time(), time.time()
+        tg = (b["t_batch"], b["t_pos"])
+        with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=path.endswith("bf16")):
+            if path == "full":
+                z = m.head(m.hidden(b["ids"], b["pos"], b["seg"])[tg])
+            else:
+                z = m.head(m.hidden(b["ids"], b["pos"], b["seg"], targets=tg))
+        loss = F.cross_entropy(z.float(), b["t_tok"])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        loss.item()  # train.py logs every step's loss: on a GPU, one wait a step as there
+    sync()
+    return m.n_params(), time.process_time() - c0, time.time() - w0
 
 
 if __name__ == "__main__":

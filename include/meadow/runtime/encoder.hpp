@@ -25,8 +25,8 @@
 #include <string_view>
 #include <vector>
 
-#include "meadow/gguf.hpp"
-#include "meadow/model.hpp"
+#include "meadow/runtime/gguf.hpp"
+#include "meadow/runtime/model.hpp"
 
 namespace meadow::model {
 

@@ -36,7 +36,7 @@
 #include <string>
 #include <vector>
 
-#include "meadow/gguf.hpp"
+#include "meadow/runtime/gguf.hpp"
 
 namespace meadow::model {
 

@@ -1,5 +1,5 @@
 // meadow-reader: a rule read in parts (DESIGN.md, "Reading in parts"). A BERT-family encoder
-// (meadow/encoder.hpp) with small heads stored beside it as `reader.*` tensors, which
+// (meadow/runtime/encoder.hpp) with small heads stored beside it as `reader.*` tensors, which
 // train/reader/export.py writes; the semantics are train/reader/decide.py's and README.md's
 // (the late judge), reproduced exactly (tests/reference/reader_reference_test.cpp):
 //
@@ -29,8 +29,8 @@
 #include <utility>
 #include <vector>
 
-#include "meadow/encoder.hpp"
-#include "meadow/tokenizer.hpp"
+#include "meadow/runtime/encoder.hpp"
+#include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow::reader {
 

@@ -122,7 +122,7 @@ class Tokenizer {
   bool fold_case() const;
 
   // Raw Jinja source (may be empty) and the detected family name: "chatml", "llama3", "none"
-  // (see meadow/chat_template.hpp).
+  // (see meadow/runtime/chat_template.hpp).
   const std::string& chat_template() const;
   std::string chat_template_name() const;
 
