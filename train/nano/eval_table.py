@@ -39,6 +39,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 
+from train.common import prompt
 from train.common.heldout import filter as heldout
 
 from .corpus import layout, marks
@@ -108,8 +109,8 @@ def relabel(rule: str, options, perm: dict[str, str]):
 
 
 def runtime_prompt(rule: str, options) -> str:
-    """The runtime's constant prefix (src/diffusion/prompt.cpp, docs/prompt-contract.md)."""
-    return layout.chat_prefix(T.DEFAULT_SYSTEM, rule, "".join(f"{L}) {t}\n" for L, t in options))
+    """The runtime's constant prefix (src/decision/prompt.cpp, docs/prompt-contract.md)."""
+    return layout.chat_prefix(T.DEFAULT_SYSTEM, rule, prompt.option_lines(options))
 
 
 @dataclass

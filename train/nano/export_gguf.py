@@ -7,7 +7,9 @@ llama.cpp's key and tensor names: dream.* hyper-parameters, diffusion.shift_logi
 tokenizer.ggml.* (gpt2 model, qwen2 pre-tokenizer, tokens, token_type, merges, special ids
 including tokenizer.ggml.mask_token_id) and a ChatML chat template; a model trained on
 case-folded text (tokenizer "fold": true) adds meadow.tokenizer.fold_case = true, which our
-runtime applies before BPE (other runtimes ignore the key). Linear weights are
+runtime applies before BPE (other runtimes ignore the key); meadow.prompt.system / .prefix /
+.option / .suffix hold the prompt contract it was trained on (train/common/prompt.py), which the
+runtime reads in place of its built-in copy. Linear weights are
 stored as PyTorch keeps them ([out, in] row-major = ggml dims [in, out]); norms and biases
 stay F32 whatever --type says. A tied model writes no output.weight (the runtime reuses
 token_embd.weight).
@@ -24,6 +26,7 @@ import torch
 
 from tools.gguf_py import gguf_file as gf
 from tools.gguf_py import vocab as gv
+from train.common import prompt
 
 from .model import Config
 from .tokenizer.bpe import Tokenizer
@@ -35,7 +38,10 @@ ARCH = "dream"
 
 def tensors(state: dict, c: Config):
     """[(gguf name, float32 array in PyTorch layout, keep-F32?)] in file order."""
-    g = lambda k: state[k].detach().to(torch.float32).cpu().numpy()
+
+    def g(k):
+        return state[k].detach().to(torch.float32).cpu().numpy()
+
     out = [("token_embd.weight", g("embed.weight"), False)]
     for i in range(c.layers):
         p, b = f"blocks.{i}.", f"blk.{i}."
@@ -91,6 +97,8 @@ def export(
     w.add("tokenizer.chat_template", gf.STRING, gv.CHATML)
     if tok.fold:  # the runtime folds case before BPE as the trainer did (tokenizer/bpe.py)
         w.add("meadow.tokenizer.fold_case", gf.BOOL, True)
+    for key, value in prompt.gguf_metadata().items():  # the prompt contract the model was trained on
+        w.add(key, gf.STRING, value)
     plan = tensors(state, c)
     for tname, arr, keep in plan:
         w.declare(tname, list(arr.shape[::-1]), "F32" if keep else wtype)

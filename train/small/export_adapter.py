@@ -126,11 +126,13 @@ def export(
     n_head_kv=None,
     base_shapes=None,
     dtype="f32",
+    metadata=None,
 ):
     """Write the adapter GGUF. rank: every pair's rank must equal it (None: any, per pair).
     n_head / n_head_kv: the base's head counts (needed when q_proj / k_proj are adapted).
     base_shapes: {tensor name: GGUF ne} of the base, to check every adapted tensor against.
-    dtype: "f32" or "f16" (half the bytes; the runtime widens to float32 at load)."""
+    dtype: "f32" or "f16" (half the bytes; the runtime widens to float32 at load).
+    metadata: more string keys to write ({key: value}, e.g. the prompt contract's meadow.prompt.*)."""
     import gguf
 
     alpha = float(alpha)
@@ -176,6 +178,8 @@ def export(
     w.add_type(gguf.GGUFType.ADAPTER)
     w.add_string(gguf.Keys.Adapter.TYPE, "lora")
     w.add_float32(gguf.Keys.Adapter.LORA_ALPHA, alpha)
+    for key, value in (metadata or {}).items():
+        w.add_string(key, value)
     for tname, arr in tensors:
         w.add_tensor(tname, arr)
     w.write_header_to_file()

@@ -1,7 +1,8 @@
 """Token ids of a decision prompt exactly as the runtime builds them for a ChatML model.
 
-The layout is docs/prompt-contract.md (causal models: no mask slot, the letter is the next token);
-src/diffusion/prompt.cpp + src/tokenizer/chat_template.cpp: the chat is rendered as pieces
+The layout is the prompt contract (train/common/prompt.py, models/prompt-contract.json;
+docs/prompt-contract.md; causal models: no mask slot, the letter is the next token);
+src/decision/prompt.cpp + src/tokenizer/chat_template.cpp: the chat is rendered as pieces
 (template markup special, user text plain), split where the situation starts, and prefix and
 suffix are tokenized separately. For SmolLM2 (chatml):
   prefix = <|im_start|> "system\\n{system}" <|im_end|> "\\n" <|im_start|> "user\\nRule: {rule}\\nOptions:\\n{A) text\\n...}"
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 import functools
 
-SYSTEM = "Read the rule and the situation, then answer with the letter of the option to take."
+from train.common import prompt as contract
+
+SYSTEM = contract.SYSTEM
 
 
 def _strings(reader, key):
@@ -63,8 +66,7 @@ class Prompter:
         return ids
 
     def prefix(self, rule: str, options) -> list[int]:
-        opts = "".join(f"{l}) {t}\n" for l, t in options)
-        head = f"user\nRule: {rule}\nOptions:\n{opts}"
+        head = "user\n" + contract.prefix(rule, contract.option_lines(options))
         return (
             [self.im_start]
             + self.enc("system\n" + self.system)
@@ -75,4 +77,4 @@ class Prompter:
         )
 
     def suffix(self, state: str) -> list[int]:
-        return self.enc("Situation: " + state) + [self.im_end] + self.nl + [self.im_start] + self.assistant
+        return self.enc(contract.suffix(state)) + [self.im_end] + self.nl + [self.im_start] + self.assistant

@@ -15,6 +15,7 @@ import sys
 
 import torch
 
+from train.common import prompt
 from train.small import export_adapter
 from train.small.train import Config
 
@@ -37,7 +38,16 @@ def main(argv=None) -> int:
     arch, n_head, n_head_kv, shapes = export_adapter._base_info(cfg.base)
     try:
         n = export_adapter.export(
-            state, cfg.alpha, cfg.rank, a.out, arch, n_head, n_head_kv, shapes, dtype=a.dtype
+            state,
+            cfg.alpha,
+            cfg.rank,
+            a.out,
+            arch,
+            n_head,
+            n_head_kv,
+            shapes,
+            dtype=a.dtype,
+            metadata=prompt.gguf_metadata(),  # the prompt contract meadow-small was tuned on
         )
     except export_adapter.ExportError as e:
         print(f"release: {e}", file=sys.stderr)

@@ -1,7 +1,8 @@
 """Prompt layouts: the constant PREFIX (system + rule + options) and the per-decision SUFFIX.
 
-The chat layout is docs/prompt-contract.md, the one statement of it (the runtime builds the same
-prompt, src/diffusion/prompt.cpp): prefix and suffix are tokenized separately and their ids
+The user message's parts (rule and options, situation) and the default system message are the
+prompt contract's (train/common/prompt.py, models/prompt-contract.json). The chat layout is
+docs/prompt-contract.md (the runtime builds the same prompt, src/decision/prompt.cpp): prefix and suffix are tokenized separately and their ids
 concatenated, the answer slot (1..3 <|mask|> tokens) follows the suffix, and the prefix attends
 only to itself, so training packs several suffixes after one prefix (train/nano/batching.py).
 
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 import random
 
+from train.common import prompt as P
+
 from . import templates as T
 
 IM_START, IM_END, EOT, MASK = "<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|mask|>"
@@ -32,19 +35,19 @@ def options_block(rng: random.Random, options) -> str:
 
 
 def chat_prefix(system: str, rule: str, options_text: str) -> str:
-    return f"{IM_START}system\n{system}{IM_END}\n{IM_START}user\nRule: {rule}\nOptions:\n{options_text}"
+    return f"{IM_START}system\n{system}{IM_END}\n{IM_START}user\n" + P.prefix(rule, options_text)
 
 
 def chat_suffix(situation: str) -> str:
-    return f"Situation: {situation}{IM_END}\n{IM_START}assistant\n"
+    return P.suffix(situation) + f"{IM_END}\n{IM_START}assistant\n"
 
 
 def compact_prefix(rule: str, options_text: str) -> str:
-    return f"Rule: {rule}\nOptions:\n{options_text}"
+    return P.prefix(rule, options_text)
 
 
 def compact_suffix(situation: str) -> str:
-    return f"Situation: {situation}\nAnswer:"
+    return P.suffix(situation) + "\nAnswer:"
 
 
 def render(rng: random.Random, table, situations: list[str], chat: bool) -> tuple[str, list[str]]:

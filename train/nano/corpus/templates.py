@@ -5,6 +5,8 @@ how early the curriculum uses them (Stage.templates takes the first n). Relation
 templates deliberately avoid the exact wording of the built-in tasks' rules (held out).
 """
 
+from train.common import prompt as P
+
 RULE_CLAUSES = (
     "If {C}, choose {L}.",
     "When {C} → {L}",
@@ -65,8 +67,9 @@ SITUATION_JOINERS = (", ", ", ", " and ", "; ", ", ", " with ")
 
 MODIFIERS = ("slightly", "very", "fast", "slow", "a bit", "quickly", "slowly", "strongly", "barely")
 
+# the contract's system message (train/common/prompt.py), then alternates (augmentation)
 SYSTEM_PROMPTS = (
-    "Read the rule and the situation, then answer with the letter of the option to take.",
+    P.SYSTEM,
     "You follow the rule. Answer with one option letter.",
     "Choose the option the rule gives for this situation. Reply with its letter.",
 )
