@@ -1,4 +1,4 @@
-// The decision prompt builder (prompt_text, options_block in src/diffusion/prompt.cpp) on
+// The decision prompt builder (prompt_text, options_block in src/decision/prompt.cpp) on
 // arbitrary system, rule, option and situation texts, for each chat template family. Must hold:
 //   the prefix does not depend on the situation (it is what the prefix cache reuses);
 //   prefix + suffix is exactly the chat rendering of the contract's user message
@@ -72,12 +72,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     choices.push_back({char('A' + (i - 3)), f[i]});
     block += std::string(1, char('A' + (i - 3))) + ") " + f[i] + "\n";
   }
-  if (decision::options_block(choices) != block) std::abort();
+  const PromptContract& contract = default_prompt_contract();
+  if (decision::options_block(choices, contract.option) != block) std::abort();
+  PromptContract with_system = contract;
+  with_system.system = system;
 
   decision::PromptText p, q;
   try {
-    p = decision::prompt_text(tok, system, rule, choices, situation);
-    q = decision::prompt_text(tok, system, rule, choices, situation + " and more");
+    p = decision::prompt_text(tok, with_system, rule, choices, situation);
+    q = decision::prompt_text(tok, with_system, rule, choices, situation + " and more");
   } catch (const Error&) {
     return 0;  // refused input is fine; a wrong prompt is not
   }

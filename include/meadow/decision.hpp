@@ -13,15 +13,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace meadow {
-
-// train/corpus/templates.py DEFAULT_SYSTEM: the system message the embedded model reads.
-inline constexpr const char* kDefaultSystem =
-    "Read the rule and the situation, then answer with the letter of the option to take.";
 
 // How a decision is made: the one definition of these options. meadow::Mind takes them as
 // MindOptions::decide, the Python package's MeadowMind(**options) sets them by name, the
@@ -33,7 +30,9 @@ struct DecideOptions {
   int answer_slot = 3;         // mask tokens after the suffix (bidirectional); contract: 1..3
   bool prefix_cache = true;    // encode the prefix once and reuse its K/V (false: every pass whole)
   bool want_coherence = true;  // Σ coherence of the step-0 draft (one extra output row/slot)
-  std::string system = kDefaultSystem;
+  // The system message ("" sends none). Unset: the model's own (its prompt contract,
+  // docs/prompt-contract.md), which is what it was trained to read.
+  std::optional<std::string> system;
   // Experimental: early exit (0: off): after each layer the letters are read through the final
   // norm and head, and the pass stops at the first layer where the margin (top-1 minus top-2
   // letter probability) reaches this. Decision::layers says where it stopped. It costs accuracy

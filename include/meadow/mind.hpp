@@ -29,11 +29,13 @@
 // validates the task and encodes the constant prefix; later decisions tokenize and run only the
 // situation. A Mind is safe to use
 // from several threads (the cache map is locked); decisions themselves run in parallel.
+//
+// Stability: everything here is stable (kept across releases; fields may be added) unless
+// marked "Experimental:", which may change or go.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -58,10 +60,8 @@ class Reader;  // meadow/runtime/reader.hpp
 struct Reading;
 struct Decision;
 }  // namespace reader
-namespace decision {
-class Decider;  // meadow/runtime/decider.hpp
-}
 
+// How a Mind is made.
 struct MindOptions {
   // How every decision is made (meadow/decision.hpp). threads 0 = auto: at most 2 threads for
   // small models (< 8 M weights in the layers: a one-token-slot decision is too short to split
@@ -74,29 +74,32 @@ struct MindOptions {
   std::string lora{};
 };
 
-// A meadow-reader's decision as the mind's record: its letter, probabilities, margin and
-// entropy, no Σ (NaN: a reader has no answer slot), and every condition of the reading with
+// Experimental: a meadow-reader's decision as the mind's record: its letter, probabilities, margin
+// and entropy, no Σ (NaN: a reader has no answer slot), and every condition of the reading with
 // P(holds). What Mind returns for a reader; the server answers the same.
 Decision reader_info(const reader::Reading& reading, const reader::Decision& decision,
                      std::string_view status, int64_t layers);
 
+// What Mind::decide returns: the action to send to the env and the decision behind it.
 struct Decided {
   Values action;  // options[letter].action
-  Decision info;
+  Decision info;  // the decision's record (meadow/decision.hpp)
 };
 
+// An exam item the mind got wrong.
 struct ExamMiss {
-  ExamItem item;
-  Decision got;
+  ExamItem item;  // the sentence and the expected letter
+  Decision got;   // what the mind decided
 };
 
+// The exam of a task: every item of Task::sanity decided.
 struct ExamResult {
-  bool ok = false;
-  int n_right = 0;
-  int n_total = 0;
-  int max_misses = 1;
+  bool ok = false;                  // misses <= max_misses
+  int n_right = 0;                  // items answered with the expected letter
+  int n_total = 0;                  // items
+  int max_misses = 1;               // the bar it was held to
   std::vector<Decision> decisions;  // one per exam item, exam order
-  std::vector<ExamMiss> misses;
+  std::vector<ExamMiss> misses;     // the wrong ones, exam order
   // How a meadow-reader read the rule (reader::describe), printed before the table; empty for
   // a model that answers the letter directly.
   std::string reading;
@@ -108,7 +111,7 @@ struct ExamResult {
 struct ExamFailed : std::runtime_error {
   ExamFailed(std::string message, ExamResult r)
       : std::runtime_error(std::move(message)), result(std::move(r)) {}
-  ExamResult result;
+  ExamResult result;  // the whole exam
 };
 
 // Where to look for a model; `from_environment()` reads the process environment and
@@ -139,9 +142,9 @@ const std::vector<KnownModel>& known_models();
 // why it cannot be read ("not a GGUF file: magic bytes are ...", "truncated: ..."), empty when
 // it reads.
 struct ModelListing {
-  KnownModel model;
-  std::optional<std::string> path;
-  std::string problem;
+  KnownModel model;                 // the known model
+  std::optional<std::string> path;  // where it is, when present
+  std::string problem;              // why the present file cannot be read; "" when it reads
 };
 std::vector<ModelListing> list_models(const ModelSearch& where);
 
@@ -180,34 +183,33 @@ class Mind {
   // The exam; throws ExamFailed (listing each miss) when misses > max_misses.
   ExamResult check(const Task& task, std::optional<int> max_misses = std::nullopt);
 
-  const std::string& model_path() const;
-  // The language model. Throws meadow::Error for a meadow-reader, which has none.
+  const std::string& model_path() const;  // the resolved model file
+  // The language model and its tokenizer (include meadow/runtime/model.hpp and
+  // meadow/runtime/tokenizer.hpp to use them). Throws meadow::Error for a meadow-reader, which
+  // has none.
   const model::Model& model() const;
   const Tokenizer& tokenizer() const;
-  // The reader when the model file is a meadow-reader (a bert encoder with reader heads:
-  // decisions read the rule in parts, and carry Decision::conditions); else nullptr.
+  // Experimental: the reader when the model file is a meadow-reader (a bert encoder with reader
+  // heads: decisions read the rule in parts, and carry Decision::conditions); else nullptr.
   const reader::Reader* reader() const;
-  // How the reader read the task's rule (once per table, then cached); nullptr for a model
-  // that answers the letter directly. Throws meadow::Error for an invalid task, or a rule the
+  // Experimental: how the reader read the task's rule (once per table, then cached); nullptr for a
+  // model that answers the letter directly. Throws meadow::Error for an invalid task, or a rule the
   // reader cannot decide from (Reading::unreadable: the words at fault).
   const reader::Reading* reading(const Task& task);
-  const MindOptions& options() const { return opts_; }
+  const MindOptions& options() const { return opts_; }  // threads resolved (0: auto → chosen)
 
  private:
-  const decision::Decider& decider_for(const Task& task);
-  Decision read_and_decide(const reader::Reading& reading, std::string_view status) const;
-  struct Loaded;
+  struct Impl;  // the model or reader, and the tables met so far (src/mind/mind.cpp)
   MindOptions opts_;
-  std::unique_ptr<Loaded> m_;
-  std::unique_ptr<std::mutex> mu_;
-  std::vector<std::unique_ptr<decision::Decider>> deciders_;  // one per table, in first use order
+  std::unique_ptr<Impl> m_;
 };
 
 // A table of the exam: one line per item with status, expected, chosen, probabilities and a
 // mark for misses, then "exam: N/M right (K misses allowed) PASS|FAIL". For `check` output.
 std::string exam_table(const Task& task, const ExamResult& result);
 
-// A self-contained guide for a code agent wiring a new game with this API.
-std::string ai_prompt();
+// A self-contained guide for a code agent wiring a new game, for the C++ API ("cpp") or the
+// Python package ("python"). Throws Error for another language.
+std::string ai_prompt(std::string_view language = "cpp");
 
 }  // namespace meadow

@@ -205,7 +205,8 @@ void bind_mind(nb::module_& m) {
       out.emplace_back(l.model.name, l.model.description, l.model.embedded, l.model.source, l.path);
     return out;
   });
-  m.def("ai_prompt_cpp", &ai_prompt);
+  m.def("ai_prompt", &ai_prompt, nb::arg("language") = "cpp",
+        "The guide for a code agent wiring a new game: 'cpp' or 'python'.");
 }
 
 }  // namespace meadow::python

@@ -41,6 +41,24 @@ def test_python_m_meadow_mind_runs_the_command_line():
 
 def test_ai_prompt():
     assert ai_prompt() == AI_PROMPT and "mind.check(task)" in AI_PROMPT and "Task(" in AI_PROMPT
+    cpp = ai_prompt("cpp")
+    assert "meadow::Task" in cpp and "meadow::Task" not in AI_PROMPT and "option_text=" not in cpp
+    # One text: the steps' shared prose is in both guides.
+    assert "never print raw floats as the only information" in cpp
+    assert "never print raw floats as the only information" in AI_PROMPT
+    with pytest.raises(meadow_mind.MeadowError, match="no guide for 'rust'"):
+        ai_prompt("rust")
+
+
+def test_ai_prompt_example_runs(tmp_path, monkeypatch):
+    """The guide's complete example is code an agent can copy: it passes the exam and balances."""
+    example = AI_PROMPT.split("## Complete example", 1)[1]
+    code = "\n".join(line[4:] for line in example.splitlines() if line.startswith("    ") or not line)
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    exec(compile(code, "agent_guide_example", "exec"), scope)
+    assert scope["task"].rule.startswith("If the pole leans")
+    assert scope["terminated"] is False
 
 
 def test_public_names():

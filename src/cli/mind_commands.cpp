@@ -133,7 +133,10 @@ void add_mind_commands(CLI::App& app) {
   d->callback([args] { run_decide(*args); });
 
   auto* p = app.add_subcommand("ai-prompt", "print a guide for a code agent wiring a new game");
-  p->callback([] { std::fputs(ai_prompt().c_str(), stdout); });
+  auto language = std::make_shared<std::string>("cpp");
+  p->add_option("--lang", *language, "the guide for the C++ API or the Python package")
+      ->check(CLI::IsMember({"cpp", "python"}));
+  p->callback([language] { std::fputs(ai_prompt(*language).c_str(), stdout); });
 }
 
 }  // namespace meadow::cli

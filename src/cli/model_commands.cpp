@@ -296,7 +296,10 @@ CLI::Option* add_float_recheck_option(CLI::App* app, double& margin) {
       ->capture_default_str();
 }
 
-void add_model_commands(CLI::App& app) {
+namespace {
+
+// `model info` and `model list`.
+void add_model_subcommands(CLI::App& app) {
   auto* model = app.add_subcommand("model", "Inspect GGUF models");
   model->require_subcommand(1);
   auto* info = model->add_subcommand("info", "Architecture, sizes, types, tokenizer of a GGUF");
@@ -318,7 +321,10 @@ void add_model_commands(CLI::App& app) {
     else
       print_info(j);
   });
+}
 
+// `tokenize`: ids (and an encoder's token types) of a text.
+void add_tokenize_command(CLI::App& app) {
   auto* tok = app.add_subcommand("tokenize",
                                  "Token ids of a text (BOS added if the model asks; an encoder's "
                                  "[CLS] text [SEP], with its token types)");
@@ -363,7 +369,10 @@ void add_model_commands(CLI::App& app) {
       std::printf("\n");
     }
   });
+}
 
+// `logits`: rows of a forward pass, for comparison with other implementations.
+void add_logits_command(CLI::App& app) {
   auto* lg = app.add_subcommand(
       "logits",
       "Logits rows of a forward pass. Positions index the whole sequence; dream rows are "
@@ -387,6 +396,14 @@ void add_model_commands(CLI::App& app) {
     if (text->count() == 0 && ids->count() == 0) throw Error("logits: give --text or --ids");
     run_logits(*a);
   });
+}
+
+}  // namespace
+
+void add_model_commands(CLI::App& app) {
+  add_model_subcommands(app);
+  add_tokenize_command(app);
+  add_logits_command(app);
 }
 
 }  // namespace meadow::cli

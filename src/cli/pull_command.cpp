@@ -76,6 +76,25 @@ void draw_bar(uint64_t bytes, uint64_t total, std::chrono::steady_clock::time_po
   std::fflush(stderr);
 }
 
+// "already present", or how many bytes came in how long, resumed or restarted.
+std::string how_it_came(const fetch::PullResult& r) {
+  std::string how;
+  if (r.already_present) {
+    how = "already present";
+  } else {
+    char speed[64];
+    std::snprintf(speed, sizeof speed, " in %.1f s", r.seconds);
+    how = "downloaded " + mib(r.transferred) + speed;
+    if (r.resumed_from && !r.restarted) how += ", resumed at " + mib(r.resumed_from);
+    if (r.restarted)
+      how +=
+          ", restarted from zero (" +
+          (r.restart_reason.empty() ? std::string("the server did not resume") : r.restart_reason) +
+          ")";
+  }
+  return how;
+}
+
 void run_pull(const PullArgs& a) {
   if (a.list) {
     print_list(a.json);
@@ -136,20 +155,7 @@ void run_pull(const PullArgs& a) {
   }
   if (drew) std::fputs("\n", stderr);
 
-  std::string how;
-  if (r.already_present) {
-    how = "already present";
-  } else {
-    char speed[64];
-    std::snprintf(speed, sizeof speed, " in %.1f s", r.seconds);
-    how = "downloaded " + mib(r.transferred) + speed;
-    if (r.resumed_from && !r.restarted) how += ", resumed at " + mib(r.resumed_from);
-    if (r.restarted)
-      how +=
-          ", restarted from zero (" +
-          (r.restart_reason.empty() ? std::string("the server did not resume") : r.restart_reason) +
-          ")";
-  }
+  const std::string how = how_it_came(r);
   const std::string check =
       r.verified ? "sha256 verified" : "no known hash; not verified (sha256 " + r.sha256 + ")";
   std::fprintf(stderr, "pull %s: %s (%s, %s; %s); %s\n", label.c_str(), r.path.c_str(),

@@ -94,6 +94,49 @@ std::string window_text(const std::optional<double>& ms) {
   return buf;
 }
 
+// The same game played by a model that writes its answer, and the two side by side.
+void run_contender(const RealtimeArgs& a, BuiltinTask& bt, const Mind& mind, uint64_t seed,
+                   const RealtimeResult& r, std::optional<double> mind_best) {
+  const bool shapes = bt.task.env_id == "Shapes-v0";
+  // The contender's model: SmolLM2 when present, else the mind's own model generating.
+  std::string path;
+  try {
+    path = resolve_model(a.contender);
+  } catch (const Error& e) {
+    std::printf("contender %s not found (%s); generating with %s instead\n", a.contender.c_str(),
+                e.what(), mind.model_path().c_str());
+    path = mind.model_path();
+  }
+  const model::Model cm = model::Model::load(path);
+  const Tokenizer ctok = Tokenizer::from_gguf(cm.file());
+  const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  const DecideFn gen = generating_decider(cm, ctok, a.contender_tokens, threads);
+  std::printf("full-generation contender: %s, up to %d tokens a decision\n", path.c_str(),
+              a.contender_tokens);
+  RealtimeOptions co;
+  co.seed = seed;
+  const RealtimeResult cr = run_realtime(bt.task, gen, co);
+  print_run("generate", cr);
+  std::optional<double> gen_best;
+  if (shapes) {
+    std::vector<WindowRow> rows;
+    gen_best = search_windows(bt.task, gen, seed, rows);
+  }
+  std::printf("\n%-22s %-12s %-12s\n", "", "one pass", "generation");
+  std::printf("%-22s %-12s %-12s\n", shapes ? "matched (1 s window)" : "cleared",
+              (std::to_string(score(r)) + "/6").c_str(),
+              (std::to_string(score(cr)) + "/6").c_str());
+  if (shapes)
+    std::printf("%-22s %-12s %-12s\n", "smallest 6/6 window", window_text(mind_best).c_str(),
+                window_text(gen_best).c_str());
+  char a_lat[32], b_lat[32];
+  std::snprintf(a_lat, sizeof a_lat, "%.1f ms", r.p50_ms);
+  std::snprintf(b_lat, sizeof b_lat, "%.1f ms", cr.p50_ms);
+  std::printf("%-22s %-12s %-12s\n", "decision p50", a_lat, b_lat);
+  std::printf("%-22s %-12lld %-12lld\n", "late answers", static_cast<long long>(r.late),
+              static_cast<long long>(cr.late));
+}
+
 void run(const RealtimeArgs& a) {
   BuiltinTask bt = builtin_task(a.task);
   const bool shapes = bt.task.env_id == "Shapes-v0";
@@ -139,45 +182,7 @@ void run(const RealtimeArgs& a) {
   }
   std::fflush(stdout);
 
-  if (a.contender != "off") {
-    // The contender's model: SmolLM2 when present, else the mind's own model generating.
-    std::string path;
-    try {
-      path = resolve_model(a.contender);
-    } catch (const Error& e) {
-      std::printf("contender %s not found (%s); generating with %s instead\n", a.contender.c_str(),
-                  e.what(), mind.model_path().c_str());
-      path = mind.model_path();
-    }
-    const model::Model cm = model::Model::load(path);
-    const Tokenizer ctok = Tokenizer::from_gguf(cm.file());
-    const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
-    const DecideFn gen = generating_decider(cm, ctok, a.contender_tokens, threads);
-    std::printf("full-generation contender: %s, up to %d tokens a decision\n", path.c_str(),
-                a.contender_tokens);
-    RealtimeOptions co;
-    co.seed = seed;
-    const RealtimeResult cr = run_realtime(bt.task, gen, co);
-    print_run("generate", cr);
-    std::optional<double> gen_best;
-    if (shapes) {
-      std::vector<WindowRow> rows;
-      gen_best = search_windows(bt.task, gen, seed, rows);
-    }
-    std::printf("\n%-22s %-12s %-12s\n", "", "one pass", "generation");
-    std::printf("%-22s %-12s %-12s\n", shapes ? "matched (1 s window)" : "cleared",
-                (std::to_string(score(r)) + "/6").c_str(),
-                (std::to_string(score(cr)) + "/6").c_str());
-    if (shapes)
-      std::printf("%-22s %-12s %-12s\n", "smallest 6/6 window", window_text(mind_best).c_str(),
-                  window_text(gen_best).c_str());
-    char a_lat[32], b_lat[32];
-    std::snprintf(a_lat, sizeof a_lat, "%.1f ms", r.p50_ms);
-    std::snprintf(b_lat, sizeof b_lat, "%.1f ms", cr.p50_ms);
-    std::printf("%-22s %-12s %-12s\n", "decision p50", a_lat, b_lat);
-    std::printf("%-22s %-12lld %-12lld\n", "late answers", static_cast<long long>(r.late),
-                static_cast<long long>(cr.late));
-  }
+  if (a.contender != "off") run_contender(a, bt, mind, seed, r, mind_best);
   std::fflush(stdout);
   if (!r.verdict.ok) throw Exit{1};
 }

@@ -116,7 +116,8 @@ struct Decider::Impl {
   std::string rule_;
   std::vector<Choice> choices_;
   DecideOptions opts_;
-  bool integers_ = false;  // the decision pass multiplies in integers (Arithmetic::Auto)
+  PromptContract contract_;  // the model's, with the options' system message when they set one
+  bool integers_ = false;    // the decision pass multiplies in integers (Arithmetic::Auto)
   std::vector<int32_t> prefix_ids_;
   std::vector<int32_t> slot_ids_;  // the answer slot's mask tokens (empty for causal archs)
   SuffixFrame frame_;
@@ -170,7 +171,9 @@ Decider::Impl::Impl(const model::Model& model, const Tokenizer& tok, std::string
     if (cfg.mask_id < 0 && !tok.mask_id())
       throw Error("decision: the model has no mask token (tokenizer.ggml.mask_token_id)");
   }
-  const PromptText frame = prompt_text(tok, opts_.system, rule_, choices_, kMark);
+  contract_ = prompt_contract(model.file());
+  if (opts_.system) contract_.system = *opts_.system;
+  const PromptText frame = prompt_text(tok, contract_, rule_, choices_, kMark);
   prefix_ids_ = encode_chat(tok, frame.prefix);
   if (prefix_ids_.empty()) throw Error("decision: empty prompt prefix");
   build_suffix_frame(frame.suffix);
@@ -214,6 +217,10 @@ const std::vector<Choice>& Decider::choices() const {
 const DecideOptions& Decider::options() const {
   return impl_->opts_;
 }
+
+const PromptContract& Decider::contract() const {
+  return impl_->contract_;
+}
 bool Decider::cached() const {
   return impl_->cached();
 }
@@ -251,7 +258,7 @@ void Decider::Impl::suffix_ids(std::string_view situation, Scratch& s,
     ids.insert(ids.end(), s.mid.begin(), s.mid.end());
     ids.insert(ids.end(), frame_.tail.begin(), frame_.tail.end());
   } else {
-    ids = encode_chat(*tok_, prompt_text(*tok_, opts_.system, rule_, choices_, situation).suffix);
+    ids = encode_chat(*tok_, prompt_text(*tok_, contract_, rule_, choices_, situation).suffix);
   }
   if (ids.empty()) throw Error("decision: empty prompt suffix");
   const int64_t n = int64_t(prefix_ids_.size() + ids.size() + slot_ids_.size());

@@ -10,21 +10,25 @@
 
 namespace meadow::decision {
 
-std::string options_block(const std::vector<Choice>& choices) {
+std::string options_block(const std::vector<Choice>& choices, std::string_view option_layout) {
   std::string out;
-  for (const auto& c : choices) out += std::string(1, c.letter) + ") " + c.text + "\n";
+  for (const auto& c : choices)
+    out +=
+        fill_layout(option_layout, {{"letter", std::string_view(&c.letter, 1)}, {"text", c.text}});
   return out;
 }
 
-PromptText prompt_text(const Tokenizer& tok, std::string_view system, std::string_view rule,
+PromptText prompt_text(const Tokenizer& tok, const PromptContract& contract, std::string_view rule,
                        const std::vector<Choice>& choices, std::string_view situation) {
   if (choices.empty()) throw Error("decision: no options");
   // Where the situation starts inside the user message: the chat is rendered twice, with one
   // different byte there, and split where the renderings first differ. The template renders
   // message contents verbatim (llama3 trims only the ends), so that is exactly prefix + suffix.
   // (Searching the rendering for a marker string broke when a rule or option held it.)
-  const std::string head = "Rule: " + std::string(rule) + "\nOptions:\n" + options_block(choices);
-  const std::string tail = "Situation: " + std::string(situation);
+  const std::string head = fill_layout(
+      contract.prefix, {{"rule", rule}, {"options", options_block(choices, contract.option)}});
+  const std::string tail = fill_layout(contract.suffix, {{"situation", situation}});
+  const std::string_view system = contract.system;
   const ChatTemplate tmpl = detect_chat_template(tok);
   auto render = [&](char mark) {
     std::vector<ChatMessage> msgs;

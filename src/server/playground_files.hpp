@@ -2,16 +2,12 @@
 // cmake/embed_files.cmake.
 #pragma once
 
-#include <string_view>
 #include <vector>
+
+#include "util/embedded_file.hpp"
 
 namespace meadow::server {
 
-struct EmbeddedFile {
-  std::string_view name;  // "index.html", "playground.js"
-  std::string_view bytes;
-};
-
-const std::vector<EmbeddedFile>& playground_files();
+const std::vector<util::EmbeddedFile>& playground_files();
 
 }  // namespace meadow::server

@@ -23,17 +23,15 @@ std::string content_type(std::string_view name) {
 }
 
 void send(httplib::Response& res, std::string_view name) {
-  for (const EmbeddedFile& f : playground_files())
-    if (f.name == name) {
-      res.set_content(std::string(f.bytes), content_type(name));
-      // Only this server's own scripts and styles; nothing from elsewhere.
-      res.set_header("Content-Security-Policy",
-                     "default-src 'self'; img-src 'self' blob: data:; object-src 'none'");
-      res.set_header("X-Content-Type-Options", "nosniff");
-      res.set_header("Cache-Control", "no-cache");
-      return;
-    }
-  throw HttpError(404, "no playground file '" + std::string(name) + "'", "not_found");
+  const util::EmbeddedFile* f = util::find_embedded(playground_files(), name);
+  if (f == nullptr)
+    throw HttpError(404, "no playground file '" + std::string(name) + "'", "not_found");
+  res.set_content(std::string(f->bytes), content_type(name));
+  // Only this server's own scripts and styles; nothing from elsewhere.
+  res.set_header("Content-Security-Policy",
+                 "default-src 'self'; img-src 'self' blob: data:; object-src 'none'");
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Cache-Control", "no-cache");
 }
 
 }  // namespace

@@ -133,6 +133,10 @@ TEST(AiPromptCommand, PrintsTheGuide) {
   ASSERT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("5. Take the exam"), std::string::npos);
   EXPECT_NE(r.out.find("meadow::Task"), std::string::npos);
+  const Result py = run("ai-prompt --lang python");
+  ASSERT_EQ(py.code, 0);
+  EXPECT_NE(py.out.find("from meadow_mind import"), std::string::npos);
+  EXPECT_EQ(run("ai-prompt --lang rust").code, 2);
 }
 
 }  // namespace

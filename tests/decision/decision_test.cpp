@@ -143,7 +143,7 @@ TEST(Decision, SuffixFrameGivesTheFullRenderingsIds) {
     const Decider d(L.model, L.tok, kRule, kChoices, {.prefix_cache = false});
     for (const std::string& s : situations) {
       const auto full =
-          encode_chat(L.tok, prompt_text(L.tok, d.options().system, kRule, kChoices, s).suffix);
+          encode_chat(L.tok, prompt_text(L.tok, d.contract(), kRule, kChoices, s).suffix);
       EXPECT_EQ(d.prompt_ids(s).suffix, full) << '"' << s << '"';
     }
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../tokenizer/tiny_vocab.hpp"
+#include "meadow/error.hpp"
 #include "meadow/runtime/chat_template.hpp"
 #include "meadow/runtime/decider.hpp"
 
@@ -27,9 +28,17 @@ std::string contract(const Tokenizer& tok, const std::string& system, const std:
                      const std::vector<Choice>& choices, const std::string& situation) {
   std::vector<ChatMessage> msgs;
   if (!system.empty()) msgs.push_back({"system", system});
-  msgs.push_back({"user", "Rule: " + rule + "\nOptions:\n" + options_block(choices) +
-                              "Situation: " + situation});
+  std::string options;
+  for (const Choice& c : choices) options += std::string(1, c.letter) + ") " + c.text + "\n";
+  msgs.push_back({"user", "Rule: " + rule + "\nOptions:\n" + options + "Situation: " + situation});
   return render_chat(detect_chat_template(tok), msgs, true);
+}
+
+// The contract's default (models/prompt-contract.json) with another system message.
+PromptContract brief() {
+  PromptContract c = default_prompt_contract();
+  c.system = "Be brief.";
+  return c;
 }
 
 TEST(PromptText, AnyTextKeepsTheSplitWhereTheSituationStarts) {
@@ -50,14 +59,38 @@ TEST(PromptText, AnyTextKeepsTheSplitWhereTheSituationStarts) {
                           Case{"If it rains, choose B.", marked, "It rains."},
                           Case{"If it rains, choose B.", plain, "It " + odd + " rains."},
                           Case{odd, marked, odd + odd}}) {
-      const PromptText p = prompt_text(tok, "Be brief.", c.rule, c.choices, c.situation);
+      const PromptText p = prompt_text(tok, brief(), c.rule, c.choices, c.situation);
       EXPECT_EQ(p.prefix_text() + p.suffix_text(),
                 contract(tok, "Be brief.", c.rule, c.choices, c.situation));
       EXPECT_EQ(p.suffix_text().rfind("Situation: ", 0), 0u) << p.suffix_text();
-      EXPECT_EQ(prompt_text(tok, "Be brief.", c.rule, c.choices, "other").prefix_text(),
+      EXPECT_EQ(prompt_text(tok, brief(), c.rule, c.choices, "other").prefix_text(),
                 p.prefix_text());
     }
   }
+}
+
+// The compiled-in contract is docs/prompt-contract.md's layout; a model's own contract (its
+// meadow.prompt.* keys) changes the prompt, and one that lacks a field is refused.
+TEST(PromptText, FollowsTheModelsContract) {
+  const PromptContract& d = default_prompt_contract();
+  EXPECT_EQ(d.system,
+            "Read the rule and the situation, then answer with the letter of the option to take.");
+  EXPECT_EQ(d.prefix, "Rule: {rule}\nOptions:\n{options}");
+  EXPECT_EQ(d.option, "{letter}) {text}\n");
+  EXPECT_EQ(d.suffix, "Situation: {situation}");
+
+  const Tokenizer tok = tokenizer("");
+  PromptContract other{"", "Policy: {rule}\nChoices: {options}\n", "[{letter}] {text}; ",
+                       "Now: {situation}"};
+  const PromptText p =
+      prompt_text(tok, other, "Go {left}.", {{'A', "go {text}"}, {'B', "stay"}}, "It {rains}.");
+  // (A vocabulary without a template renders ChatML.)
+  EXPECT_EQ(p.prefix_text(),
+            "<|im_start|>user\nPolicy: Go {left}.\nChoices: [A] go {text}; [B] stay; \n");
+  EXPECT_EQ(p.suffix_text(), "Now: It {rains}.<|im_end|>\n<|im_start|>assistant\n");
+
+  EXPECT_EQ(fill_layout("{a}-{b}", {{"a", "{b}"}, {"b", "x"}}), "{b}-x");  // one pass
+  EXPECT_THROW(fill_layout("{a}{c}", {{"a", "1"}}), Error);
 }
 
 }  // namespace

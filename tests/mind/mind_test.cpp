@@ -265,6 +265,21 @@ TEST(Mind, AiPromptCoversTheFiveSteps) {
     EXPECT_NE(g.find(s), std::string::npos) << s;
 }
 
+// One text for both languages: each guide has the shared steps and only its own blocks.
+TEST(Mind, AiPromptPicksTheLanguage) {
+  const std::string cpp = ai_prompt("cpp"), py = ai_prompt("python");
+  EXPECT_NE(cpp.find("(C++ API)"), std::string::npos);
+  EXPECT_EQ(cpp.find("(Python)"), std::string::npos);
+  EXPECT_NE(py.find("from meadow_mind import"), std::string::npos);
+  EXPECT_EQ(py.find("meadow::"), std::string::npos);
+  for (const std::string* g : {&cpp, &py}) {
+    EXPECT_NE(g->find("Use the SAME words in the sentence"), std::string::npos);
+    EXPECT_EQ(g->find(":::"), std::string::npos);
+    EXPECT_EQ(g->find("<!--"), std::string::npos);
+  }
+  EXPECT_THROW(ai_prompt("rust"), Error);
+}
+
 // The guide's complete example is examples/ai_prompt_example.cpp (built with the examples),
 // indented as a Markdown code block: the code an agent copies compiles.
 TEST(Mind, AiPromptQuotesTheExampleThatIsBuilt) {

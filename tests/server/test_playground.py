@@ -34,9 +34,10 @@ def free_port() -> int:
 
 
 def readme_nginx(listen: int, upstream: int, tmp: str) -> str:
-    """README.md's nginx example, pointed at this test's server and a free port, wrapped in the
-    few top-level lines a standalone nginx needs (pid, logs, temp paths under `tmp`)."""
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+    """The nginx example of docs/commands.md ("Behind a proxy"), pointed at this test's server
+    and a free port, wrapped in the few top-level lines a standalone nginx needs (pid, logs,
+    temp paths under `tmp`)."""
+    with open(os.path.join(ROOT, "docs", "commands.md"), encoding="utf-8") as f:
         block = re.search(r"```nginx\n(.*?)```", f.read(), re.S).group(1)
     block = re.sub(r"server 127\.0\.0\.1:\d+;\s*", "", block)
     block = block.replace("least_conn;", f"least_conn; server 127.0.0.1:{upstream};")
@@ -200,7 +201,7 @@ if __name__ == "__main__":
 
 @unittest.skipUnless(shutil.which("nginx"), "nginx is not installed (scripts/setup.sh installs it)")
 class PlaygroundBehindNginx(PlaygroundTest):
-    """The same page through README.md's nginx example."""
+    """The same page through the nginx example of docs/commands.md."""
 
     @classmethod
     def setUpClass(cls):

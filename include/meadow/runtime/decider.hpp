@@ -36,6 +36,7 @@
 #include "meadow/decision.hpp"
 #include "meadow/runtime/chat_template.hpp"
 #include "meadow/runtime/model.hpp"
+#include "meadow/runtime/prompt_contract.hpp"
 #include "meadow/runtime/tokenizer.hpp"
 
 namespace meadow::decision {
@@ -70,12 +71,13 @@ struct PromptIds {
 // Decision::entropy of a letter distribution: its entropy over log(options), 0 for one option.
 double normalized_entropy(std::span<const double> probs);
 
-// Prompt strings for a table and one situation. Throws meadow::Error for no choices.
-PromptText prompt_text(const Tokenizer& tok, std::string_view system, std::string_view rule,
+// Prompt strings for a table and one situation in the layout of `contract` (its system message
+// included; "" sends none). Throws meadow::Error for no choices.
+PromptText prompt_text(const Tokenizer& tok, const PromptContract& contract, std::string_view rule,
                        const std::vector<Choice>& choices, std::string_view situation);
 
-// The options block exactly as the corpus writes it: "A) text\n" per choice.
-std::string options_block(const std::vector<Choice>& choices);
+// The options block: the contract's option line ("{letter}) {text}\n") per choice.
+std::string options_block(const std::vector<Choice>& choices, std::string_view option_layout);
 
 // A rule table bound to a model: decides situations. Holds references to model and tokenizer
 // (they must outlive it). decide() is const and thread-safe.
@@ -112,6 +114,8 @@ class Decider {
   const std::string& rule() const;
   const std::vector<Choice>& choices() const;
   const DecideOptions& options() const;
+  // The prompt layout and system message the decisions use (the model's contract).
+  const PromptContract& contract() const;
   bool cached() const;  // the prefix's K/V are encoded (DecideOptions::prefix_cache)
 
  private:
