@@ -1,4 +1,14 @@
 // Environments that mirror Gymnasium: same ids, kwargs, spaces, seeds and episodes.
+//
+//   std::unique_ptr<meadow::Env> env = meadow::make("CartPole-v1");
+//   meadow::ResetResult r = env->reset(0);
+//   meadow::StepResult s = env->step({1});   // until s.terminated || s.truncated
+//
+// An env of one's own derives from Env (and draws itself as a Scene, meadow/scene.hpp); a task
+// names a registered env by id (Task::env_id).
+//
+// Stability: everything here is stable (kept across releases; fields may be added) unless
+// marked "Experimental:", which may change or go.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +29,7 @@ namespace meadow {
 // Observations and actions are Values (meadow/values.hpp), Box components already rounded to
 // the space's dtype (float32 observations hold exactly the float32 value Gymnasium returns).
 
+// An observation or action space, as Gymnasium's spaces.Discrete and spaces.Box.
 struct Space {
   enum class Kind { Discrete, Box };
   Kind kind = Kind::Discrete;
@@ -28,29 +39,33 @@ struct Space {
   std::vector<int64_t> shape;     // Box shape
   std::string dtype = "int64";    // "int64", "float32", "float64"
 
-  bool contains(const Values& v) const;
-  std::string describe() const;  // "Discrete(2)", "Box([-1.], [1.], (1,), float32)"
+  bool contains(const Values& v) const;  // v is in the space (size, bounds, integrality)
+  std::string describe() const;          // "Discrete(2)", "Box([-1.], [1.], (1,), float32)"
 };
 
 // Gymnasium's info dict: scalars are one-element lists.
 using Info = std::map<std::string, std::vector<double>>;
 
+// What reset() returns: the first observation and Gymnasium's info.
 struct ResetResult {
-  Values obs;
-  Info info;
+  Values obs;  // in observation_space()
+  Info info;   // as Gymnasium's reset() info
 };
 
+// What step() returns, as Gymnasium's step().
 struct StepResult {
-  Values obs;
-  double reward = 0;
-  bool terminated = false;
-  bool truncated = false;
-  Info info;
+  Values obs;               // the observation after the action
+  double reward = 0;        // the reward of this step
+  bool terminated = false;  // the env reached a terminal state (the episode is over)
+  bool truncated = false;   // the episode was cut short (its TimeLimit)
+  Info info;                // as Gymnasium's step() info
 };
 
 // Keyword arguments as Gymnasium takes them, e.g. {{"map_name","8x8"},{"is_slippery",false}}.
 using Kwargs = nlohmann::json;
 
+// An environment: reset, step, spaces and its picture. Envs from make() also check the order of
+// calls (a step before reset throws) and apply the registered TimeLimit.
 class Env {
  public:
   virtual ~Env() = default;
@@ -62,17 +77,19 @@ class Env {
   virtual const Space& action_space() const = 0;
   // What the current state looks like, at Gymnasium's render size.
   virtual Scene scene() const = 0;
-  virtual std::string id() const = 0;
+  virtual std::string id() const = 0;  // the registered id, "CartPole-v1"
 };
 
+// A registered env, as Gymnasium's EnvSpec.
 struct EnvSpec {
-  std::string id;
-  std::optional<int> max_episode_steps;  // TimeLimit applied by make()
-  std::optional<double> reward_threshold;
-  Kwargs default_kwargs = Kwargs::object();
-  std::string summary;
+  std::string id;                            // "CartPole-v1"
+  std::optional<int> max_episode_steps;      // TimeLimit applied by make()
+  std::optional<double> reward_threshold;    // Gymnasium's "solved" level, where it has one
+  Kwargs default_kwargs = Kwargs::object();  // the kwargs make() fills in
+  std::string summary;                       // one line for `meadow-mind env list`
 };
 
+// Every env make() knows, in listing order.
 const std::vector<EnvSpec>& env_registry();
 
 // A registered env's documentation in Gymnasium's sections (description, action space,

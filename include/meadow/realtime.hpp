@@ -15,6 +15,9 @@
 // Simulated time (RealtimeOptions::latency set): no threads and no clock. Each decision takes
 // the game seconds the latency function says, during which the world moves on, so a test can
 // make a mind slow or fast independent of the machine's speed.
+//
+// Stability: everything here is stable (kept across releases; fields may be added) unless
+// marked "Experimental:", which may change or go.
 #pragma once
 
 #include <cstdint>
@@ -43,8 +46,9 @@ struct TimedDecision {
   bool in_time = false;   // applied (its question still open), else late and dropped
 };
 
+// How run_realtime plays and what it writes.
 struct RealtimeOptions {
-  uint64_t seed = 0;
+  uint64_t seed = 0;  // the reset seed
   std::string
       gif_path;  // empty: no GIF; frame delays are the game (= wall-clock) time between frames
   std::string trace_path;  // empty: no trace; one JSON line per decision
@@ -55,6 +59,7 @@ struct RealtimeOptions {
   nlohmann::json env_kwargs;  // null: the task's; else these replace them (e.g. a window)
 };
 
+// What run_realtime returns.
 struct RealtimeResult {
   Episode episode;                       // steps: one per decision; total_reward: all the game gave
   std::vector<TimedDecision> decisions;  // decisions[i] is when episode.steps[i] was decided
@@ -62,11 +67,12 @@ struct RealtimeResult {
   int64_t late = 0;               // decisions that arrived after their question closed
   double game_s = 0;              // game time the run took
   double p50_ms = 0, p95_ms = 0;  // decision latency
-  int gif_frames = 0;
-  bool simulated = false;
+  int gif_frames = 0;             // frames written (0: no GIF)
+  bool simulated = false;         // played in simulated time (RealtimeOptions::latency)
 };
 
-// The full-generation contender: an agent that writes a whole sentence before it acts. The
+// Experimental: the full-generation contender: an agent that writes a whole sentence before it
+// acts. The
 // prompt is the chat template of (system: the rule and the lettered options; user: the status
 // sentence and "which option, in one sentence"); the model generates up to max_new_tokens
 // (token by token for causal models such as SmolLM2, block diffusion for dream/llada; see
@@ -75,9 +81,9 @@ struct RealtimeResult {
 DecideFn generating_decider(const model::Model& model, const Tokenizer& tok, int max_new_tokens,
                             int threads);
 
-// The option a written answer names: an explicit letter first ("B)", "option B", "choose B",
-// "B." or a lone "B"), else the option whose trace label (Option::act, e.g. "left") or text
-// comes first in the answer (case-insensitive, whole words), else the idle option (act "stay",
+// Experimental: the option a written answer names: an explicit letter first ("B)", "option B",
+// "choose B", "B." or a lone "B"), else the option whose trace label (Option::act, e.g. "left") or
+// text comes first in the answer (case-insensitive, whole words), else the idle option (act "stay",
 // "wait" or "none"), else the first option.
 char parse_answer(const Task& task, std::string_view text);
 
@@ -86,8 +92,8 @@ char parse_answer(const Task& task, std::string_view text);
 // real-time game, a latency that is not a positive finite number, or an unwritable file.
 RealtimeResult run_realtime(Task& task, const DecideFn& decide, const RealtimeOptions& opts);
 
-// A real-time game of one's own (the Python package's games are these): a world that is a
-// function of game time and poses one question at a time. The runner calls it from one thread
+// Experimental: a real-time game of one's own (the Python package's games are these): a world that
+// is a function of game time and poses one question at a time. The runner calls it from one thread
 // at a time.
 struct RealtimeWorld {
   virtual ~RealtimeWorld() = default;

@@ -1,5 +1,10 @@
 // Turning scenes into pixels and pixels into files: Cairo rasterizer, caption band, PNG and
 // animated GIF writers. Knows nothing of models or tasks; envs only describe scenes.
+// Part of the public API: whoever plays an env in a loop of their own (not run_episode) renders
+// and records it with these.
+//
+// Stability: everything here is stable (kept across releases; fields may be added) unless
+// marked "Experimental:", which may change or go.
 #pragma once
 
 #include <memory>
@@ -19,6 +24,7 @@ Frame rasterize(const Scene& scene);
 // rasterize(env.scene()): the env's current picture at Gymnasium's render size.
 Frame render(const Env& env);
 
+// How with_caption draws its band.
 struct CaptionStyle {
   double font_size = 14;          // pixels
   int padding = 6;                // around the text block, pixels
@@ -39,6 +45,7 @@ Frame with_caption(const Frame& frame, const std::vector<std::string>& lines,
 // meadow::Error naming the file on any failure, and leaves `path` as it was.
 void write_png(const std::string& path, const Frame& frame);
 
+// Options of a GifWriter.
 struct GifOptions {
   int loop_count = 0;  // NETSCAPE2.0 loop count; 0 = loop forever, <0 = no loop extension
 };
@@ -63,10 +70,10 @@ class GifWriter {
   GifWriter(const GifWriter&) = delete;
   GifWriter& operator=(const GifWriter&) = delete;
 
-  void add(const Frame& frame, int delay_ms);
-  void close();
-  int frames() const;  // frames added so far
-  const std::string& path() const;
+  void add(const Frame& frame, int delay_ms);  // the frame, shown for delay_ms
+  void close();                                // finishes the file; throws on a write error
+  int frames() const;                          // frames added so far
+  const std::string& path() const;             // the path given
 
  private:
   struct State;

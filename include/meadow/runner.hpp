@@ -7,6 +7,9 @@
 // Mind::decide (mind_decider); tests may bind a test-only reader to prove a task's words
 // suffice. Every recorded step (trace line, GIF frame) is one call of that function, and keeps
 // that call's decision record as it came (meadow/decision.hpp), no field copied out of it.
+//
+// Stability: everything here is stable (kept across releases; fields may be added) unless
+// marked "Experimental:", which may change or go.
 #pragma once
 
 #include <cstdint>
@@ -25,24 +28,26 @@ namespace meadow {
 
 // One step of an episode: the decision, the action it chose and what the env answered.
 struct EpisodeStep {
-  int64_t step = 0;
+  int64_t step = 0;   // 0, 1, ... within the episode
   Decision decision;  // status, letter, probabilities, latency, ...
-  Values action;
-  Values obs;  // observation after the step
-  double reward = 0;
+  Values action;      // the chosen option's action, as sent to the env
+  Values obs;         // observation after the step
+  double reward = 0;  // the env's reward for the step
 };
 
+// A played episode, step by step.
 struct Episode {
-  uint64_t seed = 0;
-  Values reset_obs;
-  std::vector<EpisodeStep> steps;
-  double total_reward = 0;
-  bool terminated = false;
-  bool truncated = false;
+  uint64_t seed = 0;               // the reset seed
+  Values reset_obs;                // the observation reset() gave
+  std::vector<EpisodeStep> steps;  // one per decision
+  double total_reward = 0;         // sum of the steps' rewards
+  bool terminated = false;         // ended in a terminal state
+  bool truncated = false;          // cut short (the env's TimeLimit or Task::max_steps)
 };
 
+// A judge's verdict on one episode (Task::judge) or on a built-in task's seeds.
 struct Verdict {
-  bool ok = false;
+  bool ok = false;   // the target was reached
   std::string text;  // one line: "balanced 500/500 steps", "reached the flag in 98 steps"
 };
 
@@ -50,20 +55,22 @@ struct Verdict {
 using DecideFn = std::function<Decided(Task& task, const Values& obs)>;
 DecideFn mind_decider(Mind& mind);  // binds Mind::decide; the mind must outlive the function
 
+// How run_episode plays and what it writes.
 struct RunOptions {
-  uint64_t seed = 0;
+  uint64_t seed = 0;       // the reset seed
   std::string gif_path;    // empty: no GIF
   std::string trace_path;  // empty: no trace
-  int gif_delay_ms = 50;
-  bool progress = false;  // a single updating stderr line, only when stderr is a terminal
-  int loop_repeats = 4;   // memory off: a state seen this often prints the looping hint
+  int gif_delay_ms = 50;   // each GIF frame's delay
+  bool progress = false;   // a single updating stderr line, only when stderr is a terminal
+  int loop_repeats = 4;    // memory off: a state seen this often prints the looping hint
 };
 
+// What run_episode returns.
 struct RunResult {
-  Episode episode;
-  Verdict verdict;
-  double p50_ms = 0, p95_ms = 0;  // decision latency
-  int gif_frames = 0;
+  Episode episode;                       // every step
+  Verdict verdict;                       // the task's judge on it (no judge: ok, "played N steps")
+  double p50_ms = 0, p95_ms = 0;         // decision latency
+  int gif_frames = 0;                    // frames written (0: no GIF)
   std::optional<std::string> loop_hint;  // set when memory is off and states repeat
 };
 
@@ -85,7 +92,7 @@ class TraceWriter {
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
-  void write(const EpisodeStep& step, const std::string& act);
+  void write(const EpisodeStep& step, const std::string& act);  // one line
   void close();    // throws meadow::Error if the file could not be written
   void discard();  // leaves the path as it was
 

@@ -17,6 +17,9 @@
 // This header knows nothing of environments (the mind layer never includes envs): actions,
 // observations and env kwargs use the same plain types as meadow/env.hpp (meadow/values.hpp's
 // `Values`; kwargs are Gymnasium-style JSON).
+//
+// Stability: everything here is stable (kept across releases; fields may be added) unless
+// marked "Experimental:", which may change or go.
 #pragma once
 
 #include <cstdint>
@@ -46,8 +49,8 @@ struct Option {
 
 // One exam item: a status sentence and the letter the rule demands for it.
 struct ExamItem {
-  std::string status;
-  char expected = 'A';
+  std::string status;   // a situation sentence, as a perceiver would say it
+  char expected = 'A';  // the letter the rule demands for it
 };
 
 // Perceiver: observation (+ the task, for memory words) → one status sentence. Constructible
@@ -64,7 +67,7 @@ class Perceiver {
       : fn_([g = std::move(f)](const Values& obs, const Task&) { return g(obs); }) {}
 
   std::string operator()(const Values& obs, const Task& task) const { return fn_(obs, task); }
-  explicit operator bool() const { return static_cast<bool>(fn_); }
+  explicit operator bool() const { return static_cast<bool>(fn_); }  // a function is set
 
  private:
   std::function<std::string(const Values&, const Task&)> fn_;
@@ -80,27 +83,27 @@ struct Task {
   std::string summary;  // one line for `meadow-mind list`
 
   // ① perception and ② the rule as multiple choice
-  Perceiver perceive;
-  std::string rule;
-  std::vector<Option> options;
+  Perceiver perceive;           // observation → status sentence (empty: examined, not played)
+  std::string rule;             // one sentence: "If the pole falls left, push left; ..."
+  std::vector<Option> options;  // lettered A, B, ... in the order the prompt lists them
 
   // the exam (`Mind::check`): held-out status sentences with their expected letters
   std::vector<ExamItem> sanity;
 
   // working memory (see the header comment)
-  bool memory = false;
-  std::function<std::string(const Values& obs)> mem_key;
-  std::map<std::string, int64_t> visited;  // key → visits recorded so far
+  bool memory = false;                                    // on: visits are counted per key
+  std::function<std::string(const Values& obs)> mem_key;  // the key of an observation
+  std::map<std::string, int64_t> visited;                 // key → visits recorded so far
 
   // the environment and the episode
   std::string env_id;                                    // "CartPole-v1"
   nlohmann::json env_kwargs = nlohmann::json::object();  // Gymnasium kwargs
-  int64_t max_steps = 500;
-  std::function<Verdict(const Episode&)> judge;  // may be empty: no verdict
+  int64_t max_steps = 500;                               // the runner stops an episode here
+  std::function<Verdict(const Episode&)> judge;          // may be empty: no verdict
 
   bool seen(const std::string& key) const { return visits(key) > 0; }
-  int64_t visits(const std::string& key) const;
-  void forget() { visited.clear(); }
+  int64_t visits(const std::string& key) const;  // visits of key recorded so far (0: never)
+  void forget() { visited.clear(); }             // clears working memory
 
   const Option& option(char letter) const;  // throws meadow::Error if not an option
   const std::string& option_text(char letter) const { return option(letter).text; }

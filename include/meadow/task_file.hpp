@@ -13,6 +13,9 @@
 //
 // Every mistake is an Error naming the place: "cart.toml:14:1: perceiver.words.lean: the
 // buckets leave values >= 0.1 uncovered (end with a bucket without `below`/`at_most`/`is`)".
+//
+// Stability: everything here is stable (kept across releases; fields may be added) unless
+// marked "Experimental:", which may change or go.
 #pragma once
 
 #include <cstdint>
@@ -38,16 +41,18 @@ struct WordBucket {
   std::string say;                // may name other words: "leans slightly {side}"
 };
 
+// A word: a value put into words by buckets.
 struct WordSpec {
-  std::string name;
-  std::string of;  // the expression whose value picks the bucket
-  std::vector<WordBucket> buckets;
+  std::string name;                 // what {name} in the sentence (or another word) says
+  std::string of;                   // the expression whose value picks the bucket
+  std::vector<WordBucket> buckets;  // in order; the first that holds says the word
 };
 
+// The declarative perceiver: observation → named numbers → words → one sentence.
 struct PerceiverSpec {
   std::vector<std::string> fields;                          // observation entries, in order
   std::vector<std::pair<std::string, std::string>> values;  // name = expression, in order
-  std::vector<WordSpec> words;
+  std::vector<WordSpec> words;                              // in the file's order
   std::string sentence;  // "the pole is falling {falling} and {lean}"
 };
 
@@ -55,27 +60,29 @@ struct PerceiverSpec {
 struct JudgeSpec {
   std::optional<bool> terminated;         // ended in the env's terminal state (or did not)
   std::optional<double> reward_at_least;  // total reward
-  std::optional<int64_t> steps_at_least;
+  std::optional<int64_t> steps_at_least;  // episode length
   std::optional<int64_t> steps_at_most;
   std::string target;  // one line for listings: "the full 500 steps on each seed"
 
-  bool has_conditions() const {
+  bool has_conditions() const {  // at least one condition is given
     return terminated || reward_at_least || steps_at_least || steps_at_most;
   }
 };
 
+// A task file as data: the words, the env, the perceiver and the judge (Task's fields by the
+// same names, meadow/task.hpp).
 struct TaskSpec {
-  std::string name;
-  std::string summary;
-  std::string rule;
-  std::vector<Option> options;  // action: one number or a list
-  std::vector<ExamItem> exam;
-  std::string env_id;
-  nlohmann::json env_kwargs = nlohmann::json::object();
-  int64_t max_steps = 500;
-  std::vector<uint64_t> seeds = {0};
+  std::string name;                                      // [task] name
+  std::string summary;                                   // [task] summary: one line
+  std::string rule;                                      // the rule sentence
+  std::vector<Option> options;                           // action: one number or a list
+  std::vector<ExamItem> exam;                            // Task::sanity
+  std::string env_id;                                    // a registered env ("CartPole-v1")
+  nlohmann::json env_kwargs = nlohmann::json::object();  // Gymnasium kwargs
+  int64_t max_steps = 500;                               // Task::max_steps
+  std::vector<uint64_t> seeds = {0};                     // the episodes' seeds; [0] is played
   std::optional<PerceiverSpec> perceiver;  // none: the task can be examined, not played
-  JudgeSpec judge;
+  JudgeSpec judge;                         // no conditions: no verdict
 };
 
 // Reads and checks a task file. `origin` names the text in messages (a path, "<request>").
@@ -98,8 +105,8 @@ void write_task_spec(const TaskSpec& spec, const std::string& path);
 // saving a task whose perceiver is code.
 TaskSpec spec_of_words(const Task& task);
 
-// The longest sentence the perceiver can say (every word at its longest, numbers as 24
-// characters): what `check` measures against the model's context.
+// Experimental: the longest sentence the perceiver can say (every word at its longest, numbers as
+// 24 characters): what `check` measures against the model's context.
 std::string longest_sentence(const PerceiverSpec& perceiver);
 
 }  // namespace meadow

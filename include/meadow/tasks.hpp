@@ -5,6 +5,9 @@
 //   mind.check(bt.task);                                   // the exam
 //   auto run = meadow::run_episode(bt.task, meadow::mind_decider(mind), {.seed = 0});
 //   std::puts(run.verdict.text.c_str());
+//
+// Stability: everything here is stable (kept across releases; fields may be added) unless
+// marked "Experimental:", which may change or go.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +37,8 @@ struct BuiltinTask {
   bool realtime = false;
 };
 
-std::vector<std::string> builtin_task_names();  // in listing order
+// The names builtin_task takes ("cartpole", "mountaincar", ...), in listing order.
+std::vector<std::string> builtin_task_names();
 // Throws meadow::Error naming the known tasks for an unknown name.
 BuiltinTask builtin_task(std::string_view name);
 

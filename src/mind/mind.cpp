@@ -2,6 +2,8 @@
 // meadow-reader file decides in parts instead: its reading of each table is cached the same way.
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -28,13 +30,20 @@ struct ReadTable {
 
 }  // namespace
 
-// Either a language model with its tokenizer, or a reader (which carries its own).
-struct Mind::Loaded {
+// Either a language model with its tokenizer, or a reader (which carries its own); and the
+// tables met so far, each read or encoded once.
+struct Mind::Impl {
   std::string path;
   std::optional<model::Model> model;
   std::optional<Tokenizer> tok;
   std::optional<reader::Reader> reader;
-  std::vector<std::unique_ptr<ReadTable>> tables;  // a reader's, in first use order
+  std::mutex mu;                                             // guards the two lists below
+  std::vector<std::unique_ptr<ReadTable>> tables;            // a reader's, in first use order
+  std::vector<std::unique_ptr<decision::Decider>> deciders;  // one per table, in first use order
+
+  const model::Model& language_model() const;
+  const decision::Decider& decider_for(const Task& task, const DecideOptions& o);
+  Decision read_and_decide(const reader::Reading& r, std::string_view status, int threads) const;
 };
 
 namespace {
@@ -106,9 +115,8 @@ Decision reader_info(const reader::Reading& r, const reader::Decision& d, std::s
 
 Mind::Mind(MindOptions opts) : Mind(resolve_model(""), std::move(opts)) {}
 
-Mind::Mind(const std::string& path, MindOptions opts)
-    : opts_(std::move(opts)), mu_(std::make_unique<std::mutex>()) {
-  m_ = std::make_unique<Loaded>();
+Mind::Mind(const std::string& path, MindOptions opts) : opts_(std::move(opts)) {
+  m_ = std::make_unique<Impl>();
   m_->path = resolve_model(path);
   if (model::is_encoder(gguf::File::open(m_->path))) {
     if (!opts_.lora.empty())
@@ -134,12 +142,15 @@ Mind& Mind::operator=(Mind&&) noexcept = default;
 const std::string& Mind::model_path() const {
   return m_->path;
 }
-const model::Model& Mind::model() const {
-  if (!m_->model)
-    throw Error(m_->path +
+const model::Model& Mind::Impl::language_model() const {
+  if (!model)
+    throw Error(path +
                 ": a meadow-reader reads rules in parts; it has no language model (generation, "
                 "logits and chat need one: --model nano or smollm2-135m)");
-  return *m_->model;
+  return *model;
+}
+const model::Model& Mind::model() const {
+  return m_->language_model();
 }
 const Tokenizer& Mind::tokenizer() const {
   return m_->reader ? m_->reader->tokenizer() : *m_->tok;
@@ -150,7 +161,7 @@ const reader::Reader* Mind::reader() const {
 
 const reader::Reading* Mind::reading(const Task& task) {
   if (!m_->reader) return nullptr;
-  std::lock_guard lock(*mu_);
+  std::lock_guard lock(m_->mu);
   for (const auto& t : m_->tables)
     if (reads_table(*t, task)) return &t->reading;
   validate(task);
@@ -164,54 +175,56 @@ const reader::Reading* Mind::reading(const Task& task) {
   return &m_->tables.back()->reading;
 }
 
-Decision Mind::read_and_decide(const reader::Reading& r, std::string_view status) const {
-  const reader::Decision d = m_->reader->decide(r, status, {.threads = opts_.decide.threads});
-  return reader_info(r, d, status, m_->reader->encoder().config().n_layer);
+Decision Mind::Impl::read_and_decide(const reader::Reading& r, std::string_view status,
+                                     int threads) const {
+  const reader::Decision d = reader->decide(r, status, {.threads = threads});
+  return reader_info(r, d, status, reader->encoder().config().n_layer);
 }
 
 // The table identifies the decider: editing the rule or an option makes a new one. A task is
 // validated once, when its decider is made; later decisions only find it.
-const decision::Decider& Mind::decider_for(const Task& task) {
-  std::lock_guard lock(*mu_);
-  for (const auto& d : deciders_)
+const decision::Decider& Mind::Impl::decider_for(const Task& task, const DecideOptions& o) {
+  std::lock_guard lock(mu);
+  for (const auto& d : deciders)
     if (reads_table(*d, task)) return *d;
   validate(task);
-  deciders_.push_back(std::make_unique<decision::Decider>(model(), *m_->tok, task.rule,
-                                                          choices_of(task), opts_.decide));
-  return *deciders_.back();
+  deciders.push_back(
+      std::make_unique<decision::Decider>(language_model(), *tok, task.rule, choices_of(task), o));
+  return *deciders.back();
 }
 
 Decision Mind::decide_status(const Task& task, std::string_view status) {
-  if (m_->reader) return read_and_decide(*reading(task), status);
-  return decider_for(task).decide(status);
+  if (m_->reader) return m_->read_and_decide(*reading(task), status, opts_.decide.threads);
+  return m_->decider_for(task, opts_.decide).decide(status);
 }
 
 void Mind::decide_status_into(const Task& task, std::string_view status, Decision& out) {
   if (m_->reader) {
-    out = read_and_decide(*reading(task), status);
+    out = m_->read_and_decide(*reading(task), status, opts_.decide.threads);
     return;
   }
-  decider_for(task).decide_into(status, out);
+  m_->decider_for(task, opts_.decide).decide_into(status, out);
 }
 
 // A reader has no prefix to cache: uncached, it reads the rule again for this decision.
 Decision Mind::decide_status_uncached(const Task& task, std::string_view status) {
   if (m_->reader) {
     validate(task);
-    return read_and_decide(
+    return m_->read_and_decide(
         m_->reader->read(task.rule, reader_options(task), {.threads = opts_.decide.threads}),
-        status);
+        status, opts_.decide.threads);
   }
-  return decider_for(task).decide_uncached(status);
+  return m_->decider_for(task, opts_.decide).decide_uncached(status);
 }
 
 Decided Mind::decide(Task& task, const Values& obs) {
   // The table first: an invalid task fails before its perceiver runs.
   const reader::Reading* r = reading(task);
-  const decision::Decider* decider = r ? nullptr : &decider_for(task);
+  const decision::Decider* decider = r ? nullptr : &m_->decider_for(task, opts_.decide);
   Decided out;
   const std::string status = perceive(task, obs);
-  out.info = decider ? decider->decide(status) : read_and_decide(*r, status);
+  out.info =
+      decider ? decider->decide(status) : m_->read_and_decide(*r, status, opts_.decide.threads);
   out.action = task.option(out.info.letter).action;
   return out;
 }
@@ -220,17 +233,18 @@ std::vector<Decision> Mind::decide_status_batch(const Task& task,
                                                 std::span<const std::string> statuses) {
   if (const reader::Reading* r = reading(task)) {
     std::vector<Decision> out;
-    for (const std::string& s : statuses) out.push_back(read_and_decide(*r, s));
+    for (const std::string& s : statuses)
+      out.push_back(m_->read_and_decide(*r, s, opts_.decide.threads));
     return out;
   }
-  return decider_for(task).decide_batch(statuses);
+  return m_->decider_for(task, opts_.decide).decide_batch(statuses);
 }
 
 std::vector<Decided> Mind::decide_batch(Task& task, const std::vector<Values>& observations) {
   if (m_->reader)
     reading(task);
   else
-    decider_for(task);  // an invalid task fails before its perceiver runs
+    m_->decider_for(task, opts_.decide);  // an invalid task fails before its perceiver runs
   std::vector<std::string> statuses;
   statuses.reserve(observations.size());
   for (const Values& obs : observations) statuses.push_back(perceive(task, obs));
