@@ -208,7 +208,8 @@ class Mind {
 // mark for misses, then "exam: N/M right (K misses allowed) PASS|FAIL". For `check` output.
 std::string exam_table(const Task& task, const ExamResult& result);
 
-// A self-contained guide for a code agent wiring a new game with this API.
-std::string ai_prompt();
+// A self-contained guide for a code agent wiring a new game, for the C++ API ("cpp") or the
+// Python package ("python"). Throws Error for another language.
+std::string ai_prompt(std::string_view language = "cpp");
 
 }  // namespace meadow
