@@ -58,5 +58,17 @@ TEST(PromptContract, ALayoutWithoutItsFieldsIsRefused) {
   }
 }
 
+// The shipped model carries the contract it was trained on, and it is models/prompt-contract.json
+// (the trainers read that file; a model trained on another layout must say so in its GGUF).
+TEST(PromptContract, TheShippedModelCarriesTheFile) {
+  const gguf::File f =
+      gguf::File::open(std::string(MEADOW_SOURCE_DIR) + "/models/meadow-nano.gguf");
+  const PromptContract& d = default_prompt_contract();
+  EXPECT_EQ(f.get_string(kPromptSystemKey), d.system);
+  EXPECT_EQ(f.get_string(kPromptPrefixKey), d.prefix);
+  EXPECT_EQ(f.get_string(kPromptOptionKey), d.option);
+  EXPECT_EQ(f.get_string(kPromptSuffixKey), d.suffix);
+}
+
 }  // namespace
 }  // namespace meadow

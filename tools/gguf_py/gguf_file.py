@@ -168,3 +168,40 @@ class Reader:
         n = int(np.prod(dims))
         raw = self.buf[start:start + nbytes(tname, n)]
         return dequantize(tname, raw, n).reshape(list(reversed(dims)))
+
+
+def set_strings(src, dst, entries):
+    """Copies GGUF `src` to `dst` with the string metadata `entries` ({key: text}) set: a key
+    already there is replaced in place, a new one appended. The tensor data is copied byte for
+    byte (offsets are relative to the data section, which moves only to stay aligned)."""
+    r = Reader(src)
+    r.pos = 24
+    kv = []  # (key, raw bytes of the whole entry)
+    n_kv = struct.unpack("<Q", bytes(r.buf[16:24]))[0]
+    for _ in range(n_kv):
+        start = r.pos
+        key = r._string()
+        (vtype,) = struct.unpack("<I", r._take(4))
+        r._read_value(vtype)
+        kv.append((key, bytes(r.buf[start:r.pos])))
+    infos_start = r.pos
+    n_t = struct.unpack("<Q", bytes(r.buf[8:16]))[0]
+    for _ in range(n_t):
+        r._string()
+        (nd,) = struct.unpack("<I", r._take(4))
+        r._take(8 * nd + 12)
+    infos = bytes(r.buf[infos_start:r.pos])
+    align = int(r.meta.get("general.alignment", 32))
+    data_start = (r.pos + align - 1) // align * align
+    new = dict(entries)
+    out = []
+    for key, raw in kv:
+        out.append(_str(key) + struct.pack("<I", STRING) + _str(new.pop(key)) if key in new else raw)
+    out.extend(_str(k) + struct.pack("<I", STRING) + _str(v) for k, v in new.items())
+    head = b"GGUF" + struct.pack("<IQQ", 3, n_t, len(out)) + b"".join(out) + infos
+    head += b"\0" * ((-len(head)) % align)
+    tmp = f"{dst}.partial-{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(head)
+        f.write(memoryview(r.buf[data_start:]))
+    os.replace(tmp, dst)
