@@ -14,6 +14,7 @@ here, and every text still passes the held-out 6-gram filter.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from . import marks
 from . import reword as R
@@ -314,12 +315,7 @@ def relational_table(
     answer is the option whose text holds the direction. Optional extra clauses name an
     option by its text for a state with no motion ('If the S is still left of the N, push right.')."""
     words = _Words(rng, place_pool, more_places)
-    if level == 0:
-        mode = rng.choice(("same", "toward"))
-    elif level >= 7:  # the lookup drills: every table has still clauses
-        mode = rng.choice(("same", "opposite"))
-    else:
-        mode = rng.choices(("same", "opposite", "toward", "away"), (0.4, 0.15, 0.3, 0.15))[0]
+    mode = _relational_mode(rng, level)
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4 + DIR_SETS4))
     act = rng.choice(ACTIONS)
     neutral = level > 0 and rng.random() < (0.35 if level < 3 else 0.6 if level < 6 else 0.85)
@@ -333,6 +329,46 @@ def relational_table(
     by_text = {o.text: o for o in opts}
     subj = words.subject()
     verb = rng.choice(MOTION)
+    rule, goal, hazard = _relational_rule(rng, words, mode, act, subj, verb)
+    # extra clauses: a still subject at a place -> a named option text
+    extra_rule, extra = _extra_clauses(
+        rng, words, level, mode, neutral, dirs, opts, texts, subj, clause_marked
+    )
+    rule += extra_rule
+    rel = _Relational(
+        words=words,
+        level=level,
+        mode=mode,
+        dirs=dirs,
+        act=act,
+        subj=subj,
+        verb=verb,
+        goal=goal,
+        hazard=hazard,
+        by_text=by_text,
+        extra=extra,
+        clause_marked=clause_marked,
+        marked=marked,
+        hazard_first=hazard_first,
+        place_forms=place_forms,
+    )
+    return Table("scene", rule, opts, rel.situation)
+
+
+def _relational_mode(rng: random.Random, level: int) -> str:
+    """Which relation the rule states: same / opposite way as the subject moves, or toward /
+    away from a named thing."""
+    if level == 0:
+        return rng.choice(("same", "toward"))
+    if level >= 7:  # the lookup drills: every table has still clauses
+        return rng.choice(("same", "opposite"))
+    return rng.choices(("same", "opposite", "toward", "away"), (0.4, 0.15, 0.3, 0.15))[0]
+
+
+def _relational_rule(
+    rng: random.Random, words: _Words, mode: str, act: str, subj: str, verb: tuple[str, str]
+) -> tuple[str, str, str]:
+    """The relational rule's sentence, and the goal and hazard it names (toward / away; else "")."""
     fill = {"{Ac}": _cap(act), "{A}": act, "{A2}": rng.choice(ACTIONS), "{S}": subj, "{V}": verb[0]}
     if mode in ("toward", "away"):
         goal, hazard = words.noun(), words.noun()
@@ -346,83 +382,162 @@ def relational_table(
     rule = tpl
     for k, v in fill.items():
         rule = rule.replace(k, v)
-    rule = _cap(rule)
-    # extra clauses: a still subject at a place -> a named option text
-    extra = []
+    return _cap(rule), goal, hazard
+
+
+def _extra_clauses(
+    rng: random.Random,
+    words: _Words,
+    level: int,
+    mode: str,
+    neutral: bool,
+    dirs: list[str],
+    opts: list[Option],
+    texts: list[str],
+    subj: str,
+    clause_marked: int,
+) -> tuple[str, list[tuple[str, Option]]]:
+    """A relational rule's extra clauses, for a subject that does not move: still clauses at a
+    place (same / opposite rules), else perhaps one for the neutral option ('If the S is still,
+    do nothing.') -> (their text, to append to the rule; (condition, option) of each)."""
     if (
         level > 0
         and mode in ("same", "opposite")
         and rng.random() < (0.4 if level < 3 else 0.85 if level < 7 else 1)
     ):
-        ref = words.noun()
-        still_dirs = rng.sample(dirs, min(2, len(dirs)))
-        pair = rng.sample(opts, 2) if level >= 4 else []  # two clauses, two different options
-        if level >= 6 and neutral:  # one clause names the neutral option: "still right of the N, do nothing"
-            pair = [by_text[texts[-1]], rng.choice([o for o in opts if o.text != texts[-1]])]
-            rng.shuffle(pair)
-        for j, d in enumerate(still_dirs):
-            target = rng.choice(opts)
-            if level == 3 and rng.random() < 0.7:  # "still right of the N, do nothing" beside "push right"
-                target = rng.choice([o for o in opts if not o.text.endswith(" " + d)])
-            elif level >= 4:  # uniform: no "still d -> not d" shortcut, only the clause tells
-                target = pair[j]
-            extra.append((f"is still {d} of the {ref}", target))
-            tc = rng.choice(ACTION_CLAUSE_T)
-            # level 4 names the option by its letter half the time (one lookup, not two); level 5
-            # always by its text, where mountaincar's "still right of the middle, do nothing"
-            # beside "push right" is weak (0.15-0.52 where letters read 1.00); level 6 mostly by text, and
-            # when there is a neutral option one clause names it (the weak shape is "do nothing");
-            # level 7 (the drill) always by text, and three situations in four are still ones;
-            # level 8 (stage 62) is level 7 by letter half the time, as mountaincar's rule
-            if (
-                (level == 4 and rng.random() < 0.5)
-                or (level == 6 and rng.random() < 0.25)
-                or (level == 8 and rng.random() < 0.5)
-            ):
-                tc = rng.choice(CLAUSE_T).replace("{L}", _named(clause_marked, target.letter, target.letter))
-            rule += " " + tc.replace("{S}", subj).replace(
-                "{P}", _cond(clause_marked, f"is still {d} of the {ref}", target.letter)
-            ).replace("{T}", _named(clause_marked, target.text, target.letter)).replace(
-                "{Tc}", _named(clause_marked, _cap(target.text), target.letter)
-            )
-    elif neutral and rng.random() < 0.5:
+        return _still_clauses(rng, words, level, neutral, dirs, opts, texts, subj, clause_marked)
+    if neutral and rng.random() < 0.5:
         nt = texts[-1]
-        extra.append(("is still", by_text[nt]))
+        by_text = {o.text: o for o in opts}
         nl = by_text[nt].letter
-        rule += f" If the {subj} {_cond(clause_marked, 'is still', nl)}, {_named(clause_marked, nt, nl)}."
+        text = f" If the {subj} {_cond(clause_marked, 'is still', nl)}, {_named(clause_marked, nt, nl)}."
+        return text, [("is still", by_text[nt])]
+    return "", []
 
-    mark_n = marks.noun if marked else str
-    mark_d = marks.direction if marked else str
 
-    def situation(r: random.Random):
-        if extra and r.random() < (0.3 if level < 3 else 0.45 if level < 4 else 0.5 if level < 7 else 0.75):
-            cond, opt = r.choice(extra)
+def _still_clauses(
+    rng: random.Random,
+    words: _Words,
+    level: int,
+    neutral: bool,
+    dirs: list[str],
+    opts: list[Option],
+    texts: list[str],
+    subj: str,
+    clause_marked: int,
+) -> tuple[str, list[tuple[str, Option]]]:
+    """A relational rule's still clauses ('If the S is still left of the N, push right.'):
+    -> (their text, to append to the rule; (condition, option) of each)."""
+    by_text = {o.text: o for o in opts}
+    ref = words.noun()
+    still_dirs = rng.sample(dirs, min(2, len(dirs)))
+    pair = rng.sample(opts, 2) if level >= 4 else []  # two clauses, two different options
+    if level >= 6 and neutral:  # one clause names the neutral option: "still right of the N, do nothing"
+        pair = [by_text[texts[-1]], rng.choice([o for o in opts if o.text != texts[-1]])]
+        rng.shuffle(pair)
+    text, extra = "", []
+    for j, d in enumerate(still_dirs):
+        target = rng.choice(opts)
+        if level == 3 and rng.random() < 0.7:  # "still right of the N, do nothing" beside "push right"
+            target = rng.choice([o for o in opts if not o.text.endswith(" " + d)])
+        elif level >= 4:  # uniform: no "still d -> not d" shortcut, only the clause tells
+            target = pair[j]
+        extra.append((f"is still {d} of the {ref}", target))
+        tc = rng.choice(ACTION_CLAUSE_T)
+        # level 4 names the option by its letter half the time (one lookup, not two); level 5
+        # always by its text, where mountaincar's "still right of the middle, do nothing"
+        # beside "push right" is weak (0.15-0.52 where letters read 1.00); level 6 mostly by text, and
+        # when there is a neutral option one clause names it (the weak shape is "do nothing");
+        # level 7 (the drill) always by text, and three situations in four are still ones;
+        # level 8 (stage 62) is level 7 by letter half the time, as mountaincar's rule
+        if (
+            (level == 4 and rng.random() < 0.5)
+            or (level == 6 and rng.random() < 0.25)
+            or (level == 8 and rng.random() < 0.5)
+        ):
+            tc = rng.choice(CLAUSE_T).replace("{L}", _named(clause_marked, target.letter, target.letter))
+        text += " " + tc.replace("{S}", subj).replace(
+            "{P}", _cond(clause_marked, f"is still {d} of the {ref}", target.letter)
+        ).replace("{T}", _named(clause_marked, target.text, target.letter)).replace(
+            "{Tc}", _named(clause_marked, _cap(target.text), target.letter)
+        )
+    return text, extra
+
+
+@dataclass(frozen=True)
+class _Relational:
+    """A relational table's situations: what relational_table drew, and the draws of each
+    situation (a still clause's state, the subject's motion, or a goal and a hazard's places)."""
+
+    words: _Words
+    level: int
+    mode: str
+    dirs: list[str]
+    act: str
+    subj: str
+    verb: tuple[str, str]
+    goal: str
+    hazard: str
+    by_text: dict[str, Option]
+    extra: list[tuple[str, Option]]
+    clause_marked: int
+    marked: bool
+    hazard_first: float
+    place_forms: float
+
+    def mark_n(self, w: str) -> str:
+        return marks.noun(w) if self.marked else w
+
+    def mark_d(self, w: str) -> str:
+        return marks.direction(w) if self.marked else w
+
+    def situation(self, r: random.Random) -> tuple[str, str]:
+        level = self.level
+        if self.extra and r.random() < (
+            0.3 if level < 3 else 0.45 if level < 4 else 0.5 if level < 7 else 0.75
+        ):
+            cond, opt = r.choice(self.extra)
             tail = []
             if r.random() < 0.5:
-                tail.append(_place(r, words))
-            s = _join(r, f"the {mark_n(subj)} {cond}", tail)
-            return (marks.from_clause(s) if clause_marked else s), opt.letter
-        d = r.choice(dirs)
-        want = d if mode in ("same", "toward") else OPPOSITE[d]
-        letter = by_text[f"{act} {want}"].letter
-        if mode in ("same", "opposite"):
-            mod = " " + r.choice(MODS) if r.random() < 0.4 else ""
-            head = (
-                f"the {mark_n(subj)} is {verb[0]} {mark_d(d)}{mod}"
-                if r.random() < 0.75
-                else f"the {mark_n(subj)} {verb[1]} {mark_d(d)}{mod}"
-            )
-            tail = []
-            if r.random() < (0.7 if level else 0.3):
-                tail.append("is " + _place(r, words) if r.random() < 0.5 else _place(r, words))
-            if level and r.random() < 0.3:
-                tail.append(f"the {words.noun()} is {r.choice(MOTION)[0]} {r.choice(dirs)}")
-            if level and r.random() < 0.3:
-                tail.append(_aside(r, words))
-            return _join(r, head, tail), letter
+                tail.append(_place(r, self.words))
+            s = _join(r, f"the {self.mark_n(self.subj)} {cond}", tail)
+            return (marks.from_clause(s) if self.clause_marked else s), opt.letter
+        d = r.choice(self.dirs)
+        want = d if self.mode in ("same", "toward") else OPPOSITE[d]
+        letter = self.by_text[f"{self.act} {want}"].letter
+        if self.mode in ("same", "opposite"):
+            return self._moving(r, d), letter
+        return self._places(r, d), letter
+
+    def _moving(self, r: random.Random, d: str) -> str:
+        """The subject moving in direction d, with distractors."""
+        level, words, subj, verb = self.level, self.words, self.mark_n(self.subj), self.verb
+        mod = " " + r.choice(MODS) if r.random() < 0.4 else ""
+        head = (
+            f"the {subj} is {verb[0]} {self.mark_d(d)}{mod}"
+            if r.random() < 0.75
+            else f"the {subj} {verb[1]} {self.mark_d(d)}{mod}"
+        )
+        tail = []
+        if r.random() < (0.7 if level else 0.3):
+            tail.append("is " + _place(r, words) if r.random() < 0.5 else _place(r, words))
+        if level and r.random() < 0.3:
+            tail.append(f"the {words.noun()} is {r.choice(MOTION)[0]} {r.choice(self.dirs)}")
+        if level and r.random() < 0.3:
+            tail.append(_aside(r, words))
+        return _join(r, head, tail)
+
+    def _places(self, r: random.Random, d: str) -> str:
+        """The goal in direction d, perhaps a hazard in another, and how far."""
+        level, hazard_first, place_forms, mark_d = (
+            self.level,
+            self.hazard_first,
+            self.place_forms,
+            self.mark_d,
+        )
         pv = r.choice(PLACE_VERBS)
         goal_m = (
-            mark_n(goal) if hazard_first else goal
+            self.mark_n(self.goal) if hazard_first else self.goal
         )  # (marks here only where the knob is on: older label streams)
         head = f"the {goal_m} {pv} {mark_d(d) if hazard_first else d}"
         parts = [head]
@@ -436,19 +551,10 @@ def relational_table(
             parts.append(f"{r.randint(1, 20)} {r.choice(UNITS)} away")
         hazard_at = -1
         if level and r.random() < 0.6:
-            d2 = r.choice(dirs)
             hazard_at = len(parts)
-            if place_forms and r.random() < place_forms:
-                shape = r.choice(("a {H} is {D}", "the {H} lies {D}", "there is a {H} {D}"))
-                parts.append(
-                    shape.replace("{H}", hazard).replace("{D}", r.choice(PLACE_DIR_FORMS.get(d2, (d2,))))
-                )
-            else:
-                parts.append(
-                    r.choice((f"a {hazard} is {d2}", f"the {hazard} is {d2}", f"a {hazard} lies {d2}"))
-                )
+            parts.append(self._hazard(r))
         if level and r.random() < 0.2:
-            parts.append(_aside(r, words))
+            parts.append(_aside(r, self.words))
         if len(parts) == 3 and r.random() < 0.25:
             parts = [parts[2], parts[0], parts[1]]
         elif hazard_first and hazard_at > 0 and r.random() < hazard_first:
@@ -458,9 +564,16 @@ def relational_table(
         s = parts[0]
         for p in parts[1:]:
             s += r.choice((", ", ", and ", " and ")) + p
-        return s, letter
+        return s
 
-    return Table("scene", rule, opts, situation)
+    def _hazard(self, r: random.Random) -> str:
+        """The hazard's phrase, in a direction of its own."""
+        hazard = self.hazard
+        d2 = r.choice(self.dirs)
+        if self.place_forms and r.random() < self.place_forms:
+            shape = r.choice(("a {H} is {D}", "the {H} lies {D}", "there is a {H} {D}"))
+            return shape.replace("{H}", hazard).replace("{D}", r.choice(PLACE_DIR_FORMS.get(d2, (d2,))))
+        return r.choice((f"a {hazard} is {d2}", f"the {hazard} is {d2}", f"a {hazard} lies {d2}"))
 
 
 def mixed_clause_table(
