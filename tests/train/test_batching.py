@@ -5,16 +5,12 @@ python3 -m unittest tests/train/test_batching.py -v
 
 from __future__ import annotations
 
-import os
 import random
 import unittest
 
+from tests.train.helpers import VOCAB
 from train.nano.corpus.generate import example
 from train.nano.tokenizer.bpe import Tokenizer
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 class PackingTest(unittest.TestCase):

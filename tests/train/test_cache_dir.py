@@ -11,9 +11,8 @@ import subprocess
 import unittest
 from unittest import mock
 
+from tests.train.helpers import ROOT
 from train.common import cache_dir
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def shell(env: dict) -> tuple[str, str]:

@@ -5,19 +5,15 @@ python3 -m unittest tests/train/test_corpus.py -v
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import unittest
 
+from tests.train.helpers import VOCAB
 from train.nano.corpus.curriculum import STAGES
 from train.nano.corpus.generate import example
 from train.nano.corpus.scenes import OPPOSITE
 from train.nano.tokenizer.bpe import Tokenizer
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 class CorpusTest(unittest.TestCase):

@@ -6,7 +6,6 @@ and the seen / unseen word split the unseen-words row relies on.
 
 from __future__ import annotations
 
-import os
 import random
 import unittest
 
@@ -15,8 +14,6 @@ from train.nano.corpus import tables as T
 from train.nano.corpus import wordlists as W
 from train.nano.corpus.curriculum import STAGES
 from train.common.heldout import filter as heldout
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class RephrasedTest(unittest.TestCase):

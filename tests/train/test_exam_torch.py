@@ -16,15 +16,12 @@ import unittest
 
 import torch
 
+from tests.train.helpers import VOCAB
 from train.nano import eval_table as E
 from train.nano.diag import exam_letterings, exam_torch, probe_events
 from train.nano.diag import match as diag_match
 from train.nano.model import Config, DreamModel
 from train.nano.tokenizer.bpe import Tokenizer
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 def _task(name: str, rule: str, options: list[str], exam: list[tuple[str, str]]) -> dict:

@@ -12,12 +12,9 @@ import unittest
 
 import torch
 
+from tests.train.helpers import VOCAB
 from train.nano.corpus.generate import example
 from train.nano.tokenizer.bpe import Tokenizer
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 class GrowTest(unittest.TestCase):

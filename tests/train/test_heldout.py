@@ -5,17 +5,12 @@ python3 -m unittest tests/train/test_heldout.py -v
 
 from __future__ import annotations
 
-import os
 import unittest
 
 from train.common.heldout.filter import HeldOut
 from train.common.heldout.filter import default as default_heldout
 from train.nano.corpus.curriculum import STAGES
 from train.nano.corpus.generate import example
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 class HeldOutTest(unittest.TestCase):

@@ -14,15 +14,12 @@ from dataclasses import replace
 
 import torch
 
+from tests.train.helpers import TINY_MODEL, VOCAB, tiny_run
 from train.nano.batching import Packer
 from train.nano.corpus import marks
 from train.nano.corpus.curriculum import stage
 from train.nano.corpus.generate import draw_table, example, make_example
 from train.nano.tokenizer.bpe import Tokenizer, fold_case
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 def drill(i: int):
@@ -200,34 +197,7 @@ class MarksTest(unittest.TestCase):
         from train.nano import train
 
         with tempfile.TemporaryDirectory() as d:
-            args = [
-                "--run",
-                d,
-                "--dim",
-                "16",
-                "--heads",
-                "2",
-                "--kv-heads",
-                "1",
-                "--ffn",
-                "32",
-                "--batch",
-                "2",
-                "--stage",
-                "47",
-                "--max-stage",
-                "47",
-                "--aux-binding",
-                "1",
-                "--aux-letter",
-                "1",
-                "--eval-every",
-                "2",
-                "--eval-tables",
-                "2",
-                "--steps",
-                "4",
-            ]
+            args = tiny_run(d, "--aux-binding", "1", "--aux-letter", "1", stage=47, steps=4)
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
@@ -256,36 +226,9 @@ class MarksTest(unittest.TestCase):
         from train.nano import train
 
         with tempfile.TemporaryDirectory() as d:
-            args = [
-                "--run",
-                d,
-                "--dim",
-                "16",
-                "--heads",
-                "2",
-                "--kv-heads",
-                "1",
-                "--ffn",
-                "32",
-                "--batch",
-                "2",
-                "--stage",
-                "53",
-                "--max-stage",
-                "53",
-                "--aux-clause",
-                "1",
-                "--aux-point",
-                "1",
-                "--aux-point-letter",
-                "1",
-                "--eval-every",
-                "2",
-                "--eval-tables",
-                "2",
-                "--steps",
-                "2",
-            ]
+            args = tiny_run(
+                d, "--aux-clause", "1", "--aux-point", "1", "--aux-point-letter", "1", stage=53, steps=2
+            )
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             recs = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith("{")]
@@ -317,50 +260,14 @@ class MarksTest(unittest.TestCase):
             self.assertEqual(e.exception.code, 2)
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
             self.assertEqual(
-                train.main(
-                    [
-                        "--run",
-                        d,
-                        "--dim",
-                        "16",
-                        "--layers",
-                        "2",
-                        "--heads",
-                        "2",
-                        "--kv-heads",
-                        "1",
-                        "--ffn",
-                        "32",
-                        "--aux-layers",
-                        "0,2",
-                        "--steps",
-                        "1",
-                    ]
-                ),
+                train.main(["--run", d, *TINY_MODEL, "--layers", "2", "--aux-layers", "0,2", "--steps", "1"]),
                 2,
             )
         self.assertIn("layers 0..1", err.getvalue())
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(io.StringIO()) as err:
             self.assertEqual(
                 train.main(
-                    [
-                        "--run",
-                        d,
-                        "--dim",
-                        "16",
-                        "--layers",
-                        "2",
-                        "--heads",
-                        "2",
-                        "--kv-heads",
-                        "1",
-                        "--ffn",
-                        "32",
-                        "--aux-point-letter",
-                        "1",
-                        "--steps",
-                        "1",
-                    ]
+                    ["--run", d, *TINY_MODEL, "--layers", "2", "--aux-point-letter", "1", "--steps", "1"]
                 ),
                 2,
             )

@@ -13,9 +13,8 @@ import json
 import os
 import unittest
 
+from tests.train.helpers import ROOT
 from train.nano import model_card
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def facts() -> dict:

@@ -11,7 +11,8 @@ import ast
 import os
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.train.helpers import ROOT
+
 TRAIN = os.path.join(ROOT, "train")
 
 

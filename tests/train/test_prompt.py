@@ -15,12 +15,12 @@ import unittest
 import numpy as np
 import torch
 
+from tests.train.helpers import ROOT
 from tools.gguf_py import gguf_file as gf
 from train.common import prompt
 from train.nano.corpus import layout
 from train.nano.corpus import templates as T
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KEYS = [f"meadow.prompt.{k}" for k in ("system", "prefix", "option", "suffix")]
 OPTIONS = [("A", "push left"), ("B", "push right")]
 

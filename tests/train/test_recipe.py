@@ -26,8 +26,6 @@ from train.nano import recipe as R
 from train.nano import train as T
 from train.nano.corpus.curriculum import STAGES
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 
 def read(path: str) -> str:
     with open(path) as f:

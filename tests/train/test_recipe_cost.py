@@ -19,8 +19,6 @@ from torch.profiler import ProfilerActivity, profile
 from train.nano.diag import recipe_cost as RC
 from train.nano.model import Config, DreamModel
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 PRODUCTS = ("aten::mm", "aten::addmm", "aten::bmm")
 
 

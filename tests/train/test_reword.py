@@ -5,14 +5,9 @@ python3 -m unittest tests/train/test_reword.py -v
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import unittest
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 def changed_keeping_letters(test: unittest.TestCase, knob: str) -> int:

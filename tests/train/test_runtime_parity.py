@@ -21,13 +21,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from tests.train.helpers import ROOT
 from train.nano.batching import Packer
 from train.nano.corpus.generate import example
 from train.nano.export_gguf import export
 from train.nano.model import Config, DreamModel
 from train.nano.tokenizer.bpe import Tokenizer
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 CLI = os.environ.get("MEADOW_CLI", os.path.join(ROOT, "build", "meadow-mind"))
 

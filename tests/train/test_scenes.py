@@ -5,16 +5,11 @@ python3 -m unittest tests/train/test_scenes.py -v
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import unittest
 
 from train.nano.corpus.generate import example
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 class PlacePoolTest(unittest.TestCase):

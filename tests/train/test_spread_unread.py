@@ -11,11 +11,8 @@ import unittest
 
 import torch
 
+from tests.train.helpers import QUICK_EVAL, tiny_run
 from train.nano.tokenizer.bpe import Tokenizer
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 class SpreadUnreadTest(unittest.TestCase):
@@ -45,30 +42,7 @@ class SpreadUnreadTest(unittest.TestCase):
         from train.nano import spread_unread, train
 
         with tempfile.TemporaryDirectory() as d:
-            args = [
-                "--run",
-                f"{d}/r",
-                "--dim",
-                "16",
-                "--heads",
-                "2",
-                "--kv-heads",
-                "1",
-                "--ffn",
-                "32",
-                "--batch",
-                "2",
-                "--stage",
-                "16",
-                "--max-stage",
-                "16",
-                "--eval-every",
-                "2",
-                "--eval-tables",
-                "2",
-                "--steps",
-                "2",
-            ]
+            args = tiny_run(f"{d}/r", stage=16, steps=2)
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(train.main(args), 0)
                 self.assertEqual(
@@ -111,9 +85,7 @@ class SpreadUnreadTest(unittest.TestCase):
             # polish apart, and a second spread is still refused
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(
-                    train.main(
-                        ["--run", f"{d}/s", "--steps", "3", "--eval-every", "2", "--eval-tables", "2"]
-                    ),
+                    train.main(["--run", f"{d}/s", "--steps", "3", *QUICK_EVAL]),
                     0,
                 )
             c = torch.load(f"{d}/s/ckpt.pt")

@@ -12,12 +12,9 @@ import unittest
 
 import torch
 
+from tests.train.helpers import QUICK_EVAL, TINY_MODEL, VOCAB
 from train.nano.corpus.generate import example
 from train.nano.tokenizer.bpe import Tokenizer
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 class StitchTest(unittest.TestCase):
@@ -99,22 +96,7 @@ class JoinedCardTest(unittest.TestCase):
         from train.nano import model_card, stitch, train
 
         with tempfile.TemporaryDirectory() as d:
-            small = [
-                "--dim",
-                "16",
-                "--heads",
-                "2",
-                "--kv-heads",
-                "1",
-                "--ffn",
-                "32",
-                "--batch",
-                "2",
-                "--eval-every",
-                "2",
-                "--eval-tables",
-                "2",
-            ]
+            small = [*TINY_MODEL, *QUICK_EVAL]
             with contextlib.redirect_stdout(io.StringIO()):
                 train.main(["--run", f"{d}/a", "--stage", "9", "--max-stage", "9", "--steps", "2"] + small)
                 train.main(
@@ -123,20 +105,7 @@ class JoinedCardTest(unittest.TestCase):
                 )
                 stitch.main(["--a", f"{d}/a/ckpt.pt", "--b", f"{d}/b/ckpt.pt", "--out", f"{d}/j/ckpt.pt"])
                 train.main(
-                    [
-                        "--run",
-                        f"{d}/j",
-                        "--set-stage",
-                        "13",
-                        "--max-stage",
-                        "13",
-                        "--steps",
-                        "5",
-                        "--eval-every",
-                        "2",
-                        "--eval-tables",
-                        "2",
-                    ]
+                    ["--run", f"{d}/j", "--set-stage", "13", "--max-stage", "13", "--steps", "5", *QUICK_EVAL]
                 )
             st = torch.load(f"{d}/j/ckpt.pt", weights_only=False)
             self.assertEqual(st["step"], 5)
@@ -175,25 +144,30 @@ class JoinedCardTest(unittest.TestCase):
                 f.write("cartpole: PASS balanced\n")
             gguf = f"{d}/m.gguf"
             open(gguf, "wb").write(b"x" * 10)
-            with contextlib.redirect_stdout(io.StringIO()):
-                model_card.main(
-                    [
-                        "--ckpt",
-                        f"{d}/j/ckpt.pt",
-                        "--gguf",
-                        gguf,
-                        "--eval",
-                        f"{d}/eval.json",
-                        "--bench",
-                        f"{d}/bench.json",
-                        "--plays",
-                        f"{d}/plays.txt",
-                        "--out",
-                        f"{d}/card.md",
-                        "--targets",
-                        f"{d}/t.json",
-                    ]
-                )
+
+            def write_card(ckpt: str) -> None:
+                """The model card of `ckpt` from the files above, written to card.md."""
+                with contextlib.redirect_stdout(io.StringIO()):
+                    model_card.main(
+                        [
+                            "--ckpt",
+                            ckpt,
+                            "--gguf",
+                            gguf,
+                            "--eval",
+                            f"{d}/eval.json",
+                            "--bench",
+                            f"{d}/bench.json",
+                            "--plays",
+                            f"{d}/plays.txt",
+                            "--out",
+                            f"{d}/card.md",
+                            "--targets",
+                            f"{d}/t.json",
+                        ]
+                    )
+
+            write_card(f"{d}/j/ckpt.pt")
             card = open(f"{d}/card.md").read()
             self.assertIn("Scene branch (phase `scenes`): 16 x 2, 2 steps", card)
             self.assertIn("Word branch (phase `words`): 16 x 3, 3 steps", card)
@@ -234,11 +208,8 @@ class JoinedCardTest(unittest.TestCase):
                             "61",
                             "--steps",
                             str(5 + k),
-                            "--eval-every",
-                            "2",
-                            "--eval-tables",
-                            "2",
                         ]
+                        + QUICK_EVAL
                     )
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(
@@ -256,25 +227,7 @@ class JoinedCardTest(unittest.TestCase):
             self.assertEqual(
                 sum(soup["counters"].values()), sum(parts[0]["counters"].values()) + 2 * 1 + 2 * 2
             )  # batch 2 tables a step
-            with contextlib.redirect_stdout(io.StringIO()):
-                model_card.main(
-                    [
-                        "--ckpt",
-                        f"{d}/soup.pt",
-                        "--gguf",
-                        gguf,
-                        "--eval",
-                        f"{d}/eval.json",
-                        "--bench",
-                        f"{d}/bench.json",
-                        "--plays",
-                        f"{d}/plays.txt",
-                        "--out",
-                        f"{d}/card.md",
-                        "--targets",
-                        f"{d}/t.json",
-                    ]
-                )
+            write_card(f"{d}/soup.pt")
             self.assertIn(
                 "Soup: 2 fine-tunes of the joint's last step (stage final-mix, 1 steps, stage final-mix, 2 steps)",
                 open(f"{d}/card.md").read(),

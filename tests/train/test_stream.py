@@ -5,13 +5,8 @@ python3 -m unittest tests/train/test_stream.py -v
 
 from __future__ import annotations
 
-import os
 import random
 import unittest
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 class ReplayTest(unittest.TestCase):

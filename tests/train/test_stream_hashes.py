@@ -38,7 +38,6 @@ from train.nano.recipe import HELDOUT_FILES
 os.environ[heldout_filter.FILES_ENV] = ",".join(HELDOUT_FILES)
 heldout_filter.default.cache_clear()
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 EXAMPLES = 30  # per stage and seed
 EVAL_SEED = 1_000_003  # train.py's EVAL_SEED_OFFSET over seed 0

@@ -11,11 +11,8 @@ import unittest
 
 import torch
 
+from tests.train.helpers import ROOT, VOCAB, tiny_run
 from train.nano.tokenizer.bpe import Tokenizer
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 class TokenizerTest(unittest.TestCase):
@@ -58,30 +55,7 @@ class TokenizerTest(unittest.TestCase):
 
         with tempfile.TemporaryDirectory() as d:
             folded_path = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab-folded.json")
-            args = [
-                "--run",
-                d,
-                "--dim",
-                "16",
-                "--heads",
-                "2",
-                "--kv-heads",
-                "1",
-                "--ffn",
-                "32",
-                "--batch",
-                "2",
-                "--stage",
-                "13",
-                "--max-stage",
-                "13",
-                "--eval-every",
-                "2",
-                "--eval-tables",
-                "2",
-                "--steps",
-                "2",
-            ]
+            args = tiny_run(d, stage=13, steps=2)
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(train.main(args + ["--tokenizer", folded_path]), 0)
             args[-1] = "4"

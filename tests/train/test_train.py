@@ -13,12 +13,9 @@ import unittest
 
 import torch
 
+from tests.train.helpers import QUICK_EVAL, ROOT, TINY_MODEL, VOCAB, tiny_run
 from train.nano.corpus.generate import example
 from train.nano.tokenizer.bpe import Tokenizer
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-VOCAB = os.path.join(ROOT, "train", "nano", "tokenizer", "vocab.json")
 
 
 class SignalTest(unittest.TestCase):
@@ -30,33 +27,7 @@ class SignalTest(unittest.TestCase):
         import time
 
         with tempfile.TemporaryDirectory() as d:
-            cmd = [
-                sys.executable,
-                "-m",
-                "train.nano.train",
-                "--run",
-                d,
-                "--dim",
-                "16",
-                "--heads",
-                "2",
-                "--kv-heads",
-                "1",
-                "--ffn",
-                "32",
-                "--batch",
-                "2",
-                "--stage",
-                "16",
-                "--max-stage",
-                "16",
-                "--eval-every",
-                "2",
-                "--eval-tables",
-                "2",
-                "--steps",
-                "1000000",
-            ]
+            cmd = [sys.executable, "-m", "train.nano.train", *tiny_run(d, stage=16, steps=1000000)]
             p = subprocess.Popen(
                 cmd,
                 stdout=subprocess.PIPE,
@@ -89,26 +60,7 @@ class ThreadsLaterTest(unittest.TestCase):
         before = torch.get_num_threads()
         try:
             with tempfile.TemporaryDirectory() as d:
-                small = [
-                    "--dim",
-                    "16",
-                    "--heads",
-                    "2",
-                    "--kv-heads",
-                    "1",
-                    "--ffn",
-                    "32",
-                    "--batch",
-                    "2",
-                    "--eval-every",
-                    "2",
-                    "--eval-tables",
-                    "2",
-                    "--stage",
-                    "16",
-                    "--max-stage",
-                    "16",
-                ]
+                small = [*TINY_MODEL, *QUICK_EVAL, "--stage", "16", "--max-stage", "16"]
                 flag = os.path.join(d, "scenes.done")
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out):
@@ -160,26 +112,8 @@ class DeviceTest(unittest.TestCase):
         from train.nano import train
 
         with tempfile.TemporaryDirectory() as d:
-            small = [
-                "--dim",
-                "16",
-                "--heads",
-                "2",
-                "--kv-heads",
-                "1",
-                "--ffn",
-                "32",
-                "--batch",
-                "2",
-                "--eval-every",
-                "2",
-                "--eval-tables",
-                "2",
-            ]
             with contextlib.redirect_stdout(io.StringIO()):
-                self.assertEqual(
-                    train.main(["--run", f"{d}/r", "--steps", "2", "--device", "cpu"] + small), 0
-                )
+                self.assertEqual(train.main(tiny_run(f"{d}/r", "--device", "cpu", steps=2)), 0)
             st = torch.load(f"{d}/r/ckpt.pt", weights_only=False)
             self.assertEqual(st["args"]["device"], "cpu")
             tensors = [
@@ -200,16 +134,7 @@ class DeviceTest(unittest.TestCase):
         from train.nano import train
 
         small = [
-            "--dim",
-            "16",
-            "--heads",
-            "2",
-            "--kv-heads",
-            "1",
-            "--ffn",
-            "32",
-            "--batch",
-            "2",
+            *TINY_MODEL,
             "--eval-every",
             "4",
             "--eval-tables",
@@ -266,16 +191,7 @@ class DeviceTest(unittest.TestCase):
                 "100000",
                 "--eval-tables",
                 "2",
-                "--dim",
-                "16",
-                "--heads",
-                "2",
-                "--kv-heads",
-                "1",
-                "--ffn",
-                "32",
-                "--batch",
-                "2",
+                *TINY_MODEL,
             ]
             p = subprocess.Popen(
                 cmd,
@@ -339,31 +255,7 @@ class PathTest(unittest.TestCase):
         from train.nano import train
 
         with tempfile.TemporaryDirectory() as d:
-            args = [
-                "--run",
-                d,
-                "--dim",
-                "16",
-                "--heads",
-                "2",
-                "--kv-heads",
-                "1",
-                "--ffn",
-                "32",
-                "--batch",
-                "2",
-                "--path",
-                "16,17",
-                "--promote",
-                "0",
-                "--stop-at-end",
-                "--eval-every",
-                "2",
-                "--eval-tables",
-                "2",
-                "--steps",
-                "50",
-            ]
+            args = tiny_run(d, "--path", "16,17", "--promote", "0", "--stop-at-end", steps=50)
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 self.assertEqual(train.main(args), 0)
             st = torch.load(os.path.join(d, "ckpt.pt"))
@@ -405,33 +297,7 @@ class ReadSoftmaxTest(unittest.TestCase):
             self.assertEqual(g == 0.0, restrict, g)
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(io.StringIO()):
             self.assertEqual(
-                train.main(
-                    [
-                        "--run",
-                        d,
-                        "--dim",
-                        "16",
-                        "--heads",
-                        "2",
-                        "--kv-heads",
-                        "1",
-                        "--ffn",
-                        "32",
-                        "--batch",
-                        "2",
-                        "--stage",
-                        "25",
-                        "--max-stage",
-                        "25",
-                        "--eval-every",
-                        "2",
-                        "--eval-tables",
-                        "2",
-                        "--steps",
-                        "2",
-                        "--read-softmax",
-                    ]
-                ),
+                train.main(tiny_run(d, stage=25, steps=2) + ["--read-softmax"]),
                 0,
             )
             self.assertTrue(torch.load(os.path.join(d, "ckpt.pt"))["args"]["read_softmax"])
