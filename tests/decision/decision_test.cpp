@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "loaded_model.hpp"
 #include "meadow/error.hpp"
 #include "meadow/runtime/chat_template.hpp"
 #include "meadow/runtime/decider.hpp"
@@ -23,16 +24,8 @@ const std::vector<std::string> kSituations = {
     "The pole leans left and falls fast.", "The pole is upright and still.",
     "The pole leans right, slowly.", "Nothing is happening.", "x"};
 
-struct Loaded {
-  model::Model model;
-  Tokenizer tok;
-};
-
-Loaded load(const std::string& path) {
-  auto m = model::Model::load(path);
-  auto t = Tokenizer::from_gguf(m.file());
-  return {std::move(m), std::move(t)};
-}
+using mind_test::load;
+using mind_test::Loaded;
 
 void expect_consistent(const Decision& d, size_t n) {
   ASSERT_EQ(d.probs.size(), n);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "loaded_model.hpp"
 #include "meadow/error.hpp"
 #include "meadow/runtime/decider.hpp"
 #include "meadow/runtime/model.hpp"
@@ -15,24 +16,13 @@
 namespace meadow::decision {
 namespace {
 
-struct Loaded {
-  model::Model model;
-  Tokenizer tok;
-};
-
-Loaded load(const std::string& path) {
-  auto m = model::Model::load(path);
-  auto t = Tokenizer::from_gguf(m.file());
-  return {std::move(m), std::move(t)};
-}
-
-std::vector<int32_t> prompt_of(const Loaded& L) {
-  return L.tok.encode("The pole leans left and falls fast. What now?", false);
-}
+using mind_test::load;
+using mind_test::Loaded;
+using mind_test::pole_prompt;
 
 TEST(Draft, OnePassOverPromptAndSlot) {
   const Loaded L = load(mind_test::train_fixture());
-  const Draft d = draft(L.model, L.tok, prompt_of(L), 6);
+  const Draft d = draft(L.model, L.tok, pole_prompt(L), 6);
   ASSERT_EQ(d.tokens.size(), 6u);
   ASSERT_EQ(d.confidence.size(), 6u);
   const double mean = std::accumulate(d.confidence.begin(), d.confidence.end(), 0.0) / 6;
@@ -40,10 +30,10 @@ TEST(Draft, OnePassOverPromptAndSlot) {
   EXPECT_GT(d.coherence, 0);
   EXPECT_LE(d.coherence, 1);
   const Loaded C = load(mind_test::plain_fixture("qwen2"));
-  const Draft causal = draft(C.model, C.tok, prompt_of(C), 6);
+  const Draft causal = draft(C.model, C.tok, pole_prompt(C), 6);
   EXPECT_EQ(causal.tokens.size(), 1u);  // a causal model's step-0 draft is its next token
   EXPECT_THROW(draft(L.model, L.tok, {}, 4), Error);
-  EXPECT_THROW(draft(L.model, L.tok, prompt_of(L), 0), Error);
+  EXPECT_THROW(draft(L.model, L.tok, pole_prompt(L), 0), Error);
 }
 
 }  // namespace

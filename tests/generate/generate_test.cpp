@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../decision/loaded_model.hpp"
 #include "../decision/mind_fixture.hpp"
 #include "meadow/error.hpp"
 #include "meadow/runtime/generate.hpp"
@@ -15,24 +16,13 @@
 namespace meadow::generate {
 namespace {
 
-struct Loaded {
-  model::Model model;
-  Tokenizer tok;
-};
-
-Loaded load(const std::string& path) {
-  auto m = model::Model::load(path);
-  auto t = Tokenizer::from_gguf(m.file());
-  return {std::move(m), std::move(t)};
-}
-
-std::vector<int32_t> prompt_of(const Loaded& L) {
-  return L.tok.encode("The pole leans left and falls fast. What now?", false);
-}
+using mind_test::load;
+using mind_test::Loaded;
+using mind_test::pole_prompt;
 
 void expect_cached_equals_reference(const std::string& path, GenerateOptions o) {
   const Loaded L = load(path);
-  const auto prompt = prompt_of(L);
+  const auto prompt = pole_prompt(L);
   o.cache = true;
   const Generation cached = generate(L.model, L.tok, prompt, o);
   o.cache = false;
@@ -88,7 +78,7 @@ TEST(Generate, CausalLogprobsFollowTheTokens) {
   o.ignore_eos = true;
   o.logprobs = 3;
   size_t seen = 0;
-  const Generation g = generate(L.model, L.tok, prompt_of(L), o, [&](const Generation& so_far) {
+  const Generation g = generate(L.model, L.tok, pole_prompt(L), o, [&](const Generation& so_far) {
     EXPECT_EQ(so_far.logprobs.size(), so_far.tokens.size());
     seen = so_far.logprobs.size();
     return true;
@@ -96,7 +86,7 @@ TEST(Generate, CausalLogprobsFollowTheTokens) {
   ASSERT_EQ(g.logprobs.size(), g.tokens.size());
   EXPECT_EQ(seen, g.tokens.size());
   o.cache = false;
-  const Generation full = generate(L.model, L.tok, prompt_of(L), o);
+  const Generation full = generate(L.model, L.tok, pole_prompt(L), o);
   ASSERT_EQ(full.tokens, g.tokens);
   for (size_t i = 0; i < g.tokens.size(); ++i) {
     const TokenLogprob& t = g.logprobs[i];
@@ -109,11 +99,11 @@ TEST(Generate, CausalLogprobsFollowTheTokens) {
     EXPECT_NEAR(full.logprobs[i].logprob, t.logprob, 1e-4);
   }
   o.logprobs = -1;
-  EXPECT_TRUE(generate(L.model, L.tok, prompt_of(L), o).logprobs.empty());
+  EXPECT_TRUE(generate(L.model, L.tok, pole_prompt(L), o).logprobs.empty());
   const Loaded D = load(mind_test::plain_fixture("dream"));
   o.logprobs = 2;
   o.max_new_tokens = 4;
-  EXPECT_TRUE(generate(D.model, D.tok, prompt_of(D), o).logprobs.empty());
+  EXPECT_TRUE(generate(D.model, D.tok, pole_prompt(D), o).logprobs.empty());
 }
 
 TEST(Generate, StepsAndPassesFollowTheSchedule) {
@@ -121,17 +111,17 @@ TEST(Generate, StepsAndPassesFollowTheSchedule) {
   GenerateOptions o;
   o.max_new_tokens = 8;
   o.block_size = 4;
-  const Generation one = generate(L.model, L.tok, prompt_of(L), o);
+  const Generation one = generate(L.model, L.tok, pole_prompt(L), o);
   if (one.finish_reason == "length") {  // (a random model may end early)
     EXPECT_EQ(one.tokens.size(), 8u);
     EXPECT_EQ(one.steps, 8);           // one token a step
     EXPECT_EQ(one.passes, 1 + 8 + 2);  // prompt, steps, each block committed
   }
   o.threshold = 1.0;  // nothing is that sure: exactly one token a step still
-  EXPECT_EQ(generate(L.model, L.tok, prompt_of(L), o).steps, one.steps);
+  EXPECT_EQ(generate(L.model, L.tok, pole_prompt(L), o).steps, one.steps);
   o.threshold = 0;
   o.steps_per_block = 1;  // the whole block at once
-  const Generation fast = generate(L.model, L.tok, prompt_of(L), o);
+  const Generation fast = generate(L.model, L.tok, pole_prompt(L), o);
   if (fast.finish_reason == "length") {
     EXPECT_EQ(fast.steps, 2);
   }
@@ -146,15 +136,15 @@ TEST(Generate, SamplingIsReproduciblePerSeed) {
     o.temperature = 1.5;
     o.top_p = 0.95;
     o.seed = 7;
-    const Generation a = generate(L.model, L.tok, prompt_of(L), o);
-    const Generation b = generate(L.model, L.tok, prompt_of(L), o);
+    const Generation a = generate(L.model, L.tok, pole_prompt(L), o);
+    const Generation b = generate(L.model, L.tok, pole_prompt(L), o);
     EXPECT_EQ(a.tokens, b.tokens) << path;
     o.seed = 8;
-    const Generation c = generate(L.model, L.tok, prompt_of(L), o);
+    const Generation c = generate(L.model, L.tok, pole_prompt(L), o);
     EXPECT_NE(a.tokens, c.tokens) << path;
     o.seed = 7;
     o.cache = false;
-    EXPECT_EQ(generate(L.model, L.tok, prompt_of(L), o).tokens, a.tokens) << path;
+    EXPECT_EQ(generate(L.model, L.tok, pole_prompt(L), o).tokens, a.tokens) << path;
   }
 }
 
@@ -163,17 +153,17 @@ TEST(Generate, StopsAtAStopStringAndWhenTheCallerSaysSo) {
   GenerateOptions o;
   o.max_new_tokens = 12;
   o.block_size = 4;
-  const Generation g = generate(L.model, L.tok, prompt_of(L), o);
+  const Generation g = generate(L.model, L.tok, pole_prompt(L), o);
   ASSERT_GE(g.text.size(), 3u);
   o.stop = {g.text.substr(2, 1)};
-  const Generation s = generate(L.model, L.tok, prompt_of(L), o);
+  const Generation s = generate(L.model, L.tok, pole_prompt(L), o);
   EXPECT_EQ(s.finish_reason, "stop");
   EXPECT_EQ(s.text, g.text.substr(0, g.text.find(o.stop[0])));
 
   o.stop.clear();
   int calls = 0;
   const Generation one_block =
-      generate(L.model, L.tok, prompt_of(L), o, [&](const Generation&) { return ++calls < 1; });
+      generate(L.model, L.tok, pole_prompt(L), o, [&](const Generation&) { return ++calls < 1; });
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(one_block.finish_reason, "stop");
   EXPECT_LE(one_block.tokens.size(), 4u);
@@ -191,7 +181,7 @@ TEST(Generate, StopTokensIncludeTheTurnEnd) {
 
 TEST(Generate, BadOptionsAreClearErrors) {
   const Loaded L = load(mind_test::train_fixture());
-  const auto p = prompt_of(L);
+  const auto p = pole_prompt(L);
   auto fails = [&](GenerateOptions o, std::vector<int32_t> prompt, const std::string& what) {
     try {
       generate(L.model, L.tok, prompt, o);

@@ -9,6 +9,7 @@
 #include "meadow/runtime/tokenizer.hpp"
 #include "server/decider_cache.hpp"
 
+#include "../decision/loaded_model.hpp"
 #include "../decision/mind_fixture.hpp"
 
 namespace {
@@ -16,15 +17,10 @@ namespace {
 using meadow::decision::Choice;
 using meadow::server::DeciderCache;
 
-struct Loaded {
-  meadow::model::Model model;
-  meadow::Tokenizer tok;
-};
+using meadow::mind_test::Loaded;
 
 Loaded load() {
-  auto m = meadow::model::Model::load(meadow::mind_test::train_fixture());
-  auto t = meadow::Tokenizer::from_gguf(m.file());
-  return {std::move(m), std::move(t)};
+  return meadow::mind_test::load(meadow::mind_test::train_fixture());
 }
 
 const std::vector<Choice> kChoices{{'A', "go left"}, {'B', "go right"}};
