@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "envs/kwargs.hpp"
+#include "envs/scene_shapes.hpp"
 #include "envs/scene_util.hpp"
 #include "envs/toy_text.hpp"
 #include "meadow/error.hpp"
@@ -134,45 +135,27 @@ Scene Parkour::scene() const {
   sc.width = int(kW);
   sc.height = int(kH);
   sc.background = {225, 215, 190};
-  auto rect = [](double x, double y, double w, double h, Rgb c) {
-    Shape s;
-    s.kind = Shape::Kind::Rect;
-    s.points = {{x, y}};
-    s.w = w, s.h = h, s.color = c;
-    return s;
-  };
   for (int l = 1; l < kLanes; ++l)
-    sc.shapes.push_back(rect(l * kLaneW - 1, 0, 2, kH, {170, 160, 140}));
+    sc.shapes.push_back(rect_shape(l * kLaneW - 1, 0, 2, kH, {170, 160, 140}));
   if (started_ && k_ < cfg_.obstacles) {
     const double y = kRunnerY - wall_distance() * (kRunnerY - 20) / cfg_.distance;
     for (int l = 0; l < kLanes; ++l)
       if (l != free_[size_t(k_)])
-        sc.shapes.push_back(rect(l * kLaneW + 6, y - 14, kLaneW - 12, 16, {90, 60, 50}));
+        sc.shapes.push_back(rect_shape(l * kLaneW + 6, y - 14, kLaneW - 12, 16, {90, 60, 50}));
   }
   const bool flash = started_ && last_result_at_ >= 0 && clock_ - last_result_at_ < 0.3;
   const Rgb runner = flash && last_crashed_ ? Rgb{220, 30, 30} : Rgb{40, 110, 220};
   sc.shapes.push_back(circle({(lane_ + 0.5) * kLaneW, kRunnerY + 10}, 14, runner));
-  if (flash) {
-    Shape s;
-    s.kind = Shape::Kind::Text;
-    s.points = {{(lane_ + 0.5) * kLaneW - 24, kRunnerY + 28}};
-    s.text = last_crashed_ ? "CRASH" : "clear";
-    s.color = last_crashed_ ? Rgb{200, 20, 20} : Rgb{30, 130, 30};
-    s.font_size = 14;
-    sc.shapes.push_back(s);
-  }
+  if (flash)
+    sc.shapes.push_back(text_shape((lane_ + 0.5) * kLaneW - 24, kRunnerY + 28,
+                                   last_crashed_ ? "CRASH" : "clear",
+                                   last_crashed_ ? Rgb{200, 20, 20} : Rgb{30, 130, 30}, 14));
   char buf[96];
   const int shown = std::min(k_ + 1, cfg_.obstacles);
   std::snprintf(buf, sizeof buf, "wall %d/%d  %.1f m/s  cleared %d  t=%.2f s", shown,
                 cfg_.obstacles, started_ ? wall_speed(std::min(k_, cfg_.obstacles - 1)) : 0.0,
                 cleared_, clock_);
-  Shape t;
-  t.kind = Shape::Kind::Text;
-  t.points = {{6, 4}};
-  t.text = buf;
-  t.color = {30, 30, 30};
-  t.font_size = 12;
-  sc.shapes.push_back(t);
+  sc.shapes.push_back(text_shape(6, 4, buf, {30, 30, 30}, 12));
   return sc;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "envs/kwargs.hpp"
+#include "envs/scene_shapes.hpp"
 #include "envs/scene_util.hpp"
 #include "envs/toy_text.hpp"
 #include "meadow/error.hpp"
@@ -121,47 +122,24 @@ Scene Shapes::scene() const {
   if (showing()) {
     const int s = seq_[size_t(round_)];
     const Rgb c = s % 2 == 0 ? Rgb{215, 40, 40} : Rgb{40, 170, 60};
-    if (s < 2) {
-      Shape r;
-      r.kind = Shape::Kind::Rect;
-      r.points = {{kW / 2 - 60, kH / 2 - 60}};
-      r.w = r.h = 120;
-      r.color = c;
-      sc.shapes.push_back(r);
-    } else {
+    if (s < 2)
+      sc.shapes.push_back(rect_shape(kW / 2 - 60, kH / 2 - 60, 120, 120, c));
+    else
       sc.shapes.push_back(circle({kW / 2, kH / 2}, 64, c));
-    }
     // The window's time left as a shrinking bar along the bottom.
     const double w = window(round_);
     const double left = std::max(0.0, round_start_ + cfg_.gap + w - clock_);
-    Shape bar;
-    bar.kind = Shape::Kind::Rect;
-    bar.points = {{10, kH - 24}};
-    bar.w = std::max(1.0, (kW - 20) * left / w);
-    bar.h = 10;
-    bar.color = {90, 170, 90};
-    sc.shapes.push_back(bar);
+    sc.shapes.push_back(
+        rect_shape(10, kH - 24, std::max(1.0, (kW - 20) * left / w), 10, {90, 170, 90}));
   }
   char buf[96];
   const int shown = std::min(round_ + 1, cfg_.rounds);
   std::snprintf(buf, sizeof buf, "round %d/%d  window %.0f ms  matched %d", shown, cfg_.rounds,
                 1000 * window(std::min(round_, cfg_.rounds - 1)), matched_);
-  Shape t;
-  t.kind = Shape::Kind::Text;
-  t.points = {{6, 4}};
-  t.text = buf;
-  t.color = {30, 30, 30};
-  t.font_size = 12;
-  sc.shapes.push_back(t);
-  if (last_result_ >= 0 && !showing()) {
-    Shape r;
-    r.kind = Shape::Kind::Text;
-    r.points = {{kW / 2 - 30, kH / 2 - 8}};
-    r.text = last_result_ ? "match" : "miss";
-    r.color = last_result_ ? Rgb{30, 130, 30} : Rgb{200, 20, 20};
-    r.font_size = 18;
-    sc.shapes.push_back(r);
-  }
+  sc.shapes.push_back(text_shape(6, 4, buf, {30, 30, 30}, 12));
+  if (last_result_ >= 0 && !showing())
+    sc.shapes.push_back(text_shape(kW / 2 - 30, kH / 2 - 8, last_result_ ? "match" : "miss",
+                                   last_result_ ? Rgb{30, 130, 30} : Rgb{200, 20, 20}, 18));
   return sc;
 }
 
