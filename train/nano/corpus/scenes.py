@@ -225,61 +225,15 @@ def clause_table(
     dirs = list(rng.choice(DIR_SETS2 + DIR_SETS4))
     n_dir = rng.randint(2, len(dirs))
     dirs_used = rng.sample(dirs, n_dir)
-    # condition phrases: same verb with different directions, or different verbs/forms
-    verb = rng.choice(MOTION)
-    conds = []
-    mixed = rng.random() < 0.4
-    for d in dirs_used:
-        if mixed:
-            v = rng.choice(MOTION)
-            form = rng.random()
-            if form < 0.4:
-                conds.append(f"{v[1]} {rng.choice(TOO).replace('{D}', d)}")
-            elif form < 0.7:
-                conds.append(f"is {v[0]} {d}")
-            else:
-                conds.append(f"{v[1]} {d}")
-        else:
-            conds.append(f"is {verb[0]} {d}" if rng.random() < 0.8 else f"{verb[1]} {d}")
-    if len(set(conds)) < len(conds):
-        conds = [f"is {verb[0]} {d}" for d in dirs_used]
+    verb, conds = _direction_conds(rng, dirs_used)
     default = rng.random() < 0.3
     n = len(conds) + (1 if default else 0)
     letters = _letters(rng, n, shuffled)
-    act = rng.choice(ACTIONS)
-    obj = words.noun() if rng.random() < 0.5 else ""
-    # option directions: the clause's own (most rules read so), its opposite, or a permutation,
-    # so the letter must come from the clause, never from the option text alone
-    r = rng.random()
-    if r < 0.6:
-        ddirs = dirs_used
-    elif r < 0.8:
-        ddirs = [OPPOSITE[d] for d in dirs_used]
-    else:
-        ddirs = rng.sample(dirs_used, len(dirs_used))
-    mid = obj and rng.random() < 0.4  # "fire the left engine" as well as "push the cart left"
-    texts = [
-        (f"{act} the {dd} {obj}" if mid else f"{act} the {obj} {dd}") if obj else f"{act} {dd}"
-        for dd in ddirs
-    ]
+    act, texts = _direction_texts(rng, words, dirs_used)
     # which option each clause (and the default) names: any slot, so neither the clause's
     # place nor "the default is the last option" can stand in for reading the letter
     by_slot, opts = _slot_options(rng, letters, texts, default, rng.random() < 0.6, default_text, act)
-    tpl = rng.choice(CLAUSE_T)
-    clauses = [
-        tpl.replace("{S}", subj)
-        .replace("{P}", _cond(clause_marked, c, opts[i].letter))
-        .replace("{L}", _named(clause_marked, opts[i].letter, opts[i].letter))
-        for i, c in enumerate(conds)
-    ]
-    order = list(range(len(clauses)))
-    if rng.random() < 0.4:
-        rng.shuffle(order)
-    rule = " ".join(clauses[i] for i in order)
-    if default:
-        rule += " " + rng.choice(DEFAULT_T).replace(
-            "{L}", _named(clause_marked, opts[-1].letter, opts[-1].letter)
-        )
+    rule = _clause_rule(rng, subj, conds, opts, default, clause_marked)
     shown = sorted(by_slot, key=lambda o: o.letter) if rng.random() < 0.7 else by_slot
 
     def situation(r: random.Random):
@@ -298,6 +252,73 @@ def clause_table(
         return (marks.from_clause(s) if clause_marked else s), letter
 
     return Table("scene", rule, shown, situation)
+
+
+def _direction_conds(rng: random.Random, dirs_used: list[str]) -> tuple[tuple[str, str], list[str]]:
+    """A clause table's conditions, one a direction: the same verb with different directions, or
+    different verbs / forms -> (the verb, the conditions)."""
+    verb = rng.choice(MOTION)
+    conds = []
+    mixed = rng.random() < 0.4
+    for d in dirs_used:
+        if mixed:
+            v = rng.choice(MOTION)
+            form = rng.random()
+            if form < 0.4:
+                conds.append(f"{v[1]} {rng.choice(TOO).replace('{D}', d)}")
+            elif form < 0.7:
+                conds.append(f"is {v[0]} {d}")
+            else:
+                conds.append(f"{v[1]} {d}")
+        else:
+            conds.append(f"is {verb[0]} {d}" if rng.random() < 0.8 else f"{verb[1]} {d}")
+    if len(set(conds)) < len(conds):
+        conds = [f"is {verb[0]} {d}" for d in dirs_used]
+    return verb, conds
+
+
+def _direction_texts(rng: random.Random, words: _Words, dirs_used: list[str]) -> tuple[str, list[str]]:
+    """A clause table's option texts, one a direction each -> (the action, the texts)."""
+    act = rng.choice(ACTIONS)
+    obj = words.noun() if rng.random() < 0.5 else ""
+    # option directions: the clause's own (most rules read so), its opposite, or a permutation,
+    # so the letter must come from the clause, never from the option text alone
+    r = rng.random()
+    if r < 0.6:
+        ddirs = dirs_used
+    elif r < 0.8:
+        ddirs = [OPPOSITE[d] for d in dirs_used]
+    else:
+        ddirs = rng.sample(dirs_used, len(dirs_used))
+    mid = obj and rng.random() < 0.4  # "fire the left engine" as well as "push the cart left"
+    texts = [
+        (f"{act} the {dd} {obj}" if mid else f"{act} the {obj} {dd}") if obj else f"{act} {dd}"
+        for dd in ddirs
+    ]
+    return act, texts
+
+
+def _clause_rule(
+    rng: random.Random, subj: str, conds: list[str], opts: list[Option], default: bool, clause_marked: int
+) -> str:
+    """A clause table's rule: a clause for each condition (in a random order 40 % of the time),
+    then the default's."""
+    tpl = rng.choice(CLAUSE_T)
+    clauses = [
+        tpl.replace("{S}", subj)
+        .replace("{P}", _cond(clause_marked, c, opts[i].letter))
+        .replace("{L}", _named(clause_marked, opts[i].letter, opts[i].letter))
+        for i, c in enumerate(conds)
+    ]
+    order = list(range(len(clauses)))
+    if rng.random() < 0.4:
+        rng.shuffle(order)
+    rule = " ".join(clauses[i] for i in order)
+    if default:
+        rule += " " + rng.choice(DEFAULT_T).replace(
+            "{L}", _named(clause_marked, opts[-1].letter, opts[-1].letter)
+        )
+    return rule
 
 
 def relational_table(
