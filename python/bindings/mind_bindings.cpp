@@ -38,9 +38,34 @@ std::vector<ChatMessage> chat_of(const std::vector<std::pair<std::string, std::s
   return out;
 }
 
-}  // namespace
+// Mind.generate: text from the mind's model (chat messages, or raw text when none).
+std::tuple<std::string, std::string, std::vector<int32_t>, int, int, int, double, double>
+generate_text(const Mind& mind, const std::vector<std::pair<std::string, std::string>>& messages,
+              const std::string& raw, int max_tokens, int block, int steps, double threshold,
+              const std::string& confidence, double temperature, double top_p, uint64_t seed,
+              std::vector<std::string> stop, bool cache, int threads) {
+  generate::GenerateOptions o;
+  o.max_new_tokens = max_tokens;
+  o.block_size = block;
+  o.steps_per_block = steps;
+  o.threshold = threshold;
+  o.confidence = generate::parse_confidence(confidence);
+  o.temperature = temperature;
+  o.top_p = top_p;
+  o.seed = seed;
+  o.stop = std::move(stop);
+  o.cache = cache;
+  o.threads = threads;
+  const std::vector<ChatMessage> msgs = chat_of(messages);
+  const auto prompt = messages.empty() ? mind.tokenizer().encode(raw, false)
+                                       : generate::chat_prompt_ids(mind.tokenizer(), msgs);
+  const generate::Generation g = generate::generate(mind.model(), mind.tokenizer(), prompt, o);
+  return std::make_tuple(g.text, g.finish_reason, g.tokens, int(prompt.size()), g.steps, g.passes,
+                         g.prefill_ms, g.ms);
+}
 
-void bind_mind(nb::module_& m) {
+// The records a decision and an exam return.
+void bind_records(nb::module_& m) {
   nb::class_<Decision>(m, "Decision")
       .def_ro("status", &Decision::status)
       .def_prop_ro("letter", [](const Decision& d) { return std::string(1, d.letter); })
@@ -70,7 +95,9 @@ void bind_mind(nb::module_& m) {
           out.emplace_back(x.item.status, std::string(1, x.item.expected), x.got);
         return out;
       });
+}
 
+void bind_options(nb::module_& m) {
   // The options, bound once from their one definition (meadow/decision.hpp, meadow/mind.hpp):
   // MeadowMind(**options) sets these attributes by name, and lists them when one is unknown.
   nb::class_<DecideOptions>(m, "DecideOptions")
@@ -87,7 +114,9 @@ void bind_mind(nb::module_& m) {
       .def_rw("decide", &MindOptions::decide)
       .def_rw("max_misses", &MindOptions::max_misses)
       .def_rw("lora", &MindOptions::lora);
+}
 
+void bind_mind_class(nb::module_& m) {
   nb::class_<Mind>(m, "Mind")
       .def(nb::init<const std::string&, MindOptions>(), nb::arg("path"), nb::arg("options"),
            nb::call_guard<nb::gil_scoped_release>())
@@ -135,37 +164,10 @@ void bind_mind(nb::module_& m) {
             return statuses.empty() ? 0.0 : dt.count() / double(statuses.size());
           },
           nb::arg("task"), nb::arg("statuses"), nb::call_guard<nb::gil_scoped_release>())
-      .def(
-          "generate",
-          [](const Mind& mind, const std::vector<std::pair<std::string, std::string>>& messages,
-             const std::string& raw, int max_tokens, int block, int steps, double threshold,
-             const std::string& confidence, double temperature, double top_p, uint64_t seed,
-             std::vector<std::string> stop, bool cache, int threads) {
-            generate::GenerateOptions o;
-            o.max_new_tokens = max_tokens;
-            o.block_size = block;
-            o.steps_per_block = steps;
-            o.threshold = threshold;
-            o.confidence = generate::parse_confidence(confidence);
-            o.temperature = temperature;
-            o.top_p = top_p;
-            o.seed = seed;
-            o.stop = std::move(stop);
-            o.cache = cache;
-            o.threads = threads;
-            const std::vector<ChatMessage> msgs = chat_of(messages);
-            const auto prompt = messages.empty()
-                                    ? mind.tokenizer().encode(raw, false)
-                                    : generate::chat_prompt_ids(mind.tokenizer(), msgs);
-            const generate::Generation g =
-                generate::generate(mind.model(), mind.tokenizer(), prompt, o);
-            return std::make_tuple(g.text, g.finish_reason, g.tokens, int(prompt.size()), g.steps,
-                                   g.passes, g.prefill_ms, g.ms);
-          },
-          nb::arg("messages"), nb::arg("raw"), nb::arg("max_tokens"), nb::arg("block"),
-          nb::arg("steps"), nb::arg("threshold"), nb::arg("confidence"), nb::arg("temperature"),
-          nb::arg("top_p"), nb::arg("seed"), nb::arg("stop"), nb::arg("cache"), nb::arg("threads"),
-          nb::call_guard<nb::gil_scoped_release>())
+      .def("generate", &generate_text, nb::arg("messages"), nb::arg("raw"), nb::arg("max_tokens"),
+           nb::arg("block"), nb::arg("steps"), nb::arg("threshold"), nb::arg("confidence"),
+           nb::arg("temperature"), nb::arg("top_p"), nb::arg("seed"), nb::arg("stop"),
+           nb::arg("cache"), nb::arg("threads"), nb::call_guard<nb::gil_scoped_release>())
       .def(
           "draft",
           [](const Mind& mind, const std::vector<std::pair<std::string, std::string>>& messages,
@@ -195,7 +197,14 @@ void bind_mind(nb::module_& m) {
           },
           nb::arg("task"), nb::call_guard<nb::gil_scoped_release>(),
           "How a meadow-reader read the task's rule (None for a model that answers the letter).");
+}
 
+}  // namespace
+
+void bind_mind(nb::module_& m) {
+  bind_records(m);
+  bind_options(m);
+  bind_mind_class(m);
   m.def(
       "resolve_model", [](const std::string& p) { return resolve_model(p); }, nb::arg("path") = "");
   m.def("known_models", [] {

@@ -33,7 +33,10 @@ std::pair<bool, std::string> verdict_pair(const Verdict& v) {
 
 }  // namespace
 
-void bind_tasks(nb::module_& m) {
+namespace {
+
+// What an episode is made of: options, steps (with their decisions), the trace writer, episodes.
+void bind_episode_types(nb::module_& m) {
   nb::class_<Option>(m, "Option")
       .def(
           "__init__",
@@ -98,7 +101,10 @@ void bind_tasks(nb::module_& m) {
       .def_ro("total_reward", &Episode::total_reward)
       .def_ro("terminated", &Episode::terminated)
       .def_ro("truncated", &Episode::truncated);
+}
 
+// Task, the built-in tasks and what the runner asks of them.
+void bind_task_class(nb::module_& m) {
   nb::class_<Task>(m, "Task")
       .def(
           "__init__",
@@ -160,6 +166,13 @@ void bind_tasks(nb::module_& m) {
   m.def(
       "builtin_task", [](const std::string& name) { return builtin_task(name); }, nb::arg("name"));
   m.def("percentile", &percentile, nb::arg("values"), nb::arg("q"));
+}
+
+}  // namespace
+
+void bind_tasks(nb::module_& m) {
+  bind_episode_types(m);
+  bind_task_class(m);
 }
 
 }  // namespace meadow::python
