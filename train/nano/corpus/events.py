@@ -134,12 +134,26 @@ def event_table(
     rng: random.Random, shuffled: float, place_pool: float = 0.0, knobs: EventKnobs = EventKnobs()
 ):
     """The marks (knobs.marked, for train.py --aux-clause) draw nothing: the text is the unmarked one."""
-    shared, tails, uniform, near = knobs.shared, knobs.tails, knobs.uniform, knobs.near
     words = _Words(rng, place_pool)
-    preds = _predicates(W.current_split())
     n = rng.randint(2, 4)
     default = rng.random() < 0.35
     nouns = [words.noun() for _ in range(n)]
+    preds = _table_predicates(rng, knobs)
+    nouns, ps, conds = _conditions(rng, words, nouns, preds, knobs.shared)
+    k = n + (1 if default else 0)
+    letters = _letters(rng, k, shuffled)
+    opts = _options(rng, words, nouns, letters, n, default)  # [i]: clause i's (last: default)
+    shown = sorted(opts, key=lambda o: o.letter) if rng.random() < 0.7 else list(opts)
+    rule = _rule(rng, conds, opts, default, knobs.marked)
+    events = _Events(words, nouns, ps, preds, conds, opts, default, knobs.tails)
+    return Table("scene", rule, shown, events.situation)
+
+
+def _table_predicates(rng: random.Random, knobs: EventKnobs) -> tuple[str, ...]:
+    """The predicates a table's clauses draw from: all of the split's, or (knobs.uniform,
+    knobs.near, knobs.same_end) those of one form, one first letter or one last token."""
+    uniform, near = knobs.uniform, knobs.near
+    preds = _predicates(W.current_split())
     if uniform and rng.random() < uniform:  # (drawn only when asked: stage 67's stream is unchanged)
         # one form for every clause and distractor ("is whistling", "is burning", "is barking"):
         # only the stems tell the clauses apart, as in the runtime test's kettle table
@@ -158,6 +172,16 @@ def event_table(
         # "is eating" or "is sitting", other last tokens, it reads every lettering)
         groups = _same_end(W.current_split())
         preds = rng.choices(groups, weights=[len(g) for g in groups])[0]  # a predicate's group
+    return preds
+
+
+def _conditions(
+    rng: random.Random, words: _Words, nouns: list[str], preds: tuple[str, ...], shared: float
+) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """Each clause's (noun, predicate), two clauses sharing a noun or a predicate with prob.
+    `shared` each -> (the nouns, the predicates, the conditions; distinct)."""
+    nouns = list(nouns)
+    n = len(nouns)
     ps = rng.sample(preds, n)
     if n > 2 and rng.random() < shared:
         nouns[1] = nouns[0]  # one thing in two clauses: only its predicate tells them apart
@@ -166,8 +190,15 @@ def event_table(
     conds = list(zip(nouns, ps))
     if len(set(conds)) < n:
         conds = list(zip([words.noun() for _ in range(n)], rng.sample(preds, n)))
-    k = n + (1 if default else 0)
-    letters = _letters(rng, k, shuffled)
+    return nouns, ps, conds
+
+
+def _options(
+    rng: random.Random, words: _Words, nouns: list[str], letters: list[str], n: int, default: bool
+) -> list[Option]:
+    """The options, in clause order (last: the default's), under letters in a random order: an
+    action on one of the rule's nouns (or two others), the default's perhaps an idle phrase."""
+    k = len(letters)
     pool = list(dict.fromkeys(nouns)) + [words.noun() for _ in range(2)]
     texts: list[str] = []
     while len(texts) < k:
@@ -176,58 +207,77 @@ def event_table(
             texts.append(t)
     slots = list(range(k))
     rng.shuffle(slots)
-    opts = [Option(letters[s], texts[i]) for i, s in enumerate(slots)]  # [i]: clause i's (last: default)
-    shown = sorted(opts, key=lambda o: o.letter) if rng.random() < 0.7 else list(opts)
+    return [Option(letters[s], texts[i]) for i, s in enumerate(slots)]
+
+
+def _rule(
+    rng: random.Random, conds: list[tuple[str, str]], opts: list[Option], default: bool, marked: int
+) -> str:
+    """The rule: a clause for each condition (in a random order half the time), then the
+    default's, joined as sentences or as one."""
     tpl = rng.choice(TEMPLATES)
     join = rng.choice(JOINS)
-    order = list(range(n))
+    order = list(range(len(conds)))
     if rng.random() < 0.5:
         rng.shuffle(order)
 
     def cond(i: int) -> str:
         c = f"{conds[i][0]} {conds[i][1]}"
-        return M.clause(c, opts[i].letter) if knobs.marked > 1 else c
+        return M.clause(c, opts[i].letter) if marked > 1 else c
 
     def named(letter: str) -> str:
-        return M.clause(letter, letter) if knobs.marked else letter
+        return M.clause(letter, letter) if marked else letter
 
     parts = [tpl.replace("{N} {P}", cond(i)).replace("{L}", named(opts[i].letter)) for i in order]
     if default:
         parts.append(rng.choice(DEFAULTS).replace("{L}", named(opts[-1].letter)))
     if join == ". ":
-        rule = ". ".join(_cap(p) for p in parts) + "."
-    else:
-        rule = _cap(join.join(parts[:1] + [p[:1].lower() + p[1:] for p in parts[1:]])) + "."
-    taken = set(conds)
+        return ". ".join(_cap(p) for p in parts) + "."
+    return _cap(join.join(parts[:1] + [p[:1].lower() + p[1:] for p in parts[1:]])) + "."
 
-    def other_event(r: random.Random) -> str:
+
+@dataclass(frozen=True)
+class _Events:
+    """An event table's situations: one condition (or none, for the default) among other events."""
+
+    words: _Words
+    nouns: list[str]
+    ps: list[str]  # the clauses' predicates
+    preds: tuple[str, ...]  # every predicate the table drew from
+    conds: list[tuple[str, str]]
+    opts: list[Option]  # in clause order (last: the default's)
+    default: bool
+    tails: float
+
+    def other_event(self, r: random.Random) -> str:
+        """A noun and a predicate that are no clause's condition (some of them the rule's)."""
+        taken = set(self.conds)
         for _ in range(50):
             u = r.random()
-            noun = r.choice(nouns) if u < 0.5 else words.noun()
-            pred = r.choice(ps) if 0.3 < u < 0.8 else r.choice(preds)
+            noun = r.choice(self.nouns) if u < 0.5 else self.words.noun()
+            pred = r.choice(self.ps) if 0.3 < u < 0.8 else r.choice(self.preds)
             if (noun, pred) not in taken:
                 return f"the {noun} {pred}"
-        return _place(r, words)
+        return _place(r, self.words)
 
-    def situation(r: random.Random):
-        if default and r.random() < 1.0 / k:
+    def situation(self, r: random.Random) -> tuple[str, str]:
+        conds, opts, tails = self.conds, self.opts, self.tails
+        if self.default and r.random() < 1.0 / len(opts):
             head, letter = None, opts[-1].letter
         else:
-            i = r.randrange(n)
+            i = r.randrange(len(conds))
             head, letter = f"the {conds[i][0]} {conds[i][1]}", opts[i].letter
             if r.random() < 0.4:
                 head += " " + r.choice(ADVERBS)
             if tails and r.random() < tails:  # "the dog is barking at the door" (drawn only when asked)
-                head += f" {r.choice(PREPS)} {words.noun()}"
-        phrases = [other_event(r) for _ in range(r.randint(0 if head else 1, 2))]
+                head += f" {r.choice(PREPS)} {self.words.noun()}"
+        phrases = [self.other_event(r) for _ in range(r.randint(0 if head else 1, 2))]
         if head is None and r.random() < 0.3:
             phrases = [r.choice(QUIET)]
         if head:
             phrases.insert(r.randrange(len(phrases) + 1) if r.random() < 0.4 else 0, head)
         lead = r.choice(LEADS)
         if tails and r.random() < tails / 3:  # a one-word lead: "Smoke: the bread is burning."
-            lead = _cap(words.noun()) + ": "
+            lead = _cap(self.words.noun()) + ": "
         s = lead + r.choice((", ", " and ", "; ")).join(phrases)
         return _cap(s) + ("." if r.random() < 0.6 else ""), letter
-
-    return Table("scene", rule, shown, situation)
