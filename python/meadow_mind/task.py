@@ -14,6 +14,8 @@ import string
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, Union
 
+import numpy as np
+
 from . import _convert, _core
 
 Perceive = Union[Callable[[Any], str], Callable[[Any, "Task"], str]]
@@ -207,8 +209,6 @@ class Task:
         Raises:
             ValueError: naming the file, line and field of the first mistake.
         """
-        from .tasks import from_native
-
         try:
             spec = _core.read_task_spec(os.fspath(path))
             task = from_native(_core.make_task(spec))
@@ -330,3 +330,39 @@ def _sanity(
             raise ValueError(f"sanity: expected letter {letter!r} of {status!r} is not an option")
         out.append((status, letter))
     return out
+
+
+def from_native(bt: Any) -> Task:
+    """A Task around a C++ task (a built-in one, or one made from a task file): its perceiver
+    and judge run in C++."""
+    native = bt.task
+    env_kwargs = json.loads(native.env_kwargs_json)
+    obs_space = None
+    if native.env_id:
+        env = _core.make_env(native.env_id, native.env_kwargs_json)
+        act_space, obs_space = env.action_space, env.observation_space
+        options = {o.letter: _convert.space_value(act_space, list(o.action)) for o in native.options}
+    else:  # a task file without environment: examined, not played
+        options = {o.letter: o.action[0] if len(o.action) == 1 else list(o.action) for o in native.options}
+    task = Task(
+        perceive=None,
+        rule=native.rule,
+        options=options,
+        option_text={o.letter: o.text for o in native.options},
+        act_text={o.letter: o.act for o in native.options if o.act},
+        sanity=list(native.sanity),
+        env_id=native.env_id or None,
+        env_kwargs=env_kwargs,
+        max_steps=int(native.max_steps),
+        name=native.name,
+        summary=native.summary,
+    )
+    task.memory = bool(native.memory)
+    task._native = native if native.has_perceiver else None
+    task._builtin = bt
+    task._obs_space = obs_space
+    if obs_space is not None:
+        task._obs_size = 1 if obs_space.kind == "Discrete" else int(np.prod(obs_space.shape))
+    task.seeds = [int(s) for s in bt.seeds]
+    task.target = bt.target
+    return task

@@ -8,13 +8,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import numpy as np
 
-from . import _convert, _core
-from .task import Task
+from . import _core
+from .task import Task, from_native
 
 
 def names() -> list[str]:
@@ -29,42 +27,6 @@ def get(name: str) -> Task:
     except _core.MeadowError as e:
         raise ValueError(str(e)) from None
     return from_native(bt)
-
-
-def from_native(bt: Any) -> Task:
-    """A Task around a C++ task (a built-in one, or one made from a task file): its perceiver
-    and judge run in C++."""
-    native = bt.task
-    env_kwargs = json.loads(native.env_kwargs_json)
-    obs_space = None
-    if native.env_id:
-        env = _core.make_env(native.env_id, native.env_kwargs_json)
-        act_space, obs_space = env.action_space, env.observation_space
-        options = {o.letter: _convert.space_value(act_space, list(o.action)) for o in native.options}
-    else:  # a task file without environment: examined, not played
-        options = {o.letter: o.action[0] if len(o.action) == 1 else list(o.action) for o in native.options}
-    task = Task(
-        perceive=None,
-        rule=native.rule,
-        options=options,
-        option_text={o.letter: o.text for o in native.options},
-        act_text={o.letter: o.act for o in native.options if o.act},
-        sanity=list(native.sanity),
-        env_id=native.env_id or None,
-        env_kwargs=env_kwargs,
-        max_steps=int(native.max_steps),
-        name=native.name,
-        summary=native.summary,
-    )
-    task.memory = bool(native.memory)
-    task._native = native if native.has_perceiver else None
-    task._builtin = bt
-    task._obs_space = obs_space
-    if obs_space is not None:
-        task._obs_size = 1 if obs_space.kind == "Discrete" else int(np.prod(obs_space.shape))
-    task.seeds = [int(s) for s in bt.seeds]
-    task.target = bt.target
-    return task
 
 
 def cartpole() -> Task:
