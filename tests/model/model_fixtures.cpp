@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <map>
-#include <stdexcept>
 
 #include <nlohmann/json.hpp>
+
+#include "../decision/mind_fixture.hpp"
 
 namespace meadow::model_test {
 namespace {
@@ -22,13 +22,7 @@ std::string join(const std::vector<T>& v) {
 }  // namespace
 
 std::string run_command(const std::string& cmd) {
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("cannot run: " + cmd);
-  std::string out;
-  char buf[65536];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  if (pclose(p) != 0) throw std::runtime_error("command failed: " + cmd);
-  return out;
+  return mind_test::run_command(cmd);
 }
 
 std::string fixture(const std::string& name, const std::string& arch, const std::string& type,
