@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import random
+from dataclasses import dataclass
 
 from . import marks
 from . import templates as T
@@ -222,6 +223,13 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
             continue
         for _ in range(rng.randint(1, stage.conds_per_option)):
             o.conds.append([pool.word() for _ in range(rng.randint(*stage.cond_words))])
+    rule = _match_rule(rng, stage, opts, default)
+    return Table("match", rule, opts, _Match(pool, stage, opts, default).situation)
+
+
+def _match_rule(rng: random.Random, stage: Stage, opts: list[Option], default: Option | None) -> str:
+    """A match table's rule: a clause for each option but the default (its conditions joined by
+    "or"), the default's clause last."""
     clauses = []
     for o in opts:
         if o is default:
@@ -241,33 +249,56 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
             .replace("{T}", named(default.text))
         )
         clauses.append(d)
-    rule = _join_clauses(rng.choice(T.CLAUSE_JOINERS if stage.templates > 1 else (" ",)), clauses)
+    return _join_clauses(rng.choice(T.CLAUSE_JOINERS if stage.templates > 1 else (" ",)), clauses)
 
-    def mark(w: str, letter: str, level: int) -> str:
+
+@dataclass(frozen=True)
+class _Match:
+    """A match table's situations: the answer's condition (none for the default) among
+    distractors, some of them parts of other options' conditions."""
+
+    pool: Pool  # the table's: distractor words stay distinct from its words
+    stage: Stage
+    opts: list[Option]
+    default: Option | None
+
+    def mark(self, w: str, letter: str, level: int) -> str:
         """A situation word of a condition carries its option's letter (Stage.match_marks)."""
-        return marks.clause(w, letter) if stage.match_marks >= level else w
+        return marks.clause(w, letter) if self.stage.match_marks >= level else w
 
-    def situation(r: random.Random) -> tuple[str, str]:
-        target = r.choice(opts)
+    def situation(self, r: random.Random) -> tuple[str, str]:
+        target = r.choice(self.opts)
         phrases = []
-        if target is not default:
-            words = [vary_word(r, w, stage) for w in r.choice(target.conds)]
-            if len(words) > 1 and r.random() < stage.reorder:
-                r.shuffle(words)
-            mod_at = -1
-            if r.random() < stage.modifiers:
-                mod_at = r.randint(0, len(words))
-                words.insert(mod_at, r.choice(T.MODIFIERS))
-            phrases.append(
-                " ".join(
-                    vary_case(r, w, stage.case)
-                    if i == mod_at
-                    else mark(vary_case(r, w, stage.case), target.letter, 1)
-                    for i, w in enumerate(words)
-                )
-            )
-        others = [(c, o.letter) for o in opts if o is not target for c in o.conds if len(c) > 1]
+        if target is not self.default:
+            phrases.append(self._condition(r, target))
+        phrases += self._distractors(r, target)
+        if not phrases:
+            phrases.append(self.pool.word())
+        return _join_situation(r, phrases, self.stage), target.letter
+
+    def _condition(self, r: random.Random, target: Option) -> str:
+        """One of the target's conditions, its words varied, perhaps reordered and modified."""
+        stage = self.stage
+        words = [vary_word(r, w, stage) for w in r.choice(target.conds)]
+        if len(words) > 1 and r.random() < stage.reorder:
+            r.shuffle(words)
+        mod_at = -1
+        if r.random() < stage.modifiers:
+            mod_at = r.randint(0, len(words))
+            words.insert(mod_at, r.choice(T.MODIFIERS))
+        return " ".join(
+            vary_case(r, w, stage.case)
+            if i == mod_at
+            else self.mark(vary_case(r, w, stage.case), target.letter, 1)
+            for i, w in enumerate(words)
+        )
+
+    def _distractors(self, r: random.Random, target: Option) -> list[str]:
+        """Distractor phrases: content words, or part of another option's condition (Stage.partial)."""
+        stage, pool = self.stage, self.pool
+        others = [(c, o.letter) for o in self.opts if o is not target for c in o.conds if len(c) > 1]
         said: dict[int, set[str]] = {}  # words of each other condition the situation already holds
+        phrases = []
         for _ in range(r.randint(*stage.distractors)):
             if others and r.random() < stage.partial:
                 c, letter = r.choice(others)
@@ -280,17 +311,13 @@ def match_table(rng: random.Random, stage: Stage) -> Table:
                         phrases.append(pool.word())
                         continue
                     seen.update(words)
-                part = [mark(w, letter, 2) for w in words]
+                part = [self.mark(w, letter, 2) for w in words]
                 phrases.append(" ".join(part + ([pool.word()] if r.random() < 0.5 else [])))
                 if stage.partial_repeat > 0 and r.random() < stage.partial_repeat:
                     phrases.append(" ".join(part))
             else:
                 phrases.append(" ".join(pool.word() for _ in range(r.randint(1, 2 if stage.leads else 1))))
-        if not phrases:
-            phrases.append(pool.word())
-        return _join_situation(r, phrases, stage), target.letter
-
-    return Table("match", rule, opts, situation)
+        return phrases
 
 
 def bucket_table(rng: random.Random, stage: Stage) -> Table:
