@@ -475,28 +475,51 @@ def render(
     r = lambda i: ref(rng, style, opt_letters[i], opt_texts[i])  # noqa: E731
 
     if rule.unless:
-        ((lits, _, opt),) = rule.clauses
-        cond = lit_clause(rng, dom, lits[0], forms)
-        if trace is not None:
-            trace.append([{"text": cond, "resolved": cond, "ante": None}])
-        forms.add("unless")
-        d = rule.default
-        return rng.choice(
-            [
-                f"{cap(r(d))} unless {cond}; then {r(opt)}.",
-                f"{cap(r(d))}, unless {cond}, in which case {r(opt)}.",
-                f"Unless {cond}, {r(d)}. If that is the case, {r(opt)}.",
-                f"Unless {cond}, {r(d)}; otherwise {r(opt)}.",
-                f"Always {r(d)} unless {cond} - then {r(opt)}.",
-            ]
-        )
-
+        return _render_unless(rng, dom, rule, forms, trace, r)
     layouts = ["if", "when", "means", "colon", "arrow", "bullets", "table"]
     weights = [5, 2, 1.5, 2, 1.5, 1.5, 1.5]
     if people:
         layouts, weights = layouts + ["phrase"], weights + [3]
     layout = rng.choices(layouts, weights)[0]
     forms.add(layout)
+    lines = _clause_lines(rng, dom, rule, layout, style, opt_letters, forms, trace, people, r)
+    if rule.default is not None:
+        _add_default(rng, layout, lines, forms, people, rule.default, r)
+    return _join_lines(rng, dom, layout, lines, people)
+
+
+def _render_unless(rng, dom, rule: Rule, forms: set, trace: list | None, r) -> str:
+    """A rule of one clause and a default, said with "unless"; `r` names an option by its index."""
+    ((lits, _, opt),) = rule.clauses
+    cond = lit_clause(rng, dom, lits[0], forms)
+    if trace is not None:
+        trace.append([{"text": cond, "resolved": cond, "ante": None}])
+    forms.add("unless")
+    d = rule.default
+    return rng.choice(
+        [
+            f"{cap(r(d))} unless {cond}; then {r(opt)}.",
+            f"{cap(r(d))}, unless {cond}, in which case {r(opt)}.",
+            f"Unless {cond}, {r(d)}. If that is the case, {r(opt)}.",
+            f"Unless {cond}, {r(d)}; otherwise {r(opt)}.",
+            f"Always {r(d)} unless {cond} - then {r(opt)}.",
+        ]
+    )
+
+
+def _clause_lines(
+    rng,
+    dom,
+    rule: Rule,
+    layout: str,
+    style: str,
+    opt_letters,
+    forms: set,
+    trace: list | None,
+    people: bool,
+    r,
+) -> list[str]:
+    """One line per clause of the rule, in `layout`; `r` names an option by its index."""
     lines = []
     memo: dict = {}  # the previous clause's aspect, for pronouns
     for lits, join, opt in rule.clauses:
@@ -531,35 +554,41 @@ def render(
         else:
             cond = condition_text(rng, dom, lits, join, forms, rng.choice(["label", "symbol"]), trace)
             lines.append(f"{cond} | {r(opt)}")
-    if rule.default is not None:
-        d = rule.default
-        where = rng.choices(["last", "first", "middle"], [6, 2, 1.5 if len(lines) >= 2 else 0])[0]
-        forms.add("otherwise-" + where)
-        if layout == "table":
-            line = (
-                f"{rng.choice(['anything else', 'otherwise', 'all other cases', 'none of these'])} | {r(d)}"
-            )
-        elif layout in ("bullets",):
-            line = f"{rng.choice(['-', '*'])} {rng.choice(['Otherwise', 'Anything else', 'Everything else'])}: {r(d)}"
-        elif layout == "arrow":
-            line = f"{rng.choice(['otherwise', 'anything else', 'else'])} -> {r(d)}"
-        else:
-            pool = {"last": _DEFAULT_LAST, "first": _DEFAULT_FIRST, "middle": _DEFAULT_MIDDLE}[where]
-            if people and where == "last":
-                pool = pool + _PEOPLE_DEFAULT
-            if where == "middle" and layout not in ("if", "when"):
-                pool = ["Anything else: {r}.", "Other cases: {r}."]
-            if where == "first" and layout in ("colon", "means"):
-                pool = ["Default: {r}.", "Normally, {r}."]
-            template = rng.choice(pool)  # drawn before the reference, as always
-            ref_d = r(d)
-            line = template.format(r=ref_d, R=cap(ref_d))
-        if where == "last":
-            lines.append(line)
-        elif where == "first":
-            lines.insert(0, line)
-        else:
-            lines.insert(rng.randrange(1, len(lines)), line)
+    return lines
+
+
+def _add_default(rng, layout: str, lines: list[str], forms: set, people: bool, d: int, r) -> None:
+    """Puts the default's line (option `d`) last, first or in the middle of `lines`."""
+    where = rng.choices(["last", "first", "middle"], [6, 2, 1.5 if len(lines) >= 2 else 0])[0]
+    forms.add("otherwise-" + where)
+    if layout == "table":
+        line = f"{rng.choice(['anything else', 'otherwise', 'all other cases', 'none of these'])} | {r(d)}"
+    elif layout in ("bullets",):
+        line = f"{rng.choice(['-', '*'])} {rng.choice(['Otherwise', 'Anything else', 'Everything else'])}: {r(d)}"
+    elif layout == "arrow":
+        line = f"{rng.choice(['otherwise', 'anything else', 'else'])} -> {r(d)}"
+    else:
+        pool = {"last": _DEFAULT_LAST, "first": _DEFAULT_FIRST, "middle": _DEFAULT_MIDDLE}[where]
+        if people and where == "last":
+            pool = pool + _PEOPLE_DEFAULT
+        if where == "middle" and layout not in ("if", "when"):
+            pool = ["Anything else: {r}.", "Other cases: {r}."]
+        if where == "first" and layout in ("colon", "means"):
+            pool = ["Default: {r}.", "Normally, {r}."]
+        template = rng.choice(pool)  # drawn before the reference, as always
+        ref_d = r(d)
+        line = template.format(r=ref_d, R=cap(ref_d))
+    if where == "last":
+        lines.append(line)
+    elif where == "first":
+        lines.insert(0, line)
+    else:
+        lines.insert(rng.randrange(1, len(lines)), line)
+
+
+def _join_lines(rng, dom, layout: str, lines: list[str], people: bool) -> str:
+    """The rule's lines as one text: a table under a header, bullets under an intro, else
+    joined by spaces, newlines (or, for arrows, semicolons and commas)."""
     if layout == "table":
         headers = ["situation | action", "when | do", "condition | choice", "case | answer", ""]
         if people:
