@@ -34,21 +34,7 @@ def play_verdict(cli: str, task: str, gguf: str, episodes: int) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("run", help="the run folder: its ckpt.pt is the exported model's checkpoint")
-    ap.add_argument("--gguf", default="models/meadow-nano.gguf")
-    ap.add_argument("--lineage", default="", help="free text for the card: how this checkpoint was trained")
-    ap.add_argument("--cli", default="build/meadow-mind")
-    ap.add_argument(
-        "--build", default="build", help="the build folder (its tests/test_mind runs the relabelling tests)"
-    )
-    # the synthetic rows' stream: stage 13 (the full scene + word-table mix) for every model, so
-    # cards stay comparable whatever stage a recipe ends on
-    ap.add_argument("--stage", type=int, default=13)
-    # 600 tables (about 4,800 decisions) a synthetic row: its standard error (tables as the unit)
-    # is 0.003-0.004, at 200 tables 0.005-0.007, larger than the gaps to the bars
-    ap.add_argument("--tables", type=int, default=600)
-    a = ap.parse_args(argv)
+    a = _args(argv)
     for path, what in (
         (os.path.join(a.run, "ckpt.pt"), "checkpoint"),
         (a.gguf, "GGUF"),
@@ -59,52 +45,10 @@ def main(argv=None) -> int:
             return 2
     env = pinned_env()  # the float32 eval rows retrace
     out = {k: os.path.join(a.run, k) for k in ("eval.json", "plays.txt", "relabelling.txt", "bench.json")}
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "train.nano.eval_table",
-            "--ckpt",
-            os.path.join(a.run, "ckpt.pt"),
-            "--gguf",
-            a.gguf,
-            "--cli",
-            a.cli,
-            "--stage",
-            str(a.stage),
-            "--tables",
-            str(a.tables),
-            "--threads",
-            "2",
-            "--json",
-            out["eval.json"],
-        ],
-        env=env,
-        check=True,
-    )
-    seeds = {
-        t["name"]: len(t["seeds"])
-        for t in json.loads(
-            subprocess.run([a.cli, "list", "--json"], capture_output=True, text=True, check=True).stdout
-        )
-    }
-    with open(out["plays.txt"], "w") as f:
-        for t in TASKS:
-            line = f"{t}: {play_verdict(a.cli, t, a.gguf, seeds[t])}"
-            print(line, flush=True)
-            f.write(line + "\n")
-    # the relabelling tests of tests/mind/trained_model_test.cpp, on this model, every table set
-    with open(out["relabelling.txt"], "w") as f:
-        subprocess.run(
-            [os.path.join(a.build, "tests", "test_mind"), "--gtest_filter=TrainedModel.*"],
-            env=dict(env, MEADOW_TEST_ALL_TARGETS="1", MEADOW_TEST_TRAINED_MODEL=a.gguf),
-            stdout=f,
-            stderr=subprocess.STDOUT,
-        )
-    with open(out["bench.json"], "w") as f:
-        subprocess.run(
-            [a.cli, "bench", "--model", a.gguf, "--threads", "2", "--decisions", "200"], stdout=f, check=True
-        )
+    _eval_table(a, env, out["eval.json"])
+    _plays(a, out["plays.txt"])
+    _relabelling(a, env, out["relabelling.txt"])
+    _bench(a, out["bench.json"])
     return model_card.main(
         [
             "--ckpt",
@@ -123,6 +67,85 @@ def main(argv=None) -> int:
             a.lineage,
         ]
     )
+
+
+def _args(argv) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run", help="the run folder: its ckpt.pt is the exported model's checkpoint")
+    ap.add_argument("--gguf", default="models/meadow-nano.gguf")
+    ap.add_argument("--lineage", default="", help="free text for the card: how this checkpoint was trained")
+    ap.add_argument("--cli", default="build/meadow-mind")
+    ap.add_argument(
+        "--build", default="build", help="the build folder (its tests/test_mind runs the relabelling tests)"
+    )
+    # the synthetic rows' stream: stage 13 (the full scene + word-table mix) for every model, so
+    # cards stay comparable whatever stage a recipe ends on
+    ap.add_argument("--stage", type=int, default=13)
+    # 600 tables (about 4,800 decisions) a synthetic row: its standard error (tables as the unit)
+    # is 0.003-0.004, at 200 tables 0.005-0.007, larger than the gaps to the bars
+    ap.add_argument("--tables", type=int, default=600)
+    return ap.parse_args(argv)
+
+
+def _eval_table(a: argparse.Namespace, env: dict, path: str) -> None:
+    """The evaluation table (train/nano/eval_table.py) of the checkpoint and its GGUF, to `path`."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "train.nano.eval_table",
+            "--ckpt",
+            os.path.join(a.run, "ckpt.pt"),
+            "--gguf",
+            a.gguf,
+            "--cli",
+            a.cli,
+            "--stage",
+            str(a.stage),
+            "--tables",
+            str(a.tables),
+            "--threads",
+            "2",
+            "--json",
+            path,
+        ],
+        env=env,
+        check=True,
+    )
+
+
+def _plays(a: argparse.Namespace, path: str) -> None:
+    """Each built-in task's verdict over its fixed seeds, printed and written to `path`."""
+    seeds = {
+        t["name"]: len(t["seeds"])
+        for t in json.loads(
+            subprocess.run([a.cli, "list", "--json"], capture_output=True, text=True, check=True).stdout
+        )
+    }
+    with open(path, "w") as f:
+        for t in TASKS:
+            line = f"{t}: {play_verdict(a.cli, t, a.gguf, seeds[t])}"
+            print(line, flush=True)
+            f.write(line + "\n")
+
+
+def _relabelling(a: argparse.Namespace, env: dict, path: str) -> None:
+    """The relabelling tests of tests/mind/trained_model_test.cpp, on this model, every table set."""
+    with open(path, "w") as f:
+        subprocess.run(
+            [os.path.join(a.build, "tests", "test_mind"), "--gtest_filter=TrainedModel.*"],
+            env=dict(env, MEADOW_TEST_ALL_TARGETS="1", MEADOW_TEST_TRAINED_MODEL=a.gguf),
+            stdout=f,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def _bench(a: argparse.Namespace, path: str) -> None:
+    """The CLI's latency bench of the GGUF, as JSON to `path`."""
+    with open(path, "w") as f:
+        subprocess.run(
+            [a.cli, "bench", "--model", a.gguf, "--threads", "2", "--decisions", "200"], stdout=f, check=True
+        )
 
 
 if __name__ == "__main__":
