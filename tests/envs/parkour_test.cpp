@@ -6,8 +6,8 @@
 #include "envs/parkour.hpp"
 #include "meadow/env.hpp"
 #include "meadow/error.hpp"
+#include "timed_env_check.hpp"
 
-using meadow::Values;
 using meadow::envs::Parkour;
 using meadow::envs::ParkourConfig;
 
@@ -97,14 +97,7 @@ TEST(Parkour, StepIsActThenAdvanceByDt) {
   Parkour a(ParkourConfig{}), b(ParkourConfig{});
   a.reset(5);
   b.reset(5);
-  for (int i = 0; i < 30; ++i) {
-    const Values act{double(i % 3)};
-    const auto sa = a.step(act);
-    const double got = b.act(act).reward;
-    const auto sb = b.advance(0.05);
-    EXPECT_EQ(sa.obs, sb.obs);
-    EXPECT_EQ(sa.reward, got + sb.reward);
-  }
+  meadow::test::expect_step_is_act_then_advance(a, b, 30, 3);
   EXPECT_NEAR(a.clock(), 1.5, 1e-9);
 }
 

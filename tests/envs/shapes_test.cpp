@@ -6,6 +6,7 @@
 #include "envs/shapes.hpp"
 #include "meadow/env.hpp"
 #include "meadow/error.hpp"
+#include "timed_env_check.hpp"
 
 using meadow::Values;
 using meadow::envs::kShapeNone;
@@ -90,14 +91,7 @@ TEST(Shapes, StepIsActThenAdvanceByDt) {
   Shapes a(ShapesConfig{}), b(ShapesConfig{});
   a.reset(2);
   b.reset(2);
-  for (int i = 0; i < 200; ++i) {
-    const Values act{double(i % 5)};
-    const auto sa = a.step(act);
-    const double got = b.act(act).reward;
-    const auto sb = b.advance(0.01);
-    EXPECT_EQ(sa.obs, sb.obs);
-    EXPECT_EQ(sa.reward, got + sb.reward);
-  }
+  meadow::test::expect_step_is_act_then_advance(a, b, 200, 5);
 }
 
 TEST(Shapes, BadKwargsAreRefused) {
