@@ -54,6 +54,25 @@ std::vector<json> events(const std::string& body, bool& done) {
   return out;
 }
 
+// One request answered whole, then streamed (with the usage chunk): the whole reply, the stream's
+// events and whether [DONE] came last.
+struct WholeAndStream {
+  Reply whole;
+  std::vector<json> events;
+  bool done = false;
+};
+
+WholeAndStream whole_and_stream(int port, const std::string& path, json body) {
+  WholeAndStream r{post(port, path, body), {}, false};
+  EXPECT_EQ(r.whole.status, 200) << r.whole.body;
+  body["stream"] = true;
+  body["stream_options"] = {{"include_usage", true}};
+  const Reply s = post(port, path, body);
+  EXPECT_EQ(s.status, 200) << s.body;
+  r.events = events(s.body, r.done);
+  return r;
+}
+
 // What the library generates for the same prompt and options: the server must answer exactly
 // this (greedy decoding is deterministic).
 std::string expected_text(const std::string& model_path, bool chat, const std::string& text,
@@ -161,17 +180,11 @@ TEST_F(ServerTest, StreamAddsUpToTheWholeAnswer) {
     json body =
         chat ? chat_body("Tell a story.", 40) : json{{"prompt", "A story:"}, {"max_tokens", 40}};
     body["block_size"] = 8;  // five blocks: five commits
-    const char* path = chat ? "/v1/chat/completions" : "/v1/completions";
-    const Reply whole = post(port(), path, body);
-    ASSERT_EQ(whole.status, 200) << whole.body;
-    body["stream"] = true;
-    body["stream_options"] = {{"include_usage", true}};
-    const Reply s = post(port(), path, body);
-    ASSERT_EQ(s.status, 200) << s.body;
-    bool done = false;
-    const auto ev = events(s.body, done);
+    const auto [whole, ev, done] =
+        whole_and_stream(port(), chat ? "/v1/chat/completions" : "/v1/completions", body);
+    ASSERT_EQ(whole.status, 200);
     EXPECT_TRUE(done) << "[DONE] must come last";
-    ASSERT_GE(ev.size(), 3u) << s.body;
+    ASSERT_GE(ev.size(), 3u);
     std::string text;
     json finish;
     for (const auto& e : ev) {
@@ -844,15 +857,9 @@ TEST_F(ServerTest, StreamOfNChoicesInterleavesByIndex) {
     body["seed"] = 3;
     body["block_size"] = 4;
     body["n"] = 3;
-    const char* path = chat ? "/v1/chat/completions" : "/v1/completions";
-    const Reply whole = post(port(), path, body);
-    ASSERT_EQ(whole.status, 200) << whole.body;
-    body["stream"] = true;
-    body["stream_options"] = {{"include_usage", true}};
-    const Reply s = post(port(), path, body);
-    ASSERT_EQ(s.status, 200) << s.body;
-    bool done = false;
-    const auto ev = events(s.body, done);
+    const auto [whole, ev, done] =
+        whole_and_stream(port(), chat ? "/v1/chat/completions" : "/v1/completions", body);
+    ASSERT_EQ(whole.status, 200);
     EXPECT_TRUE(done);
     std::vector<std::string> text(3);
     std::vector<json> finish(3);
