@@ -12,6 +12,7 @@ attn_v, ffn_down and output like llama.cpp's preset. --random-bytes fills block-
 tensors with random (valid) quants instead of quantizing Gaussian values: much faster, for
 benchmarks only.
 """
+
 import argparse
 import os
 import sys
@@ -93,19 +94,21 @@ def metadata(w, a, n_vocab, tok):
     arch = a.arch
     family, _, bidirectional, shifted = ARCHS[arch]
     tokens, types, merges, roles = tok
-    w.add("general.architecture", gf.STRING, arch)
-    w.add("general.name", gf.STRING, f"meadow random {arch} fixture")
-    w.add("general.alignment", gf.U32, 32)
-    w.add(f"{arch}.context_length", gf.U32, a.ctx)
-    w.add(f"{arch}.embedding_length", gf.U32, a.hidden)
-    w.add(f"{arch}.block_count", gf.U32, a.layers)
-    w.add(f"{arch}.feed_forward_length", gf.U32, a.ffn)
-    w.add(f"{arch}.attention.head_count", gf.U32, a.heads)
-    w.add(f"{arch}.attention.head_count_kv", gf.U32, a.kv_heads)
-    w.add(f"{arch}.rope.freq_base", gf.F32, a.rope_base)
-    w.add(f"{arch}.rope.dimension_count", gf.U32, a.hidden // a.heads)
-    w.add(f"{arch}.attention.layer_norm_rms_epsilon", gf.F32, a.eps)
-    w.add(f"{arch}.vocab_size", gf.U32, n_vocab)
+    gf.add_decoder_header(
+        w,
+        arch,
+        f"meadow random {arch} fixture",
+        context=a.ctx,
+        embedding=a.hidden,
+        blocks=a.layers,
+        ffn=a.ffn,
+        heads=a.heads,
+        kv_heads=a.kv_heads,
+        rope_base=a.rope_base,
+        head_dim=a.hidden // a.heads,
+        eps=a.eps,
+        vocab=n_vocab,
+    )
     if bidirectional:
         w.add(f"{arch}.attention.causal", gf.BOOL, False)
         w.add("diffusion.shift_logits", gf.BOOL, shifted)

@@ -5,6 +5,7 @@ tensor infos (name, u32 n_dims, u64 dims[n] with dims[0] the row length, u32 typ
 u64 offset into the data section), padding to the alignment, then the data section where
 every tensor starts at a multiple of the alignment (general.alignment, default 32).
 """
+
 import os
 import struct
 
@@ -14,10 +15,31 @@ from .quant import TYPES, TYPE_BY_ID, nbytes
 
 # metadata value type ids
 U8, I8, U16, I16, U32, I32, F32, BOOL, STRING, ARRAY, U64, I64, F64 = range(13)
-_SCALAR = {U8: "<B", I8: "<b", U16: "<H", I16: "<h", U32: "<I", I32: "<i", F32: "<f",
-           BOOL: "<?", U64: "<Q", I64: "<q", F64: "<d"}
-_NP = {U8: np.uint8, I8: np.int8, U16: np.uint16, I16: np.int16, U32: np.uint32, I32: np.int32,
-       F32: np.float32, U64: np.uint64, I64: np.int64, F64: np.float64}
+_SCALAR = {
+    U8: "<B",
+    I8: "<b",
+    U16: "<H",
+    I16: "<h",
+    U32: "<I",
+    I32: "<i",
+    F32: "<f",
+    BOOL: "<?",
+    U64: "<Q",
+    I64: "<q",
+    F64: "<d",
+}
+_NP = {
+    U8: np.uint8,
+    I8: np.int8,
+    U16: np.uint16,
+    I16: np.int16,
+    U32: np.uint32,
+    I32: np.int32,
+    F32: np.float32,
+    U64: np.uint64,
+    I64: np.int64,
+    F64: np.float64,
+}
 
 
 def _str(s):
@@ -42,8 +64,8 @@ def _value(vtype, value):
 class Writer:
     """Collect metadata and tensor declarations, then stream tensor data in order:
 
-        w = Writer(path); w.add(key, type, value); w.declare(name, dims, type_name)
-        w.begin(); for each declared tensor in order: w.write(name, chunks); w.end()
+    w = Writer(path); w.add(key, type, value); w.declare(name, dims, type_name)
+    w.begin(); for each declared tensor in order: w.write(name, chunks); w.end()
     """
 
     def __init__(self, path, alignment=32):
@@ -62,7 +84,9 @@ class Writer:
         n = int(np.prod(dims))
         size = nbytes(type_name, n)
         if dims[0] % TYPES[type_name][1]:
-            raise ValueError(f"{name}: row length {dims[0]} is not a multiple of the {type_name} block size {TYPES[type_name][1]}")
+            raise ValueError(
+                f"{name}: row length {dims[0]} is not a multiple of the {type_name} block size {TYPES[type_name][1]}"
+            )
         self.tensors.append((name, list(dims), type_name, self._next, size))
         self._next += (size + self.alignment - 1) // self.alignment * self.alignment
 
@@ -138,7 +162,7 @@ class Reader:
             self.tensors[name] = (dims, tname, data + off)
 
     def _take(self, n):
-        b = bytes(self.buf[self.pos:self.pos + n])
+        b = bytes(self.buf[self.pos : self.pos + n])
         if len(b) != n:
             raise ValueError(f"{self.path}: truncated")
         self.pos += n
@@ -164,10 +188,31 @@ class Reader:
     def tensor(self, name):
         """Dequantized float32 array shaped [rows, cols] (numpy order: dims reversed)."""
         from .quant import dequantize
+
         dims, tname, start = self.tensors[name]
         n = int(np.prod(dims))
-        raw = self.buf[start:start + nbytes(tname, n)]
+        raw = self.buf[start : start + nbytes(tname, n)]
         return dequantize(tname, raw, n).reshape(list(reversed(dims)))
+
+
+def add_decoder_header(
+    w, arch, name, *, context, embedding, blocks, ffn, heads, kv_heads, rope_base, head_dim, eps, vocab
+):
+    """The keys a llama-family decoder file opens with, in llama.cpp's order: general.* (alignment
+    32), then `arch`'s hyperparameters, the vocabulary size last."""
+    w.add("general.architecture", STRING, arch)
+    w.add("general.name", STRING, name)
+    w.add("general.alignment", U32, 32)
+    w.add(f"{arch}.context_length", U32, context)
+    w.add(f"{arch}.embedding_length", U32, embedding)
+    w.add(f"{arch}.block_count", U32, blocks)
+    w.add(f"{arch}.feed_forward_length", U32, ffn)
+    w.add(f"{arch}.attention.head_count", U32, heads)
+    w.add(f"{arch}.attention.head_count_kv", U32, kv_heads)
+    w.add(f"{arch}.rope.freq_base", F32, rope_base)
+    w.add(f"{arch}.rope.dimension_count", U32, head_dim)
+    w.add(f"{arch}.attention.layer_norm_rms_epsilon", F32, eps)
+    w.add(f"{arch}.vocab_size", U32, vocab)
 
 
 def set_strings(src, dst, entries):
@@ -183,14 +228,14 @@ def set_strings(src, dst, entries):
         key = r._string()
         (vtype,) = struct.unpack("<I", r._take(4))
         r._read_value(vtype)
-        kv.append((key, bytes(r.buf[start:r.pos])))
+        kv.append((key, bytes(r.buf[start : r.pos])))
     infos_start = r.pos
     n_t = struct.unpack("<Q", bytes(r.buf[8:16]))[0]
     for _ in range(n_t):
         r._string()
         (nd,) = struct.unpack("<I", r._take(4))
         r._take(8 * nd + 12)
-    infos = bytes(r.buf[infos_start:r.pos])
+    infos = bytes(r.buf[infos_start : r.pos])
     align = int(r.meta.get("general.alignment", 32))
     data_start = (r.pos + align - 1) // align * align
     new = dict(entries)

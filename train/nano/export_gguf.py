@@ -69,19 +69,21 @@ def export(
     state: dict, c: Config, tok: Tokenizer, path: str, wtype: str = "F32", name: str = "meadow-nano"
 ) -> None:
     w = gf.Writer(path)
-    w.add("general.architecture", gf.STRING, ARCH)
-    w.add("general.name", gf.STRING, name)
-    w.add("general.alignment", gf.U32, 32)
-    w.add(f"{ARCH}.context_length", gf.U32, c.context)
-    w.add(f"{ARCH}.embedding_length", gf.U32, c.dim)
-    w.add(f"{ARCH}.block_count", gf.U32, c.layers)
-    w.add(f"{ARCH}.feed_forward_length", gf.U32, c.ffn)
-    w.add(f"{ARCH}.attention.head_count", gf.U32, c.heads)
-    w.add(f"{ARCH}.attention.head_count_kv", gf.U32, c.kv_heads)
-    w.add(f"{ARCH}.rope.freq_base", gf.F32, c.rope_theta)
-    w.add(f"{ARCH}.rope.dimension_count", gf.U32, c.head_dim)
-    w.add(f"{ARCH}.attention.layer_norm_rms_epsilon", gf.F32, c.eps)
-    w.add(f"{ARCH}.vocab_size", gf.U32, len(tok))
+    gf.add_decoder_header(
+        w,
+        ARCH,
+        name,
+        context=c.context,
+        embedding=c.dim,
+        blocks=c.layers,
+        ffn=c.ffn,
+        heads=c.heads,
+        kv_heads=c.kv_heads,
+        rope_base=c.rope_theta,
+        head_dim=c.head_dim,
+        eps=c.eps,
+        vocab=len(tok),
+    )
     w.add(f"{ARCH}.attention.causal", gf.BOOL, False)
     w.add("diffusion.shift_logits", gf.BOOL, True)
     w.add("tokenizer.ggml.model", gf.STRING, "gpt2")
