@@ -130,21 +130,35 @@ TEST(GgufQuantize, Q4_1AndQ5_1WithinHalfStep) {
   }
 }
 
-TEST(GgufQuantize, Q5_KAndQ8_KWithinHalfStep) {
+// Q4_K / Q5_K (blocks of `block_bytes`: fp16 d, fp16 dmin, 12 bytes of scales, then the
+// quants): every element within half a step of its 32-element sub-block, the step being d times
+// the sub-block's 6-bit scale.
+void expect_k_quant_within_half_step(TensorType t, size_t block_bytes) {
+  SCOPED_TRACE(type_name(t));
   const auto x = test_values(256);
   std::vector<uint8_t> q;
-  const auto y = round_trip(TensorType::Q5_K, x, q);
+  const auto y = round_trip(t, x, q);
   for (size_t b = 0; b < x.size() / 256; ++b) {
-    const uint8_t* s = q.data() + 176 * b + 4;
-    const float d = half_at(q, 176 * b);
+    const float d = half_at(q, block_bytes * b);
+    const uint8_t* s = q.data() + block_bytes * b + 4;
     for (int j = 0; j < 8; ++j) {
+      // 6-bit scale of sub-block j (low bits in bytes 0..3 or 8..11, top bits of j >= 4 in
+      // bytes 0..3).
       const int sc = j < 4 ? (s[j] & 63) : ((s[j + 4] & 15) | ((s[j - 4] >> 6) << 4));
+      const float step = d * float(sc);
       for (int l = 0; l < 32; ++l) {
         const size_t i = 256 * b + 32 * j + l;
-        ASSERT_LE(std::fabs(y[i] - x[i]), d * float(sc) / 2 + slack(&x[256 * b], 256)) << i;
+        ASSERT_LE(std::fabs(y[i] - x[i]), step / 2 + slack(&x[256 * b], 256))
+            << "block " << b << " sub-block " << j << " element " << l;
       }
     }
   }
+}
+
+TEST(GgufQuantize, Q5_KAndQ8_KWithinHalfStep) {
+  expect_k_quant_within_half_step(TensorType::Q5_K, 176);
+  const auto x = test_values(256);
+  std::vector<uint8_t> q;
   const auto y8 = round_trip(TensorType::Q8_K, x, q);
   for (size_t b = 0; b < x.size() / 256; ++b) {
     float d;
@@ -162,25 +176,7 @@ TEST(GgufQuantize, Q5_KAndQ8_KWithinHalfStep) {
 }
 
 TEST(GgufQuantize, Q4_KWithinHalfStep) {
-  const auto x = test_values(256);
-  std::vector<uint8_t> q;
-  const auto y = round_trip(TensorType::Q4_K, x, q);
-  for (size_t b = 0; b < x.size() / 256; ++b) {
-    const uint8_t* blk = q.data() + 144 * b;
-    const float d = half_at(q, 144 * b);
-    const uint8_t* s = blk + 4;
-    for (int j = 0; j < 8; ++j) {
-      // 6-bit scale of sub-block j (low bits in bytes 0..3 or 8..11, top bits of j >= 4 in
-      // bytes 0..3).
-      const int sc = j < 4 ? (s[j] & 63) : ((s[j + 4] & 15) | ((s[j - 4] >> 6) << 4));
-      const float step = d * float(sc);
-      for (int l = 0; l < 32; ++l) {
-        const size_t i = 256 * b + 32 * j + l;
-        ASSERT_LE(std::fabs(y[i] - x[i]), step / 2 + slack(&x[256 * b], 256))
-            << "block " << b << " sub-block " << j << " element " << l;
-      }
-    }
-  }
+  expect_k_quant_within_half_step(TensorType::Q4_K, 144);
 }
 
 TEST(GgufQuantize, Q6_KWithinHalfStepExceptClampedTop) {
