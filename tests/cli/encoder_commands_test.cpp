@@ -12,6 +12,7 @@
 #include "cli_run.hpp"
 #include "gguf_writer.hpp"
 #include "meadow/runtime/encoder.hpp"
+#include "tiny_bert.hpp"
 
 namespace {
 
@@ -57,23 +58,7 @@ const std::string& bert_fixture() {
       for (auto& x : v) x = mean + d(rng);
       w.add_tensor_f32(name, g::TensorType::F32, dims, v.data());
     };
-    add("token_embd.weight", {uint64_t(e), tokens.size()}, 0);
-    add("token_types.weight", {uint64_t(e), 2}, 0);
-    add("position_embd.weight", {uint64_t(e), uint64_t(ctx)}, 0);
-    add("token_embd_norm.weight", {uint64_t(e)}, 1);
-    add("token_embd_norm.bias", {uint64_t(e)}, 0);
-    for (const char* p : {"attn_q", "attn_k", "attn_v", "attn_output"}) {
-      add(std::string("blk.0.") + p + ".weight", {uint64_t(e), uint64_t(e)}, 0);
-      add(std::string("blk.0.") + p + ".bias", {uint64_t(e)}, 0);
-    }
-    for (const char* p : {"attn_output_norm", "layer_output_norm"}) {
-      add(std::string("blk.0.") + p + ".weight", {uint64_t(e)}, 1);
-      add(std::string("blk.0.") + p + ".bias", {uint64_t(e)}, 0);
-    }
-    add("blk.0.ffn_up.weight", {uint64_t(e), uint64_t(ff)}, 0);
-    add("blk.0.ffn_up.bias", {uint64_t(ff)}, 0);
-    add("blk.0.ffn_down.weight", {uint64_t(ff), uint64_t(e)}, 0);
-    add("blk.0.ffn_down.bias", {uint64_t(e)}, 0);
+    g::add_bert_one_layer_tensors(add, uint64_t(e), uint64_t(ff), uint64_t(ctx), tokens.size());
     const std::string out = (dir / "bert_tiny.gguf").string();
     w.write(out);
     return out;

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "gguf_writer.hpp"
+#include "tiny_bert.hpp"
 
 namespace meadow::reader_test {
 
@@ -80,23 +81,7 @@ std::string write_tiny_reader(const std::string& path, const TinyReader& spec) {
     w.add_tensor_f32(name, g::TensorType::F32, dims, v.data());
   };
   const auto E = uint64_t(e);
-  add("token_embd.weight", {E, tokens.size()}, 0);
-  add("token_types.weight", {E, 2}, 0);
-  add("position_embd.weight", {E, uint64_t(ctx)}, 0);
-  add("token_embd_norm.weight", {E}, 1);
-  add("token_embd_norm.bias", {E}, 0);
-  for (const char* p : {"attn_q", "attn_k", "attn_v", "attn_output"}) {
-    add(std::string("blk.0.") + p + ".weight", {E, E}, 0);
-    add(std::string("blk.0.") + p + ".bias", {E}, 0);
-  }
-  for (const char* p : {"attn_output_norm", "layer_output_norm"}) {
-    add(std::string("blk.0.") + p + ".weight", {E}, 1);
-    add(std::string("blk.0.") + p + ".bias", {E}, 0);
-  }
-  add("blk.0.ffn_up.weight", {E, uint64_t(ff)}, 0);
-  add("blk.0.ffn_up.bias", {uint64_t(ff)}, 0);
-  add("blk.0.ffn_down.weight", {uint64_t(ff), E}, 0);
-  add("blk.0.ffn_down.bias", {E}, 0);
+  g::add_bert_one_layer_tensors(add, E, uint64_t(ff), uint64_t(ctx), tokens.size());
   // The heads, in export.py's names and shapes (dims in ggml order: columns first).
   if (per_rule) {
     add("reader.rule_tag.weight", {E, 6}, 0);
