@@ -32,21 +32,12 @@ def loop(env, steps: int, policy) -> float:
     return steps / (time.perf_counter() - t0)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=20000, help="steps of the random-policy loops")
-    ap.add_argument("--mind-steps", type=int, default=2000, help="steps of the loops with the mind")
-    ap.add_argument("--rounds", type=int, default=15, help="interleaved rounds of the decision timing")
-    ap.add_argument("--model", default="nano")
-    a = ap.parse_args()
-
+def loop_table(mind: MeadowMind, task, actions: list[int], steps: int, mind_steps: int) -> None:
+    """Steps/s of CartPole-v1 loops on our envs and Gymnasium's: random policy, then the mind."""
     try:
         import gymnasium
     except ImportError:
         gymnasium = None
-    mind = MeadowMind(a.model)
-    task = tasks.cartpole()
-    actions = np.random.default_rng(0).integers(2, size=a.steps).tolist()
 
     def random_policy(obs, i):
         return actions[i]
@@ -55,22 +46,24 @@ def main() -> None:
         return mind.decide(task, obs)[0]
 
     rows = []
-    ours = loop(envs.make("CartPole-v1"), a.steps, random_policy)
+    ours = loop(envs.make("CartPole-v1"), steps, random_policy)
     if gymnasium is not None:
-        theirs = loop(gymnasium.make("CartPole-v1"), a.steps, random_policy)
+        theirs = loop(gymnasium.make("CartPole-v1"), steps, random_policy)
         rows.append(("CartPole-v1 random policy", f"{ours:,.0f}", f"{theirs:,.0f}", f"{ours / theirs:.2f}x"))
     else:
         rows.append(("CartPole-v1 random policy", f"{ours:,.0f}", "(no gymnasium)", ""))
-    ours = loop(envs.make("CartPole-v1"), a.mind_steps, mind_policy)
+    ours = loop(envs.make("CartPole-v1"), mind_steps, mind_policy)
     if gymnasium is not None:
-        theirs = loop(gymnasium.make("CartPole-v1"), a.mind_steps, mind_policy)
+        theirs = loop(gymnasium.make("CartPole-v1"), mind_steps, mind_policy)
         rows.append(("CartPole-v1 mind deciding", f"{ours:,.0f}", f"{theirs:,.0f}", f"{ours / theirs:.2f}x"))
     print(f"model {mind.model_path} ({mind.arch}), {mind.threads} thread(s)\n")
     print("| loop (steps/s) | our envs | Gymnasium 1.4.0 | ratio |\n|---|---:|---:|---:|")
     for r in rows:
         print("| " + " | ".join(r) + " |")
 
-    # Decisions: the same statuses and observations, C++-timed vs Python-timed, interleaved.
+
+def decision_table(mind: MeadowMind, task, actions: list[int], rounds: int) -> None:
+    """The same statuses and observations, C++-timed vs Python-timed, interleaved in rounds."""
     env = envs.make("CartPole-v1")
     obs_list, (obs, _) = [], env.reset(seed=1)
     for i in range(100):
@@ -83,7 +76,7 @@ def main() -> None:
     for s in statuses:  # warm: prefix cache, allocations
         mind.decide_status(task, s)
     cpp, py_status, py_decide = [], [], []
-    for _ in range(a.rounds):
+    for _ in range(rounds):
         cpp.append(mind._mind.time_decide_status(core, statuses))
         t0 = time.perf_counter()
         for s in statuses:
@@ -94,9 +87,7 @@ def main() -> None:
             mind.decide(task, o)
         py_decide.append((time.perf_counter() - t0) * 1e3 / len(obs_list))
     c = statistics.median(cpp)
-    print(
-        f"\n| one decision ({len(statuses)} statuses x {a.rounds} rounds, median) | ms | over C++ (paired) |"
-    )
+    print(f"\n| one decision ({len(statuses)} statuses x {rounds} rounds, median) | ms | over C++ (paired) |")
     print("|---|---:|---:|")
     print(f"| C++ Mind::decide_status (timed in C++) | {c:.4f} | |")
     for name, xs in (
@@ -106,9 +97,12 @@ def main() -> None:
         # Each round's Python time minus the same round's C++ time: the machine's drift cancels.
         over = statistics.median(x - y for x, y in zip(xs, cpp))
         print(f"| {name} | {statistics.median(xs):.4f} | {over:+.4f} ms |")
+    python_own_work(mind, task, core, statuses, obs_list)
 
-    # The Python layer's own work per decision, timed without the forward pass (the paired
-    # differences above carry the machine's noise; this is what Python adds).
+
+def python_own_work(mind: MeadowMind, task, core, statuses: list[str], obs_list: list) -> None:
+    """The Python layer's own work per decision, timed without the forward pass (the paired
+    differences above carry the machine's noise; this is what Python adds)."""
     from meadow_mind.mind import Info
 
     d = mind._mind.decide_status(core, statuses[0])
@@ -120,6 +114,20 @@ def main() -> None:
         Info.from_core(d)
     own = (time.perf_counter() - t0) * 1e3 / n
     print(f"| Python's own work per decide (perceive wrapper, table lookup, Info) | {own:.4f} | |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=20000, help="steps of the random-policy loops")
+    ap.add_argument("--mind-steps", type=int, default=2000, help="steps of the loops with the mind")
+    ap.add_argument("--rounds", type=int, default=15, help="interleaved rounds of the decision timing")
+    ap.add_argument("--model", default="nano")
+    a = ap.parse_args()
+    mind = MeadowMind(a.model)
+    task = tasks.cartpole()
+    actions = np.random.default_rng(0).integers(2, size=a.steps).tolist()
+    loop_table(mind, task, actions, a.steps, a.mind_steps)
+    decision_table(mind, task, actions, a.rounds)
 
 
 if __name__ == "__main__":
