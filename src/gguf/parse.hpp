@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gguf/cursor.hpp"
@@ -24,6 +25,11 @@ std::vector<TensorInfo> parse_tensor_table(Cursor& c, uint64_t n_tensors);
 // (inside the file) and that no two tensors overlap; sets TensorInfo::data.
 void place_tensors(std::vector<TensorInfo>& tensors, const uint8_t* base, uint64_t file_size,
                    uint64_t table_end, uint64_t alignment, const Cursor& c);
+
+// Fails through `c` with "duplicate WHAT 'NAME'" when two of `names` are equal. Run after
+// parsing, so the check needs no extra lifetime bookkeeping.
+void reject_duplicates(const Cursor& c, std::vector<const std::string*> names,
+                       const std::string& what);
 
 // Limits that keep a hostile file from making us allocate or recurse without bound; far above
 // anything real models use (the largest vocabularies have a few hundred thousand entries).

@@ -59,10 +59,7 @@ std::vector<TensorInfo> parse_tensor_table(Cursor& c, uint64_t n_tensors) {
   std::vector<const std::string*> names;
   names.reserve(tensors.size());
   for (const auto& t : tensors) names.push_back(&t.name);
-  std::sort(names.begin(), names.end(), [](auto* a, auto* b) { return *a < *b; });
-  for (size_t i = 1; i < names.size(); ++i) {
-    if (*names[i] == *names[i - 1]) c.fail("duplicate tensor name " + util::quoted(*names[i]));
-  }
+  reject_duplicates(c, std::move(names), "tensor name");
   return tensors;
 }
 
