@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gguf/cursor.hpp"
@@ -26,10 +27,20 @@ std::vector<TensorInfo> parse_tensor_table(Cursor& c, uint64_t n_tensors);
 void place_tensors(std::vector<TensorInfo>& tensors, const uint8_t* base, uint64_t file_size,
                    uint64_t table_end, uint64_t alignment, const Cursor& c);
 
-// Fails through `c` with "duplicate WHAT 'NAME'" when two of `names` are equal. Run after
+// Fails through `c` with "duplicate WHAT 'NAME'" when two of `names` are equal.
+void reject_duplicate_names(const Cursor& c, std::vector<const std::string*> names,
+                            const std::string& what);
+
+// The same over the `name` member of each of `items` (metadata keys, tensor names). Run after
 // parsing, so the check needs no extra lifetime bookkeeping.
-void reject_duplicates(const Cursor& c, std::vector<const std::string*> names,
-                       const std::string& what);
+template <class T>
+void reject_duplicates(const Cursor& c, const std::vector<T>& items, std::string T::*name,
+                       const std::string& what) {
+  std::vector<const std::string*> names;
+  names.reserve(items.size());
+  for (const T& x : items) names.push_back(&(x.*name));
+  reject_duplicate_names(c, std::move(names), what);
+}
 
 // Limits that keep a hostile file from making us allocate or recurse without bound; far above
 // anything real models use (the largest vocabularies have a few hundred thousand entries).

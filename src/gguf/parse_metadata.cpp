@@ -107,15 +107,12 @@ std::vector<KeyValue> parse_metadata(Cursor& c, uint64_t n_kv) {
     kv.push_back(std::move(e));
   }
   c.set_context("");
-  std::vector<const std::string*> keys;
-  keys.reserve(kv.size());
-  for (const auto& e : kv) keys.push_back(&e.key);
-  reject_duplicates(c, std::move(keys), "metadata key");
+  reject_duplicates(c, kv, &KeyValue::key, "metadata key");
   return kv;
 }
 
-void reject_duplicates(const Cursor& c, std::vector<const std::string*> names,
-                       const std::string& what) {
+void reject_duplicate_names(const Cursor& c, std::vector<const std::string*> names,
+                            const std::string& what) {
   std::sort(names.begin(), names.end(), [](auto* a, auto* b) { return *a < *b; });
   for (size_t i = 1; i < names.size(); ++i) {
     if (*names[i] == *names[i - 1]) c.fail("duplicate " + what + " " + util::quoted(*names[i]));

@@ -56,10 +56,7 @@ std::vector<TensorInfo> parse_tensor_table(Cursor& c, uint64_t n_tensors) {
   tensors.reserve(n_tensors);  // the caller checked n_tensors against the remaining bytes
   for (uint64_t i = 0; i < n_tensors; ++i) tensors.push_back(read_tensor_info(c, i));
   c.set_context("");
-  std::vector<const std::string*> names;
-  names.reserve(tensors.size());
-  for (const auto& t : tensors) names.push_back(&t.name);
-  reject_duplicates(c, std::move(names), "tensor name");
+  reject_duplicates(c, tensors, &TensorInfo::name, "tensor name");
   return tensors;
 }
 
