@@ -5,8 +5,13 @@ python3 -m unittest tests/train/test_stitch.py -v
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import os
 import random
+import re
+import shutil
 import tempfile
 import unittest
 
@@ -84,161 +89,137 @@ class StitchTest(unittest.TestCase):
         self.assertIn("no checkpoint", str(e.exception))
 
 
+def _quiet():
+    return contextlib.redirect_stdout(io.StringIO())
+
+
+def _train_branches(d: str) -> dict:
+    """Two branches (a: 2 layers, b: 3), stitched into j and fine-tuned 5 steps: j's checkpoint."""
+    from train.nano import stitch, train
+
+    small = [*TINY_MODEL, *QUICK_EVAL]
+    with _quiet():
+        train.main(["--run", f"{d}/a", "--stage", "9", "--max-stage", "9", "--steps", "2"] + small)
+        train.main(
+            ["--run", f"{d}/b", "--layers", "3", "--stage", "16", "--max-stage", "16", "--steps", "3"] + small
+        )
+        stitch.main(["--a", f"{d}/a/ckpt.pt", "--b", f"{d}/b/ckpt.pt", "--out", f"{d}/j/ckpt.pt"])
+        train.main(["--run", f"{d}/j", "--set-stage", "13", "--max-stage", "13", "--steps", "5", *QUICK_EVAL])
+    return torch.load(f"{d}/j/ckpt.pt", weights_only=False)
+
+
+def _card_inputs(d: str) -> None:
+    """The measurements a card is written from, minimal: one exam row, one bench task, one play."""
+    row = {
+        "name": "exam: cartpole",
+        "n": 1,
+        "accuracy": 1.0,
+        "misses": 0,
+        "target_kind": "max_misses",
+        "target": 0,
+        "pass": True,
+    }
+    t = {
+        "cached": {"p50_ms": 1, "p95_ms": 1},
+        "uncached": {"p50_ms": 2, "p95_ms": 2},
+        "first_with_prefix_ms": 3,
+    }
+    files = {
+        "eval.json": {"rows": [row], "info": {"stage": 13, "tables": 1, "seconds": 1}},
+        "bench.json": {"threads": 2, "machine": "m", "decisions_per_task": 1, "tasks": {"cartpole": t}},
+    }
+    for name, v in files.items():
+        with open(f"{d}/{name}", "w") as f:
+            json.dump(v, f)
+    with open(f"{d}/plays.txt", "w") as f:
+        f.write("cartpole: PASS balanced\n")
+    with open(f"{d}/m.gguf", "wb") as f:
+        f.write(b"x" * 10)
+
+
+def _write_card(d: str, ckpt: str) -> str:
+    """The model card of `ckpt` from _card_inputs' files, written to card.md: its text."""
+    from train.nano import model_card
+
+    inputs = ["--gguf", f"{d}/m.gguf", "--eval", f"{d}/eval.json", "--bench", f"{d}/bench.json"]
+    outputs = ["--plays", f"{d}/plays.txt", "--out", f"{d}/card.md", "--targets", f"{d}/t.json"]
+    with _quiet():
+        model_card.main(["--ckpt", ckpt, *inputs, *outputs])
+    with open(f"{d}/card.md") as f:
+        return f.read()
+
+
 class JoinedCardTest(unittest.TestCase):
     """stitch.py records both branches, train.py keeps the record through the joint fine-tune,
     and the model card reports each branch's shape, steps, time and tables apart."""
 
     def test_branches_reach_the_card(self):
-        import contextlib
-        import io
-        import json
-
-        from train.nano import model_card, stitch, train
-
         with tempfile.TemporaryDirectory() as d:
-            small = [*TINY_MODEL, *QUICK_EVAL]
-            with contextlib.redirect_stdout(io.StringIO()):
-                train.main(["--run", f"{d}/a", "--stage", "9", "--max-stage", "9", "--steps", "2"] + small)
-                train.main(
-                    ["--run", f"{d}/b", "--layers", "3", "--stage", "16", "--max-stage", "16", "--steps", "3"]
-                    + small
-                )
-                stitch.main(["--a", f"{d}/a/ckpt.pt", "--b", f"{d}/b/ckpt.pt", "--out", f"{d}/j/ckpt.pt"])
-                train.main(
-                    ["--run", f"{d}/j", "--set-stage", "13", "--max-stage", "13", "--steps", "5", *QUICK_EVAL]
-                )
-            st = torch.load(f"{d}/j/ckpt.pt", weights_only=False)
+            st = _train_branches(d)
             self.assertEqual(st["step"], 5)
             pa, pb = st["parents"]["a"], st["parents"]["b"]
             self.assertEqual(
                 (pa["step"], pa["config"]["layers"], pb["step"], pb["config"]["layers"]), (2, 2, 3, 3)
             )
             self.assertEqual(st["config"]["dim"], 32)
-            row = {
-                "name": "exam: cartpole",
-                "n": 1,
-                "accuracy": 1.0,
-                "misses": 0,
-                "target_kind": "max_misses",
-                "target": 0,
-                "pass": True,
-            }
-            t = {
-                "cached": {"p50_ms": 1, "p95_ms": 1},
-                "uncached": {"p50_ms": 2, "p95_ms": 2},
-                "first_with_prefix_ms": 3,
-            }
-            files = {
-                "eval.json": {"rows": [row], "info": {"stage": 13, "tables": 1, "seconds": 1}},
-                "bench.json": {
-                    "threads": 2,
-                    "machine": "m",
-                    "decisions_per_task": 1,
-                    "tasks": {"cartpole": t},
-                },
-            }
-            for name, v in files.items():
-                with open(f"{d}/{name}", "w") as f:
-                    json.dump(v, f)
-            with open(f"{d}/plays.txt", "w") as f:
-                f.write("cartpole: PASS balanced\n")
-            gguf = f"{d}/m.gguf"
-            open(gguf, "wb").write(b"x" * 10)
+            _card_inputs(d)
+            self._check_joint_card(_write_card(d, f"{d}/j/ckpt.pt"), pb)
+            self._check_soup(d)
 
-            def write_card(ckpt: str) -> None:
-                """The model card of `ckpt` from the files above, written to card.md."""
-                with contextlib.redirect_stdout(io.StringIO()):
-                    model_card.main(
-                        [
-                            "--ckpt",
-                            ckpt,
-                            "--gguf",
-                            gguf,
-                            "--eval",
-                            f"{d}/eval.json",
-                            "--bench",
-                            f"{d}/bench.json",
-                            "--plays",
-                            f"{d}/plays.txt",
-                            "--out",
-                            f"{d}/card.md",
-                            "--targets",
-                            f"{d}/t.json",
-                        ]
-                    )
+    def _check_joint_card(self, card: str, pb: dict) -> None:
+        from train.nano import model_card
 
-            write_card(f"{d}/j/ckpt.pt")
-            card = open(f"{d}/card.md").read()
-            self.assertIn("Scene branch (phase `scenes`): 16 x 2, 2 steps", card)
-            self.assertIn("Word branch (phase `words`): 16 x 3, 3 steps", card)
-            self.assertIn("Joint fine-tune (phase `joint`): 2 steps", card)
-            # the joint's precision and threads come from its checkpoint (float32, one thread here)
-            self.assertIn("the joint fine-tune on one CPU thread, float32", card)
-            self.assertIn(
-                "The scene branch on one CPU thread, float32; the word branch on one CPU thread, float32",
-                card,
-            )
-            # a word branch in bf16 that takes a second thread once the scene branch is done
-            self.assertEqual(
-                model_card._how({"threads": 1, "bf16": True, "threads_later": ["r/scenes.done", "2"]}),
-                "one CPU thread, 2 CPU threads once `scenes.done` existed, bfloat16 autocast",
-            )
-            import re
+        self.assertIn("Scene branch (phase `scenes`): 16 x 2, 2 steps", card)
+        self.assertIn("Word branch (phase `words`): 16 x 3, 3 steps", card)
+        self.assertIn("Joint fine-tune (phase `joint`): 2 steps", card)
+        # the joint's precision and threads come from its checkpoint (float32, one thread here)
+        self.assertIn("the joint fine-tune on one CPU thread, float32", card)
+        self.assertIn(
+            "The scene branch on one CPU thread, float32; the word branch on one CPU thread, float32", card
+        )
+        # a word branch in bf16 that takes a second thread once the scene branch is done
+        self.assertEqual(
+            model_card._how({"threads": 1, "bf16": True, "threads_later": ["r/scenes.done", "2"]}),
+            "one CPU thread, 2 CPU threads once `scenes.done` existed, bfloat16 autocast",
+        )
+        joint = re.search(r"joint fine-tune: ([^.]*)\.", card).group(1)
+        self.assertEqual(sum(int(n) for n in re.findall(r"stage \d+: (\d+) tables", joint)), 2 * 2, joint)
+        self.assertIn(f"stage 16: {pb['counters']['chat-plateau']} tables; joint fine-tune: ", card)
+        self.assertNotIn("Soup", card)
 
-            joint = re.search(r"joint fine-tune: ([^.]*)\.", card).group(1)
-            self.assertEqual(sum(int(n) for n in re.findall(r"stage \d+: (\d+) tables", joint)), 2 * 2, joint)
-            self.assertIn(f"stage 16: {pb['counters']['chat-plateau']} tables; joint fine-tune: ", card)
-            self.assertNotIn("Soup", card)
+    def _check_soup(self, d: str) -> None:
+        """Two fine-tunes of j averaged with it (train/nano/average.py) reach the card as a soup;
+        different architectures are an error, not a partial mean."""
+        from train.nano import average, train
 
-            # a soup: two fine-tunes of j, averaged with it (train/nano/average.py)
-            import shutil
-
-            from train.nano import average
-
-            for k in (1, 2):
-                shutil.copytree(f"{d}/j", f"{d}/j{k}")
-                with contextlib.redirect_stdout(io.StringIO()):
-                    train.main(
-                        [
-                            "--run",
-                            f"{d}/j{k}",
-                            "--set-stage",
-                            "61",
-                            "--max-stage",
-                            "61",
-                            "--steps",
-                            str(5 + k),
-                        ]
-                        + QUICK_EVAL
-                    )
-            with contextlib.redirect_stdout(io.StringIO()):
-                self.assertEqual(
-                    average.main_args(
-                        ["--out", f"{d}/soup.pt", f"{d}/j/ckpt.pt", f"{d}/j1/ckpt.pt", f"{d}/j2/ckpt.pt"]
-                    ),
-                    0,
+        for k in (1, 2):
+            shutil.copytree(f"{d}/j", f"{d}/j{k}")
+            with _quiet():
+                train.main(
+                    ["--run", f"{d}/j{k}", "--set-stage", "61", "--max-stage", "61", "--steps", str(5 + k)]
+                    + QUICK_EVAL
                 )
-            soup = torch.load(f"{d}/soup.pt", weights_only=False)
-            parts = [torch.load(f"{d}/{r}/ckpt.pt", weights_only=False) for r in ("j", "j1", "j2")]
-            for name, w in soup["model"].items():
-                torch.testing.assert_close(w, sum(p["model"][name] for p in parts) / 3)
-            self.assertEqual(soup["step"], 5)
-            self.assertEqual([b["steps"] for b in soup["soup"]["branches"]], [1, 2])
+        with _quiet():
+            runs = [f"{d}/j/ckpt.pt", f"{d}/j1/ckpt.pt", f"{d}/j2/ckpt.pt"]
+            self.assertEqual(average.main_args(["--out", f"{d}/soup.pt", *runs]), 0)
+        soup = torch.load(f"{d}/soup.pt", weights_only=False)
+        parts = [torch.load(f"{d}/{r}/ckpt.pt", weights_only=False) for r in ("j", "j1", "j2")]
+        for name, w in soup["model"].items():
+            torch.testing.assert_close(w, sum(p["model"][name] for p in parts) / 3)
+        self.assertEqual(soup["step"], 5)
+        self.assertEqual([b["steps"] for b in soup["soup"]["branches"]], [1, 2])
+        # batch 2 tables a step
+        self.assertEqual(sum(soup["counters"].values()), sum(parts[0]["counters"].values()) + 2 * 1 + 2 * 2)
+        self.assertIn(
+            "Soup: 2 fine-tunes of the joint's last step (stage final-mix, 1 steps, stage final-mix, 2 steps)",
+            _write_card(d, f"{d}/soup.pt"),
+        )
+        with contextlib.redirect_stderr(io.StringIO()) as err:
             self.assertEqual(
-                sum(soup["counters"].values()), sum(parts[0]["counters"].values()) + 2 * 1 + 2 * 2
-            )  # batch 2 tables a step
-            write_card(f"{d}/soup.pt")
-            self.assertIn(
-                "Soup: 2 fine-tunes of the joint's last step (stage final-mix, 1 steps, stage final-mix, 2 steps)",
-                open(f"{d}/card.md").read(),
+                average.main_args(["--out", f"{d}/bad.pt", f"{d}/j/ckpt.pt", f"{d}/a/ckpt.pt"]), 2
             )
-            # different architectures are an error, not a partial mean
-            with contextlib.redirect_stderr(io.StringIO()) as err:
-                self.assertEqual(
-                    average.main_args(["--out", f"{d}/bad.pt", f"{d}/j/ckpt.pt", f"{d}/a/ckpt.pt"]), 2
-                )
-            self.assertIn("differ in architecture", err.getvalue())
-            self.assertFalse(os.path.exists(f"{d}/bad.pt"))
+        self.assertIn("differ in architecture", err.getvalue())
+        self.assertFalse(os.path.exists(f"{d}/bad.pt"))
 
 
 if __name__ == "__main__":
