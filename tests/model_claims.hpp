@@ -15,7 +15,7 @@ namespace meadow::testing {
 
 // True when the card claims `target` (a built-in task's name, "relabelling" or
 // "relabelling_scenes"), when there is no targets file at all, or when MEADOW_TEST_ALL_TARGETS
-// is set (python3 -m train.measure measures every target that way to write the file).
+// is set (python3 -m train.nano.measure measures every target that way to write the file).
 inline bool embedded_target_claimed(const std::string& target) {
   if (const char* all = std::getenv("MEADOW_TEST_ALL_TARGETS"); all && *all) return true;
   const auto p = std::filesystem::path(MEADOW_SOURCE_DIR) / "models" / "meadow-nano.targets.json";

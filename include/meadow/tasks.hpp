@@ -43,7 +43,7 @@ std::vector<std::string> builtin_task_names();
 BuiltinTask builtin_task(std::string_view name);
 
 // The full definition (name, summary, env, rule, options, exam, seeds, target) as JSON, for
-// `meadow-mind list --json` and tools that read the tasks' sentences (train/heldout).
+// `meadow-mind list --json` and tools that read the tasks' sentences (train/common/heldout).
 nlohmann::ordered_json task_json(const BuiltinTask& bt);
 
 }  // namespace meadow
