@@ -233,3 +233,28 @@ def test_envs_are_documented_for_help():
     assert all(spec.doc.startswith(spec.id) for spec in envs.registry().values())
     with pytest.raises(ValueError, match="unknown env id"):
         envs.doc("FrozenLake-v9")
+
+
+def test_no_import_cycle():
+    """The package's modules import each other without a cycle (issue 61): `from . import x` of a
+    module counts as that module, of a name as the package's __init__; the extension is no module."""
+    import ast
+    import pathlib
+
+    src = pathlib.Path(meadow_mind.__file__).resolve().parent
+    names = {p.stem for p in src.glob("*.py")}
+    edges = {}
+    for p in src.glob("*.py"):
+        deps = set()
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                targets = [node.module] if node.module else [a.name for a in node.names]
+                deps |= {t if t in names else "__init__" for t in targets if t != "_core"}
+        edges[p.stem] = deps - {p.stem}
+
+    def reaches(start, goal, seen=()):
+        return any(
+            d == goal or (d not in seen and reaches(d, goal, (*seen, d))) for d in edges.get(start, ())
+        )
+
+    assert [m for m in edges if reaches(m, m)] == []
