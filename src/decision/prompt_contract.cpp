@@ -2,6 +2,9 @@
 // in, and a model's own copy read from its GGUF metadata.
 #include "meadow/runtime/prompt_contract.hpp"
 
+#include <algorithm>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "decision/decision_files.hpp"
@@ -10,22 +13,30 @@
 namespace meadow {
 namespace {
 
+// A "{name}" of a layout: where its braces are (open = npos: there is none).
+struct Field {
+  size_t open = std::string_view::npos, close = 0;
+  std::string_view name;
+};
+
+// The first field of `layout` at or after `from`.
+Field next_field(std::string_view layout, size_t from) {
+  const size_t open = layout.find('{', from);
+  const size_t close = open == layout.npos ? open : layout.find('}', open);
+  if (close == layout.npos) return {};
+  return {open, close, layout.substr(open + 1, close - open - 1)};
+}
+
 // Fails unless `layout` holds each of `fields` (as "{name}") and no other {name}.
 void check_layout(std::string_view key, std::string_view layout,
                   std::initializer_list<std::string_view> fields) {
   for (std::string_view f : fields)
     if (layout.find("{" + std::string(f) + "}") == layout.npos)
       throw Error("prompt contract: " + std::string(key) + " has no {" + std::string(f) + "}");
-  for (size_t at = layout.find('{'); at != layout.npos; at = layout.find('{', at + 1)) {
-    const size_t end = layout.find('}', at);
-    if (end == layout.npos) break;
-    const std::string_view name = layout.substr(at + 1, end - at - 1);
-    bool known = false;
-    for (std::string_view f : fields) known = known || name == f;
-    if (!known)
-      throw Error("prompt contract: " + std::string(key) + " names {" + std::string(name) +
+  for (Field f = next_field(layout, 0); f.open != layout.npos; f = next_field(layout, f.close + 1))
+    if (std::find(fields.begin(), fields.end(), f.name) == fields.end())
+      throw Error("prompt contract: " + std::string(key) + " names {" + std::string(f.name) +
                   "}, which it does not fill");
-  }
 }
 
 void check_contract(const PromptContract& c) {
@@ -67,19 +78,14 @@ std::string fill_layout(
   std::string out;
   out.reserve(layout.size() + 64);
   size_t at = 0;
-  while (at < layout.size()) {
-    const size_t open = layout.find('{', at);
-    if (open == layout.npos) break;
-    const size_t close = layout.find('}', open);
-    if (close == layout.npos) break;
-    const std::string_view name = layout.substr(open + 1, close - open - 1);
+  for (Field f = next_field(layout, 0); f.open != layout.npos; f = next_field(layout, at)) {
     const std::string_view* value = nullptr;
     for (const auto& [k, v] : fields)
-      if (k == name) value = &v;
+      if (k == f.name) value = &v;
     if (value == nullptr)
-      throw Error("prompt contract: {" + std::string(name) + "} is not a field of the layout");
-    out.append(layout.substr(at, open - at)).append(*value);
-    at = close + 1;
+      throw Error("prompt contract: {" + std::string(f.name) + "} is not a field of the layout");
+    out.append(layout.substr(at, f.open - at)).append(*value);
+    at = f.close + 1;
   }
   out.append(layout.substr(at));
   return out;
