@@ -21,6 +21,7 @@ Modes:
   slow     like range, but every response sends --cut-after bytes, sleeps --sleep seconds,
            then sends the rest
 """
+
 import argparse
 import hashlib
 import json
@@ -69,8 +70,16 @@ class Handler(BaseHTTPRequestHandler):
     def record(self):
         if self.server.args.log:
             with self.server.lock, open(self.server.args.log, "a") as out:
-                out.write(json.dumps({"path": self.path, "range": self.headers.get("Range"),
-                                      "if_range": self.headers.get("If-Range")}) + "\n")
+                out.write(
+                    json.dumps(
+                        {
+                            "path": self.path,
+                            "range": self.headers.get("Range"),
+                            "if_range": self.headers.get("If-Range"),
+                        }
+                    )
+                    + "\n"
+                )
 
     def send_bytes(self, data, limit=None, pause=None):
         try:
@@ -144,14 +153,14 @@ class Handler(BaseHTTPRequestHandler):
         args = self.server.args
         body, etag, modified = self.current_file()
         if self.path.startswith("/redirect/"):
-            return self.answer_empty(302, ("Location", self.path[len("/redirect"):]))
+            return self.answer_empty(302, ("Location", self.path[len("/redirect") :]))
         if args.mode == "status":
             return self.answer_status(args.status)
         span = self.byte_range(len(body), etag, modified)
         if span is None:
             return self.answer_empty(416, ("Content-Range", "bytes */%d" % len(body)))
         start, end, partial = span
-        data = body[start:end + 1]
+        data = body[start : end + 1]
         self.send_response(206 if partial else 200)
         if partial:
             self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, len(body)))
