@@ -60,6 +60,7 @@ class JudgeExample:
     op: str = "none"
     thresholds: list = dataclasses.field(default_factory=list)  # spans in `condition`
     value: tuple | None = None  # span in `state`
+    numbers_known: bool = True  # False: hand-labelled truth only (no op / threshold / value labels)
 
 
 def locate(rule: str, clauses: list[dict]) -> list[list[tuple[int, int]]] | None:
@@ -288,3 +289,46 @@ def rule_token_labels(offsets, seq_ids, ex: RuleExample):
         if hit is not None and hit.tag == "LIT":
             lit_tokens[lit_ids[id(hit)]].append(t)
     return tags, ante, lit_tokens, opt_tokens
+
+
+# ---- hand-written, hand-labelled rules (train/common/people_rules) ---------------------------
+
+
+@dataclasses.dataclass
+class LabelledRule:
+    """A hand-labelled rule in the shape rule_example reads (an Item's rule, options, reading)."""
+
+    rule: str
+    options: list[tuple[str, str]]
+    reading: dict
+    state: str = ""
+
+
+def people_rule(row: dict) -> LabelledRule:
+    clauses = [
+        {"letter": c["letter"], "texts": c["texts"], "antes": c["antes"], "join": c["join"]}
+        for c in row["clauses"]
+    ]
+    return LabelledRule(
+        row["rule"], [tuple(o) for o in row["options"]], {"clauses": clauses, "default": row["default"]}
+    )
+
+
+def resolved(text: str, ante: str | None) -> str:
+    """A literal with its leading pronoun replaced by the words it stands for."""
+    if not ante:
+        return text
+    rest = text.split(" ", 1)
+    return ante + (" " + rest[1] if len(rest) > 1 else "")
+
+
+def people_judges(rule_row: dict, sit_row: dict) -> list[list[JudgeExample]]:
+    """Per hand-written situation, every literal of its rule with the hand-labelled truth."""
+    out = []
+    for sit in sit_row["situations"]:
+        group = []
+        for c, holds in zip(rule_row["clauses"], sit["holds"]):
+            for text, ante, h in zip(c["texts"], c["antes"], holds):
+                group.append(JudgeExample(resolved(text, ante), sit["state"], bool(h), numbers_known=False))
+        out.append(group)
+    return out

@@ -65,6 +65,9 @@ class Config:
     clip: float = 20.0
     lora_rank: int = 0  # 0: the encoder fully fine-tuned; else LoRA adapters of this rank
     people: bool = False  # the composer's wordings of people too (compose.render(people=True))
+    labelled: list = dataclasses.field(default_factory=list)  # train/common/people_rules/partN.jsonl
+    labelled_share: float = 0.0  # of each reading and judging batch, hand-labelled
+    init: str = ""  # a checkpoint whose weights start this run (heads it lacks start random)
     tag_weight: float = 3.0  # a rule token is O nine times in ten; the others weigh this much more  # the heads start from random; the encoder from pretrained
 
 
@@ -77,10 +80,22 @@ class Stream:
     judging examples of one item (every literal of its rule, one situation) stay together: the
     situation is encoded once, and its literals are each other's near misses."""
 
-    def __init__(self, domains: list[dict], seed: int, reading: str = "option", people: bool = False):
+    def __init__(
+        self,
+        domains: list[dict],
+        seed: int,
+        reading: str = "option",
+        people: bool = False,
+        labelled: list | None = None,
+        labelled_share: float = 0.0,
+        labelled_judges: list | None = None,
+    ):
         self.domains = domains
         self.reading = reading
         self.people = people
+        self.labelled = labelled or []  # hand-labelled rules (data.people_rule), reading only
+        self.labelled_share = labelled_share
+        self.labelled_judges = labelled_judges or []  # per situation, its literals' judge examples
         self.rng = random.Random(seed)
         self.reads: list[R.ReadingExample] = []
         self.judges: list[list[R.JudgeExample]] = []
@@ -104,8 +119,14 @@ class Stream:
 
     def batch(self, n_read: int, n_judge: int, states_per_rule: int):
         self._fill(states_per_rule)
-        reads, self.reads = self.reads[:n_read], self.reads[n_read:]
+        n_own = sum(self.rng.random() < self.labelled_share for _ in range(n_read)) if self.labelled else 0
+        reads, self.reads = self.reads[: n_read - n_own], self.reads[n_read - n_own :]
+        for row in self.rng.sample(self.labelled, min(n_own, len(self.labelled))):
+            ex = R.rule_example(row)
+            reads += [ex] if ex is not None else []
         judges: list[R.JudgeExample] = []
+        while self.labelled_judges and len(judges) < n_judge * self.labelled_share:
+            judges += self.rng.choice(self.labelled_judges)
         while len(judges) < n_judge and self.judges:
             judges += self.judges.pop()
         return reads, judges
@@ -184,17 +205,17 @@ def rule_tensors(tok, examples: list[R.RuleExample], max_len: int) -> dict:
 def rule_losses(model, rb: dict, tag_weight: float) -> dict:
     batch = {k: rb[k] for k in ("input_ids", "attention_mask", "token_type_ids")}
     tags, ante, link, default = model.read_rule(batch, rb["clause_masks"], rb["opt_masks"])
+    link = link.masked_fill(rb["opt_valid"].unsqueeze(1) == 0, -1e4)
     w = torch.full((len(R.RULE_TAGS),), tag_weight)
     w[R.RULE_TAG["O"]] = 1.0
     am = (rb["ante"] >= 0).float()
-    link = link.masked_fill(rb["opt_valid"].unsqueeze(1) == 0, -1e4)
     valid = rb["opt_valid"]
     d = F.binary_cross_entropy_with_logits(default, rb["default"], reduction="none")
     return {
+        "link": F.cross_entropy(link.flatten(0, 1), rb["link"].flatten(), ignore_index=-100),
         "tag": F.cross_entropy(tags.flatten(0, 1), rb["tags"].flatten(), weight=w, ignore_index=-100)
         + (F.binary_cross_entropy_with_logits(ante, rb["ante"].clamp(min=0), reduction="none") * am).sum()
         / am.sum(),
-        "link": F.cross_entropy(link.flatten(0, 1), rb["link"].flatten(), ignore_index=-100),
         "default": (d * valid).sum() / valid.sum(),
     }
 
@@ -215,6 +236,10 @@ def late_tensors(tok, examples: list[R.JudgeExample], max_len: int) -> dict:
         thr.append(R.judge_token_tags(lit_off[i], seq, dataclasses.replace(first[text], value=None)))
     st = D.encode_singles(tok, states, max_len)
     st_off = st.pop("offset_mapping").tolist()
+    known = {t: first[t].numbers_known for t in lits}
+    for i, text in enumerate(lits):
+        if not known[text]:
+            thr[i] = [-100] * len(thr[i])
     li = [lits.index(e.condition) for e in examples]
     si = [states.index(e.state) for e in examples]
     value = torch.zeros(len(examples), st["input_ids"].shape[1])
@@ -229,7 +254,8 @@ def late_tensors(tok, examples: list[R.JudgeExample], max_len: int) -> dict:
         "li": torch.tensor(li),
         "si": torch.tensor(si),
         "holds": torch.tensor([float(e.holds) for e in examples]),
-        "op": torch.tensor([R.OPS.index(first[t].op) for t in lits]),
+        "op": torch.tensor([R.OPS.index(first[t].op) if known[t] else -100 for t in lits]),
+        "value_known": torch.tensor([float(e.numbers_known) for e in examples]),
         "thr": torch.tensor(thr),
         "value": value,
     }
@@ -245,13 +271,13 @@ def judge_losses(model, jb: dict) -> dict:
         }
     lit, st = model.literal_part(jb["lit"]), model.state_part(jb["st"])
     logit, value = model.late_holds(lit, st, jb["li"], jb["si"])
-    smask = jb["st"]["attention_mask"][jb["si"]].float()
+    smask = jb["st"]["attention_mask"][jb["si"]].float() * jb["value_known"].unsqueeze(1)
     v = F.binary_cross_entropy_with_logits(value, jb["value"], reduction="none")
     return {
         "judge": F.binary_cross_entropy_with_logits(logit, jb["holds"]),
-        "op": F.cross_entropy(lit["op"], jb["op"]),
+        "op": F.cross_entropy(lit["op"], jb["op"], ignore_index=-100),
         "num": F.cross_entropy(lit["thr"].flatten(0, 1), jb["thr"].flatten(), ignore_index=-100)
-        + (v * smask).sum() / smask.sum(),
+        + (v * smask).sum() / smask.sum().clamp(min=1.0),
     }
 
 
@@ -309,6 +335,26 @@ def evaluate(model, tok, dev: list[dict], exams: list[str]) -> dict:
     return out
 
 
+def labelled_data(paths: list[str]) -> tuple[list, list]:
+    """Hand-labelled rules (reading) and, where a partN.situations.jsonl sits beside them, their
+    situations' judge examples; rules or situations overlapping a held-out text are dropped."""
+    from train.common.people_rules import check as people_rules
+    from train.common.people_rules import check_situations as sits
+
+    if not paths:
+        return [], []
+    rows = people_rules.load(paths)
+    keep = [R.people_rule(r) for r in rows if heldout.clean(R.people_rule(r))]
+    with_sits = [p.replace(".jsonl", ".situations.jsonl") for p in paths]
+    judges = []
+    for rule, sit in sits.pairs([p for p in with_sits if os.path.exists(p)]):
+        if not heldout.clean(R.people_rule(rule)):
+            continue
+        judges += [g for g in R.people_judges(rule, sit) if g and heldout.default().find(g[0].state) is None]
+    print(f"hand-labelled: {len(keep)} of {len(rows)} rules, {len(judges)} situations", flush=True)
+    return keep, judges
+
+
 def run(cfg: Config, minutes: float | None, exams: list[str], eval_first: bool = False) -> None:
     torch.set_num_threads(cfg.threads)
     if cfg.base == default_base():
@@ -322,6 +368,10 @@ def run(cfg: Config, minutes: float | None, exams: list[str], eval_first: bool =
     dev = dev_items([d for d in domains if is_dev(d["domain"])])
     tok = BertTokenizerFast.from_pretrained(cfg.base)
     model = Reader(cfg.base, cfg.judge, cfg.reading, cfg.lora_rank)
+    if cfg.init and not os.path.exists(os.path.join(cfg.out, "ckpt.pt")):
+        start = torch.load(cfg.init, map_location="cpu", weights_only=False)["model"]
+        missing, _ = model.load_state_dict(start, strict=False)
+        print(f"started from {cfg.init}; new: {', '.join(sorted({m.split('.')[0] for m in missing}))}")
     heads = [p for n, p in model.named_parameters() if not n.startswith("bert.") and p.requires_grad]
     body = [p for n, p in model.named_parameters() if n.startswith("bert.") and p.requires_grad]
     opt = torch.optim.AdamW(
@@ -331,7 +381,8 @@ def run(cfg: Config, minutes: float | None, exams: list[str], eval_first: bool =
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min(1.0, (s + 1) / cfg.warmup) * max(0.05, 1 - s / cfg.steps)
     )
-    stream = Stream(train_domains, cfg.seed, cfg.reading, cfg.people)
+    labelled, judges = labelled_data(cfg.labelled)
+    stream = Stream(train_domains, cfg.seed, cfg.reading, cfg.people, labelled, cfg.labelled_share, judges)
     ckpt = os.path.join(cfg.out, "ckpt.pt")
     step = 0
     if os.path.exists(ckpt):
@@ -394,6 +445,11 @@ def main() -> None:
         "--threads", type=int, default=Config.threads, help="1 is faster when builds share the cores"
     )
     ap.add_argument("--people", action="store_true", help="add the composer's wordings of people")
+    ap.add_argument("--init", default="", help="start from this checkpoint's weights")
+    ap.add_argument(
+        "--labelled", nargs="*", default=[], help="hand-labelled rules (people_rules/partN.jsonl)"
+    )
+    ap.add_argument("--labelled-share", type=float, default=0.3, help="their share of each batch")
     args = ap.parse_args()
     from train.reader.evaluate import EXAMS
 
@@ -409,6 +465,9 @@ def main() -> None:
         judge=args.judge,
         reading=args.reading,
         people=args.people,
+        init=args.init,
+        labelled=args.labelled,
+        labelled_share=args.labelled_share if args.labelled else 0.0,
     )
     run(cfg, args.minutes, [] if args.no_exams else EXAMS)
 
