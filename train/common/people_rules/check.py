@@ -75,25 +75,32 @@ def load(paths: list[str] | None = None) -> list[dict]:
     return rows
 
 
-def main() -> int:
-    bad = 0
-    paths = sys.argv[1:] or rule_files()
+def report(paths: list[str], problems_of, what: str) -> int:
+    """Prints every problem as FILE:LINE: message and a count; problems_of(path, line_no, row)
+    gives a line's problems. Returns the exit status (1 when any)."""
+    bad = n = 0
     for p in paths:
         with open(p, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
+            for k, line in enumerate(f, 1):
                 if not line.strip():
                     continue
+                n += 1
                 try:
                     row = json.loads(line)
+                    msgs = problems_of(p, k, row) if isinstance(row, dict) else ["not a JSON object"]
                 except json.JSONDecodeError as e:
-                    print(f"{p}:{n}: not JSON: {e}")
-                    bad += 1
-                    continue
-                for msg in problems(row):
-                    print(f"{p}:{n}: {msg}")
-                    bad += 1
-    print(f"{len(load(paths))} rules, {bad} problems")
+                    msgs = [f"not JSON: {e}"]
+                except (KeyError, TypeError, AttributeError) as e:
+                    msgs = [f"malformed: {e!r}"]
+                for msg in msgs:
+                    print(f"{p}:{k}: {msg}")
+                bad += len(msgs)
+    print(f"{n} {what}, {bad} problems")
     return 1 if bad else 0
+
+
+def main() -> int:
+    return report(sys.argv[1:] or rule_files(), lambda _p, _k, row: problems(row), "rules")
 
 
 if __name__ == "__main__":

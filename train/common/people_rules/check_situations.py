@@ -16,6 +16,8 @@ import json
 import os
 import sys
 
+from train.common.people_rules import check
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -68,32 +70,15 @@ def pairs(paths: list[str] | None = None) -> list[tuple[dict, dict]]:
 
 
 def main() -> int:
-    bad = 0
     paths = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, "*.situations.jsonl")))
-    n = 0
-    for p in paths:
-        with open(p.replace(".situations.jsonl", ".jsonl"), encoding="utf-8") as f:
-            rules = [json.loads(line) for line in f if line.strip()]
-        with open(p, encoding="utf-8") as f:
-            for k, line in enumerate(f):
-                if not line.strip():
-                    continue
-                n += 1
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as e:
-                    print(f"{p}:{k + 1}: not JSON: {e}")
-                    bad += 1
-                    continue
-                if k >= len(rules):
-                    print(f"{p}:{k + 1}: more lines than the rules file")
-                    bad += 1
-                    continue
-                for msg in problems(rules[k], row):
-                    print(f"{p}:{k + 1}: {msg}")
-                    bad += 1
-    print(f"{n} rules with situations, {bad} problems")
-    return 1 if bad else 0
+    rules = {p: check.load([p.replace(".situations.jsonl", ".jsonl")]) for p in paths}
+
+    def problems_of(path: str, k: int, row: dict) -> list[str]:
+        if k > len(rules[path]):
+            return ["more lines than the rules file"]
+        return problems(rules[path][k - 1], row)
+
+    return check.report(paths, problems_of, "rules with situations")
 
 
 if __name__ == "__main__":
