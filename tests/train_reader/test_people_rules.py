@@ -3,21 +3,16 @@ reader's trainer turns them into reading and judging examples."""
 
 from __future__ import annotations
 
-import glob
-import os
 import unittest
 
 from train.common.heldout import composed as heldout
 from train.common.people_rules import check, check_situations
 from train.reader import data as R
 
-HERE = os.path.dirname(check.__file__)
-
 
 class PeopleRules(unittest.TestCase):
     def test_every_file_passes_its_checker(self):
-        parts = sorted(glob.glob(os.path.join(HERE, "part*.jsonl")))
-        rules = [p for p in parts if not p.endswith(".situations.jsonl")]
+        rules = check.rule_files()
         self.assertGreaterEqual(len(rules), 4)
         for p in rules:
             rows = check.load([p])

@@ -107,7 +107,7 @@ def people_items(paths: list[str]) -> list[dict]:
     from train.common.people_rules import check_situations as sits
 
     out = []
-    for rule, row in sits.pairs([p.replace(".jsonl", ".situations.jsonl") for p in paths]):
+    for rule, row in sits.pairs(paths):
         for k, s in enumerate(row["situations"]):
             out.append(
                 {
@@ -143,7 +143,7 @@ def judge_alone(model, tok, paths: list[str]) -> dict:
     from train.common.people_rules import check_situations as sits
 
     right = n = lit_right = lit_n = 0
-    for rule, row in sits.pairs([p.replace(".jsonl", ".situations.jsonl") for p in paths]):
+    for rule, row in sits.pairs(paths):
         reading = gold_reading(rule)
         # Reading.literals() lists option by option; the labels go clause by clause
         letters = [o[0] for o in rule["options"]]
@@ -179,21 +179,16 @@ def main() -> None:
     if args.reading:
         from train.common.people_rules import check as people_rules
 
-        print(
-            "reading:",
-            json.dumps(
-                {
-                    k: round(v, 3)
-                    for k, v in reading_score(model, tok, people_rules.load(args.reading)).items()
-                }
-            ),
-        )
-    if args.reading and os.path.exists(args.reading[0].replace(".jsonl", ".situations.jsonl")):
-        s = score(model, tok, people_items(args.reading))
-        print(
-            f"decisions on their situations: {s['acc']:.3f} of {s['n']}; margin>=0.5: {s['sure_acc']:.3f} of {s['sure_n']}"
-        )
-        print("with the labelled reading:", json.dumps(judge_alone(model, tok, args.reading)))
+        scores = reading_score(model, tok, people_rules.load(args.reading))
+        print("reading:", json.dumps({k: round(v, 3) for k, v in scores.items()}))
+        items = people_items(args.reading)
+        if items:
+            s = score(model, tok, items)
+            print(
+                f"decisions on their situations: {s['acc']:.3f} of {s['n']}; "
+                f"margin>=0.5: {s['sure_acc']:.3f} of {s['sure_n']}"
+            )
+            print("with the labelled reading:", json.dumps(judge_alone(model, tok, args.reading)))
     for path in [] if args.no_exams else args.exams:
         s = score(model, tok, load(path))
         print(

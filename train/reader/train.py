@@ -93,7 +93,7 @@ class Stream:
         self.domains = domains
         self.reading = reading
         self.people = people
-        self.labelled = labelled or []  # hand-labelled rules (data.people_rule), reading only
+        self.labelled = labelled or []  # reading examples of hand-labelled rules
         self.labelled_share = labelled_share
         self.labelled_judges = labelled_judges or []  # per situation, its literals' judge examples
         self.rng = random.Random(seed)
@@ -121,9 +121,7 @@ class Stream:
         self._fill(states_per_rule)
         n_own = sum(self.rng.random() < self.labelled_share for _ in range(n_read)) if self.labelled else 0
         reads, self.reads = self.reads[: n_read - n_own], self.reads[n_read - n_own :]
-        for row in self.rng.sample(self.labelled, min(n_own, len(self.labelled))):
-            ex = R.rule_example(row)
-            reads += [ex] if ex is not None else []
+        reads += self.rng.sample(self.labelled, min(n_own, len(self.labelled)))
         judges: list[R.JudgeExample] = []
         while self.labelled_judges and len(judges) < n_judge * self.labelled_share:
             judges += self.rng.choice(self.labelled_judges)
@@ -205,17 +203,17 @@ def rule_tensors(tok, examples: list[R.RuleExample], max_len: int) -> dict:
 def rule_losses(model, rb: dict, tag_weight: float) -> dict:
     batch = {k: rb[k] for k in ("input_ids", "attention_mask", "token_type_ids")}
     tags, ante, link, default = model.read_rule(batch, rb["clause_masks"], rb["opt_masks"])
-    link = link.masked_fill(rb["opt_valid"].unsqueeze(1) == 0, -1e4)
     w = torch.full((len(R.RULE_TAGS),), tag_weight)
     w[R.RULE_TAG["O"]] = 1.0
     am = (rb["ante"] >= 0).float()
+    link = link.masked_fill(rb["opt_valid"].unsqueeze(1) == 0, -1e4)
     valid = rb["opt_valid"]
     d = F.binary_cross_entropy_with_logits(default, rb["default"], reduction="none")
     return {
-        "link": F.cross_entropy(link.flatten(0, 1), rb["link"].flatten(), ignore_index=-100),
         "tag": F.cross_entropy(tags.flatten(0, 1), rb["tags"].flatten(), weight=w, ignore_index=-100)
         + (F.binary_cross_entropy_with_logits(ante, rb["ante"].clamp(min=0), reduction="none") * am).sum()
         / am.sum(),
+        "link": F.cross_entropy(link.flatten(0, 1), rb["link"].flatten(), ignore_index=-100),
         "default": (d * valid).sum() / valid.sum(),
     }
 
@@ -336,23 +334,26 @@ def evaluate(model, tok, dev: list[dict], exams: list[str]) -> dict:
 
 
 def labelled_data(paths: list[str]) -> tuple[list, list]:
-    """Hand-labelled rules (reading) and, where a partN.situations.jsonl sits beside them, their
-    situations' judge examples; rules or situations overlapping a held-out text are dropped."""
+    """Reading examples of hand-labelled rules and, where a partN.situations.jsonl sits beside
+    them, their situations' judge examples; rules or situations overlapping a held-out text are
+    dropped."""
     from train.common.people_rules import check as people_rules
     from train.common.people_rules import check_situations as sits
 
     if not paths:
         return [], []
     rows = people_rules.load(paths)
-    keep = [R.people_rule(r) for r in rows if heldout.clean(R.people_rule(r))]
-    with_sits = [p.replace(".jsonl", ".situations.jsonl") for p in paths]
+    clean = [heldout.clean(R.people_rule(r)) for r in rows]
+    reads = [R.rule_example(R.people_rule(r)) for r, ok in zip(rows, clean) if ok]
+    reads = [ex for ex in reads if ex is not None]
     judges = []
-    for rule, sit in sits.pairs([p for p in with_sits if os.path.exists(p)]):
-        if not heldout.clean(R.people_rule(rule)):
-            continue
-        judges += [g for g in R.people_judges(rule, sit) if g and heldout.default().find(g[0].state) is None]
-    print(f"hand-labelled: {len(keep)} of {len(rows)} rules, {len(judges)} situations", flush=True)
-    return keep, judges
+    for rule, sit in sits.pairs(paths):
+        if heldout.clean(R.people_rule(rule)):
+            judges += [
+                g for g in R.people_judges(rule, sit) if g and heldout.default().find(g[0].state) is None
+            ]
+    print(f"hand-labelled: {sum(clean)} of {len(rows)} rules, {len(judges)} situations", flush=True)
+    return reads, judges
 
 
 def run(cfg: Config, minutes: float | None, exams: list[str], eval_first: bool = False) -> None:

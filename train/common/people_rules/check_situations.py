@@ -11,14 +11,10 @@ order); `answer` is the letter the rule gives (checked against the truths and th
 
 from __future__ import annotations
 
-import glob
-import json
 import os
 import sys
 
 from train.common.people_rules import check
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def chosen(rule: dict, holds: list[list[bool]]) -> set[str]:
@@ -57,21 +53,23 @@ def problems(rule: dict, row: dict) -> list[str]:
     return out
 
 
-def pairs(paths: list[str] | None = None) -> list[tuple[dict, dict]]:
-    """(rule row, situations row) for every situations file and its partN.jsonl."""
+def situations_path(rule_path: str) -> str:
+    """partN.jsonl -> partN.situations.jsonl, the file of its rules' situations."""
+    return rule_path[: -len(".jsonl")] + ".situations.jsonl"
+
+
+def pairs(rule_paths: list[str] | None = None) -> list[tuple[dict, dict]]:
+    """(rule row, situations row) for every rules file that has a situations file beside it."""
     out = []
-    for p in paths or sorted(glob.glob(os.path.join(HERE, "*.situations.jsonl"))):
-        with open(p.replace(".situations.jsonl", ".jsonl"), encoding="utf-8") as f:
-            rules = [json.loads(line) for line in f if line.strip()]
-        with open(p, encoding="utf-8") as f:
-            sits = [json.loads(line) for line in f if line.strip()]
-        out += list(zip(rules, sits))
+    for p in rule_paths or check.rule_files():
+        if os.path.exists(situations_path(p)):
+            out += list(zip(check.load([p]), check.load([situations_path(p)])))
     return out
 
 
 def main() -> int:
-    paths = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, "*.situations.jsonl")))
-    rules = {p: check.load([p.replace(".situations.jsonl", ".jsonl")]) for p in paths}
+    paths = sys.argv[1:] or [situations_path(p) for p in check.rule_files()]
+    rules = {p: check.load([p[: -len(".situations.jsonl")] + ".jsonl"]) for p in paths}
 
     def problems_of(path: str, k: int, row: dict) -> list[str]:
         if k > len(rules[path]):
