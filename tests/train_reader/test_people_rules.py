@@ -3,6 +3,7 @@ reader's trainer turns them into reading and judging examples."""
 
 from __future__ import annotations
 
+import os
 import unittest
 
 from train.common.heldout import composed as heldout
@@ -30,6 +31,24 @@ class PeopleRules(unittest.TestCase):
         msgs = check.problems(row)
         self.assertTrue(any("not found" in m for m in msgs), msgs)
         self.assertTrue(any("chosen by nothing" in m for m in msgs), msgs)
+
+    def test_a_malformed_line_is_named_not_a_crash(self):
+        import contextlib
+        import io
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bad.jsonl")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write('{not json\n[1]\n{"rule": 3, "options": 5}\n')
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                status = check.report([path], lambda _p, _k, row: check.problems(row), "rules")
+        self.assertEqual(status, 1)
+        self.assertIn(":1: not JSON", out.getvalue())
+        self.assertIn(":2: not a JSON object", out.getvalue())
+        self.assertIn(":3: ", out.getvalue())
+        self.assertIn("3 rules, 3 problems", out.getvalue())
 
     def test_situation_truths_must_give_the_answer(self):
         rule = {
